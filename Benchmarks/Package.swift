@@ -1,0 +1,27 @@
+// swift-tools-version: 6.0
+// Benchmarks live in their own package so that CI's test build never compiles them (or SwiftGraph).
+// Run them all with `scripts/bench` (release build); each prints its figure, its baseline measured
+// in the same run, and the ratio between the two.
+import PackageDescription
+
+let package = Package(
+    name: "BeaconFleetBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/davecom/SwiftGraph", from: "4.0.0"),
+    ],
+    targets: [
+        .executableTarget(name: "DecodeBenchmark", dependencies: [.product(name: "BeaconKit", package: "BeaconFleet")]),
+        .executableTarget(name: "MQTTBenchmark", dependencies: [.product(name: "MQTT", package: "BeaconFleet")]),
+        .executableTarget(name: "AgentBenchmark", dependencies: [.product(name: "Agent", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"), .product(name: "BeaconKit", package: "BeaconFleet")]),
+        .executableTarget(
+            name: "TopologyBenchmark",
+            dependencies: [
+                .product(name: "Topology", package: "BeaconFleet"), .product(name: "Planner", package: "BeaconFleet"),
+                .product(name: "SwiftGraph", package: "SwiftGraph"),
+            ]
+        ),
+        .executableTarget(name: "CoordinatorBenchmark", dependencies: [.product(name: "Coordinator", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"), .product(name: "WireProtocol", package: "BeaconFleet")]),
+    ]
+)

@@ -1,0 +1,1 @@
+print("AgentBenchmark: not built yet")

@@ -1,0 +1,1 @@
+print("CoordinatorBenchmark: not built yet")

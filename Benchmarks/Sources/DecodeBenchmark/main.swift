@@ -1,0 +1,1 @@
+print("DecodeBenchmark: not built yet")

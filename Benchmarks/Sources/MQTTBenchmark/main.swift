@@ -1,0 +1,1 @@
+print("MQTTBenchmark: not built yet")

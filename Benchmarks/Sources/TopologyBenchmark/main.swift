@@ -1,0 +1,1 @@
+print("TopologyBenchmark: not built yet")

@@ -1,0 +1,119 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Every target is compiled in the Swift 6 language mode (strict concurrency is on by default there).
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "BeaconFleet",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "beaconfleet", targets: ["beaconfleet"]),
+        .library(name: "BeaconKit", targets: ["BeaconKit"]),
+        .library(name: "WireProtocol", targets: ["WireProtocol"]),
+        .library(name: "Topology", targets: ["Topology"]),
+        .library(name: "Planner", targets: ["Planner"]),
+        .library(name: "Simulator", targets: ["Simulator"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
+        .library(name: "Agent", targets: ["Agent"]),
+        .library(name: "Coordinator", targets: ["Coordinator"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+    ],
+    targets: [
+        // C libraries, found through pkg-config and installed by apt.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .systemLibrary(
+            name: "CBluetooth",
+            pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]
+        ),
+
+        // Pure Swift libraries, from the bottom up.
+        .target(name: "BeaconKit", swiftSettings: swiftSettings),
+        .target(name: "WireProtocol", swiftSettings: swiftSettings),
+        .target(name: "Topology", dependencies: ["BeaconKit"], swiftSettings: swiftSettings),
+        .target(name: "Planner", dependencies: ["Topology"], swiftSettings: swiftSettings),
+        
+        // Libraries with C or service dependencies.
+        .target(
+            name: "MQTT",
+            dependencies: [
+                "CMosquitto",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Agent",
+            dependencies: [
+                "BeaconKit", "WireProtocol", "MQTT", "CBluetooth",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Coordinator",
+            dependencies: [
+                "Planner", "WireProtocol", "MQTT",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Walking clients for demos, load and quality measurement: offline, or live over MQTT.
+        .target(
+            name: "Simulator",
+            dependencies: ["Planner", "WireProtocol", "MQTT", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+
+        // The command-line tool: one thin subcommand per role.
+        .executableTarget(
+            name: "beaconfleet",
+            dependencies: [
+                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "Agent", "Coordinator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Tests. TestSupport starts real mosquitto brokers and locates ../shared/data.
+        .target(
+            name: "TestSupport",
+            dependencies: ["MQTT"],
+            path: "Tests/TestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "TopologyTests", dependencies: ["Topology", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "TestSupport"], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,90 @@
+public import Foundation
+
+/// `P/v1/clients/{id}/report` (QoS 1): what a phone ranged, the region events iOS gave it, and
+/// what it monitors now.
+public struct ClientReport: VersionedPayload, Equatable {
+    public var v: Int = 1
+    /// When the phone made the report.
+    public var time: Date?
+    /// Beacons ranged since the last report.
+    public var ranged: [RangedBeacon]
+    /// Region enter / exit events iOS delivered.
+    public var events: [RegionEvent]
+    /// The region ids iOS monitors now: the truth the coordinator reconciles against.
+    public var monitored: [String]?
+    /// The number of region slots the app gives BeaconFleet (at most 20).
+    public var budget: Int?
+    /// The identity the phone itself advertises, so gateways' sightings of it join this client.
+    public var advertising: BeaconIdentity?
+
+    public init(time: Date? = nil, ranged: [RangedBeacon] = [], events: [RegionEvent] = [], monitored: [String]? = nil, budget: Int? = nil, advertising: BeaconIdentity? = nil) {
+        self.time = time
+        self.ranged = ranged
+        self.events = events
+        self.monitored = monitored
+        self.budget = budget
+        self.advertising = advertising
+    }
+
+    enum CodingKeys: String, CodingKey { case v, time, ranged, events, monitored, budget, advertising }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        v = try c.decode(Int.self, forKey: .v)
+        time = try c.decodeIfPresent(Date.self, forKey: .time)
+        ranged = try c.decodeIfPresent([RangedBeacon].self, forKey: .ranged) ?? []
+        events = try c.decodeIfPresent([RegionEvent].self, forKey: .events) ?? []
+        monitored = try c.decodeIfPresent([String].self, forKey: .monitored)
+        budget = try c.decodeIfPresent(Int.self, forKey: .budget)
+        advertising = try c.decodeIfPresent(BeaconIdentity.self, forKey: .advertising)
+    }
+}
+
+/// An iBeacon identity: UUID with major and minor.
+public struct BeaconIdentity: Codable, Sendable, Hashable {
+    public var uuid: String
+    public var major: UInt16
+    public var minor: UInt16
+    public init(uuid: String, major: UInt16, minor: UInt16) {
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+    }
+}
+
+/// One beacon as CoreLocation ranged it.
+public struct RangedBeacon: Codable, Sendable, Equatable {
+    public var uuid: String
+    public var major: UInt16
+    public var minor: UInt16
+    /// dBm; 0 means CoreLocation could not measure it.
+    public var rssi: Int
+    /// CoreLocation's accuracy estimate in metres; negative when unknown.
+    public var accuracy: Double?
+    /// `immediate`, `near`, `far` or `unknown`.
+    public var proximity: String?
+
+    public init(uuid: String, major: UInt16, minor: UInt16, rssi: Int, accuracy: Double? = nil, proximity: String? = nil) {
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+        self.rssi = rssi
+        self.accuracy = accuracy
+        self.proximity = proximity
+    }
+}
+
+/// A region boundary crossing iOS reported.
+public struct RegionEvent: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable { case enter, exit }
+    public var type: Kind
+    /// The region's topology id.
+    public var region: String
+    public var time: Date?
+
+    public init(type: Kind, region: String, time: Date? = nil) {
+        self.type = type
+        self.region = region
+        self.time = time
+    }
+}

@@ -1,0 +1,69 @@
+public import Foundation
+
+/// `P/v1/clients/{id}/regions` (retained, QoS 1): the set of regions a phone should monitor.
+///
+/// A phone applies `remove` then `add` when `version` is the one after the version it has, and
+/// replaces its whole set from `regions` otherwise, so a lost message costs nothing.
+public struct RegionsMessage: VersionedPayload, Equatable {
+    public var v: Int = 1
+    /// Monotonic per client, +1 for every change, continuing across coordinator restarts.
+    public var version: UInt64
+    /// The slot budget the set was planned for.
+    public var budget: Int
+    /// The whole set, in slot order (pinned, inside, nearest).
+    public var regions: [RegionRef]
+    /// Regions to start monitoring (full identities) and ids to stop monitoring.
+    public var add: [RegionRef]
+    public var remove: [String]
+    /// Where the coordinator believes the client is.
+    public var position: Position?
+    /// Why this set was published: `initial`, `moved`, `reconcile`, `topology`, `budget`, `restart`.
+    public var reason: String
+    /// How far, in metres of walking, the client may go before the set must be re-planned.
+    public var validFor: Double?
+    public var time: Date?
+
+    public init(version: UInt64, budget: Int, regions: [RegionRef], add: [RegionRef], remove: [String], position: Position?, reason: String, validFor: Double? = nil, time: Date? = nil) {
+        self.version = version
+        self.budget = budget
+        self.regions = regions
+        self.add = add
+        self.remove = remove
+        self.position = position
+        self.reason = reason
+        self.validFor = validFor
+        self.time = time
+    }
+}
+
+/// A region as a phone registers it with CoreLocation: its stable topology id and its beacon
+/// identity (major and minor absent for wildcard regions).
+public struct RegionRef: Codable, Sendable, Hashable {
+    public var id: String
+    public var uuid: String
+    public var major: UInt16?
+    public var minor: UInt16?
+
+    public init(id: String, uuid: String, major: UInt16? = nil, minor: UInt16? = nil) {
+        self.id = id
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+    }
+}
+
+/// A position on the venue: metres on a level, with a confidence radius.
+public struct Position: Codable, Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+    public var level: String
+    /// Radius in metres within which the client probably is.
+    public var confidence: Double?
+
+    public init(x: Double, y: Double, level: String, confidence: Double? = nil) {
+        self.x = x
+        self.y = y
+        self.level = level
+        self.confidence = confidence
+    }
+}

@@ -1,0 +1,80 @@
+/// The topic tree of the v1 wire contract under a configurable prefix (default `beaconfleet`).
+///
+/// ```
+/// P/v1/gateways/{gw}/status       P/v1/clients/{id}/report
+/// P/v1/gateways/{gw}/sightings    P/v1/clients/{id}/regions
+/// P/v1/coordinator/status         P/v1/clients/{id}/events
+/// ```
+public struct Topics: Sendable, Hashable {
+    /// The prefix before `/v1/`; may itself contain `/` but no wildcards.
+    public let prefix: String
+
+    /// The default prefix, `beaconfleet`.
+    public static let defaultPrefix = "beaconfleet"
+
+    /// Creates the topic tree under `prefix`; throws when the prefix is empty or holds `+`, `#` or NUL.
+    public init(prefix: String = Topics.defaultPrefix) throws(WireError) {
+        guard !prefix.isEmpty, !prefix.hasSuffix("/"), !prefix.hasPrefix("/"),
+            !prefix.contains(where: { $0 == "+" || $0 == "#" || $0 == "\0" })
+        else { throw .unknownTopic(prefix) }
+        self.prefix = prefix
+    }
+
+    private var root: String { prefix + "/v1" }
+
+    public func gatewayStatus(_ gateway: Identifier) -> String { "\(root)/gateways/\(gateway)/status" }
+    public func sightings(_ gateway: Identifier) -> String { "\(root)/gateways/\(gateway)/sightings" }
+    public func clientReport(_ client: Identifier) -> String { "\(root)/clients/\(client)/report" }
+    public func clientRegions(_ client: Identifier) -> String { "\(root)/clients/\(client)/regions" }
+    public func clientEvents(_ client: Identifier) -> String { "\(root)/clients/\(client)/events" }
+    public var coordinatorStatus: String { "\(root)/coordinator/status" }
+
+    /// Subscription filters.
+    public var allGatewayStatus: String { "\(root)/gateways/+/status" }
+    public var allSightings: String { "\(root)/gateways/+/sightings" }
+    public var allClientReports: String { "\(root)/clients/+/report" }
+    public var allClientRegions: String { "\(root)/clients/+/regions" }
+    public var allClientEvents: String { "\(root)/clients/+/events" }
+    public var everything: String { "\(root)/#" }
+
+    /// A topic of the contract, parsed.
+    public enum Route: Hashable, Sendable {
+        case gatewayStatus(Identifier)
+        case sightings(Identifier)
+        case clientReport(Identifier)
+        case clientRegions(Identifier)
+        case clientEvents(Identifier)
+        case coordinatorStatus
+    }
+
+    /// Parses `topic` into a ``Route``; throws ``WireError`` for a topic outside the contract
+    /// or an identifier that is not legal.
+    public func route(_ topic: String) throws(WireError) -> Route {
+        guard topic.hasPrefix(root + "/") else { throw .unknownTopic(topic) }
+        let rest = topic.utf8.dropFirst(root.utf8.count + 1)
+        let parts = rest.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        if parts.count == 2, parts[0].elementsEqual("coordinator".utf8), parts[1].elementsEqual("status".utf8) {
+            return .coordinatorStatus
+        }
+        guard parts.count == 3 else { throw .unknownTopic(topic) }
+        let idText = String(decoding: parts[1], as: UTF8.self)
+        guard let id = Identifier(validating: idText) else { throw .invalidIdentifier(idText) }
+        let kind = String(decoding: parts[2], as: UTF8.self)
+        if parts[0].elementsEqual("gateways".utf8) {
+            switch kind {
+            case "status": return .gatewayStatus(id)
+            case "sightings": return .sightings(id)
+            default: throw .unknownTopic(topic)
+            }
+        }
+        if parts[0].elementsEqual("clients".utf8) {
+            switch kind {
+            case "report": return .clientReport(id)
+            case "regions": return .clientRegions(id)
+            case "events": return .clientEvents(id)
+            default: throw .unknownTopic(topic)
+            }
+        }
+        throw .unknownTopic(topic)
+    }
+}
