@@ -26,18 +26,33 @@ public struct ParsedAdvertisingData: Sendable, Hashable {
     public struct ServiceData: Sendable, Hashable {
         public var uuid: BluetoothUUID
         public var data: [UInt8]
+
+        public init(uuid: BluetoothUUID, data: [UInt8]) {
+            self.uuid = uuid
+            self.data = data
+        }
     }
 
     /// Manufacturer-specific data: the company id and the bytes after it.
     public struct ManufacturerData: Sendable, Hashable {
         public var companyID: UInt16
         public var data: [UInt8]
+
+        public init(companyID: UInt16, data: [UInt8]) {
+            self.companyID = companyID
+            self.data = data
+        }
     }
 
     /// An AD structure of a type this summary does not decode.
     public struct RawStructure: Sendable, Hashable {
         public var type: UInt8
         public var value: [UInt8]
+
+        public init(type: UInt8, value: [UInt8]) {
+            self.type = type
+            self.value = value
+        }
     }
 
     init(_ data: AdvertisingData) {
