@@ -29,13 +29,12 @@ public struct AdvertisementDecoder: Sendable {
 
     /// Decodes one packet with the H4 type byte first (as a raw HCI socket or a UART delivers it).
     public mutating func decode(h4Packet: UnsafeRawBufferPointer, timestampMicroseconds: Int64?, _ body: (Advertisement) -> Void) {
-        statistics.packets += 1
         guard h4Packet.count >= 1, let type = HCIPacketType(rawValue: h4Packet[0]) else {
+            statistics.packets += 1
             statistics.malformedEvents += 1
             note(0, h4Packet.isEmpty ? "empty HCI packet" : "unknown H4 packet type 0x\(hex(h4Packet[0]))")
             return
         }
-        statistics.packets -= 1
         decode(type: type, packet: UnsafeRawBufferPointer(rebasing: h4Packet[1...]), timestampMicroseconds: timestampMicroseconds, context: 0, body)
     }
 
