@@ -47,22 +47,18 @@ public struct AdvertisementDecoder: Sendable {
         statistics.packets += 1
         guard type == .event else { return }
         statistics.events += 1
-        var malformedData = 0
-        var beacons = BeaconCounts()
         var firstDataError: (report: Int, error: AdvertisingDataError)?
         var reportIndex = 0
         let outcome = AdvertisingReportDecoder.decode(event: packet) { report, data in
             reportIndex += 1
             let decoding = data.decodeBeacon()
             if let error = decoding.error {
-                malformedData += 1
+                statistics.malformedAdvertisingData += 1
                 if firstDataError == nil { firstDataError = (reportIndex, error) }
             }
-            if let beacon = decoding.beacon { beacons[beacon.format] += 1 }
+            if let beacon = decoding.beacon { statistics.beacons[beacon.format] += 1 }
             body(Advertisement(timestampMicroseconds: timestampMicroseconds, report: report, data: data, beacon: decoding.beacon, dataError: decoding.error))
         }
-        statistics.malformedAdvertisingData += malformedData
-        statistics.beacons.add(beacons)
         if let firstDataError {
             note(context, "advertising report \(firstDataError.report): \(firstDataError.error)")
         }

@@ -79,6 +79,11 @@ public struct BeaconCounts: Sendable, Hashable {
     public var total: Int { iBeacon + altBeacon + eddystoneUID + eddystoneURL + eddystoneTLM + eddystoneUnknown }
 
     mutating func add(_ other: BeaconCounts) {
-        for format in BeaconFormat.allCases { self[format] += other[format] }
+        iBeacon += other.iBeacon
+        altBeacon += other.altBeacon
+        eddystoneUID += other.eddystoneUID
+        eddystoneURL += other.eddystoneURL
+        eddystoneTLM += other.eddystoneTLM
+        eddystoneUnknown += other.eddystoneUnknown
     }
 }
