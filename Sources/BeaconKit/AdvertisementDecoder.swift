@@ -51,7 +51,12 @@ public struct AdvertisementDecoder: Sendable {
         var reportIndex = 0
         let outcome = AdvertisingReportDecoder.decode(event: packet) { report, data in
             reportIndex += 1
-            let decoding = data.decodeBeacon()
+            var decoding = data.decodeBeacon()
+            // A fragment of extended advertising data (data status "incomplete") may end inside
+            // an AD structure: that is the fragmenting, not damage.
+            if case .structureOverrun? = decoding.error, report.kind == .extended, report.eventType.dataStatus != .complete {
+                decoding.error = nil
+            }
             if let error = decoding.error {
                 statistics.malformedAdvertisingData += 1
                 if firstDataError == nil { firstDataError = (reportIndex, error) }
