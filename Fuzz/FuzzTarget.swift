@@ -22,9 +22,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = advertisingData.decodeBeacon()
     _ = advertisingData.parse()
 
-    // The first byte picks the reader's buffer size (64 … 1084 bytes), so refills, compaction and
+    // The last byte picks the reader's buffer size (64 … 1084 bytes), so refills, compaction and
     // growth are exercised as they are on large files.
-    let bufferSize = 64 + Int(size > 0 ? data[0] : 0) * 4
+    let bufferSize = 64 + Int(size > 0 ? data[size - 1] : 0) * 4
     if let reader = try? CaptureReader(bytes: Array(bytes), name: "fuzz", bufferSize: bufferSize) {
         var captureDecoder = AdvertisementDecoder()
         var records = 0
