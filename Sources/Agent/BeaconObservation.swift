@@ -10,7 +10,10 @@ public struct BeaconObservation: Sendable, Equatable {
     public var minor: UInt16
     /// The advertiser's address.
     public var address: DeviceAddress
-    /// Received signal strength, dBm.
+    /// The RSSI of a report whose controller said "not available" (0x7F).
+    public static let unknownRSSI = 127
+
+    /// Received signal strength, dBm (``unknownRSSI`` when the controller did not measure it).
     public var rssi: Int
     /// Measured power: at 1 m for iBeacon and AltBeacon, at 0 m for Eddystone; `nil` when absent.
     public var txPower: Int?

@@ -107,15 +107,17 @@ public struct WindowAggregator {
         let weight = smoothing
         entries[key, default: Entry()].update { entry in
             entry.count += 1
-            if rssi > entry.maxRSSI { entry.maxRSSI = rssi }
             if let tx = observation.txPower { entry.txPower = tx }
+            entry.lastHeard = observation.timeMicros
+            // A report without RSSI (0x7F) counts, but says nothing about the signal.
+            guard rssi != BeaconObservation.unknownRSSI else { return }
+            if rssi > entry.maxRSSI { entry.maxRSSI = rssi }
             if entry.smoothedValid {
                 entry.smoothed += weight * (sample - entry.smoothed)
             } else {
                 entry.smoothed = sample
                 entry.smoothedValid = true
             }
-            entry.lastHeard = observation.timeMicros
         }
         observationsInWindow += 1
     }
@@ -133,14 +135,17 @@ public struct WindowAggregator {
         heard.reserveCapacity(entries.count)
         let forgetBefore = start + windowMicros - forgetAfterMicros
         var stale: [Key] = []
-        for (key, entry) in entries {
+        var index = entries.startIndex
+        while index != entries.endIndex {
+            let entry = entries.values[index]
             if entry.count > 0 {
-                heard.append((key, entry))
-                entries[key]!.count = 0
-                entries[key]!.maxRSSI = -128
+                heard.append((entries.keys[index], entry))
+                entries.values[index].count = 0
+                entries.values[index].maxRSSI = -128
             } else if entry.lastHeard < forgetBefore {
-                stale.append(key)
+                stale.append(entries.keys[index])
             }
+            entries.formIndex(after: &index)
         }
         for key in stale { entries[key] = nil }
         heard.sort { $0.0 < $1.0 }
@@ -150,7 +155,8 @@ public struct WindowAggregator {
 
     private func sighting(key: Key, entry: Entry) -> Sighting {
         let format = BeaconFormats(rawValue: key.format)
-        let rssi = (entry.smoothed * 10).rounded() / 10
+        // With no RSSI at all in the window (every report said "not available"), report the floor.
+        let rssi = entry.smoothedValid ? (entry.smoothed * 10).rounded() / 10 : -127
         var sighting = Sighting(
             format: BeaconFormats.names.first { $0.1 == format }?.0 ?? "unknown",
             address: key.address.description, rssi: rssi, rssiMax: entry.maxRSSI, count: entry.count, txPower: entry.txPower)
@@ -166,7 +172,7 @@ public struct WindowAggregator {
         default:
             break
         }
-        if let tx = entry.txPower {
+        if let tx = entry.txPower, entry.smoothedValid {
             // Eddystone states its power at 0 m; the model wants it at 1 m (41 dB of free-space loss).
             let atOneMetre = format == .ibeacon || format == .altbeacon ? Double(tx) : Double(tx) - 41
             sighting.distance = Self.distance(rssi: entry.smoothed, measuredPower: atOneMetre, exponent: pathLossExponent)
