@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Planner
 import Simulator
+import Topology
 
 /// `beaconfleet simulate`: walking clients for quality measurement (offline), and the replay of
 /// the real tetam tracks. The live mode over MQTT (`--broker`) belongs next to these.
@@ -51,11 +53,23 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Region budget per client (default: the venue's, else 20).")
     var budget: Int?
 
-    @Option(name: .long, help: "Where position evidence comes from: ranging (the phone ranges region beacons while awake) or gateways (gateways hear the phone all the time).")
+    @Option(name: .long, help: "Where position evidence comes from: ranging (the phone ranges region beacons while awake), gateways (gateways hear the phone all the time) or truth (no estimator: the planner alone).")
     var evidence: String = "ranging"
 
     @Option(name: .long, help: "tetam: comma-separated tracks to fit the radio calibration on (the rest are held out).")
     var train: String?
+
+    @Option(name: .long, help: "Planner hysteresis: incumbents stay while ranked within the free slots plus this many (default: the planner's).")
+    var margin: Int?
+
+    @Option(name: .customLong("swap-threshold"), help: "Planner hysteresis: metres by which a region must be nearer than the incumbent it replaces (default: the planner's).")
+    var swapThreshold: Double?
+
+    @Option(name: .customLong("guard-distance"), help: "Planner: regions whose edge is within this many metres are always monitored (default: the planner's).")
+    var guardDistance: Double?
+
+    @Option(name: .customLong("wake-seconds"), help: "Background time a region event gives the phone, seconds.")
+    var wakeSeconds: Double = 10
 
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
@@ -70,8 +84,8 @@ struct SimulateCommand: AsyncParsableCommand {
         if SimulationDuration.seconds(duration) == nil {
             throw ValidationError("--duration '\(duration)' is not a duration (examples: 900, 15m, 1h, 90s)")
         }
-        if !["ranging", "gateways"].contains(evidence) {
-            throw ValidationError("--evidence must be ranging or gateways, got '\(evidence)'")
+        if OfflineSimulation.Evidence(rawValue: evidence) == nil {
+            throw ValidationError("--evidence must be ranging, gateways or truth, got '\(evidence)'")
         }
     }
 
@@ -94,7 +108,17 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     private func runOffline() throws {
-        throw ValidationError("simulate --offline is not built yet")
+        let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
+        var planner = PlannerConfiguration()
+        if let margin { planner.margin = margin }
+        if let swapThreshold { planner.swapThreshold = swapThreshold }
+        if let guardDistance { planner.guardDistance = guardDistance }
+        let configuration = OfflineSimulation.Configuration(
+            clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, budget: budget,
+            evidence: OfflineSimulation.Evidence(rawValue: evidence)!, planner: planner, wakeDuration: wakeSeconds)
+        let simulation = try OfflineSimulation(topology: venue, configuration: configuration)
+        let report = simulation.run()
+        try emit(report, text: report.text)
     }
 
     private func emit<Report: Encodable>(_ report: Report, text: String) throws {
