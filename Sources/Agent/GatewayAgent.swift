@@ -202,33 +202,44 @@ public final class GatewayAgent: Service, Sendable {
         }
     }
 
-    /// Publishes spooled batches in order, one acknowledgement at a time, whenever connected.
-    /// Woken by every new batch, every (re)connect, and once a second.
+    /// Publishes spooled batches in order whenever connected: up to `maxInflight` at a time are handed
+    /// to the client in `seq` order, and each block leaves the spool once the broker has acknowledged
+    /// all of it. Woken by every new batch, every (re)connect, and once a second.
     private func publishSpooled(topic: String, wakeups: AsyncStream<Void>) async {
         var lastSent: UInt64 = 0
         for await _ in wakeups {
             while !Task.isCancelled, brokerState.current == "connected" {
-                let next: SpooledBatch?
+                let block: [SpooledBatch]
                 do {
-                    next = try spool.withLock { try $0.pending(after: lastSent, limit: 1).first }
+                    block = try spool.withLock { try $0.pending(after: lastSent, limit: configuration.maxInflight) }
                 } catch {
                     logger.error("cannot read the spool", metadata: ["error": "\(error)"])
                     break
                 }
-                guard let batch = next else { break }
-                do {
-                    // QoS 1: returns on the broker's PUBACK, waiting across reconnects if need be.
-                    try await client.publish(topic: topic, payload: batch.payload, qos: .atLeastOnce, retain: false)
-                    lastSent = batch.seq
+                guard !block.isEmpty else { break }
+                var handedOver: [UInt64] = []
+                for batch in block {
                     do {
-                        try spool.withLock { try $0.acknowledge(batch.seq) }
+                        // QoS 1: libmosquitto keeps it across reconnects until the broker's PUBACK.
+                        try client.enqueue(topic: topic, payload: batch.payload, qos: .atLeastOnce, retain: false)
+                        handedOver.append(batch.seq)
                     } catch {
-                        logger.error("cannot record an acknowledgement in the spool", metadata: ["seq": "\(batch.seq)", "error": "\(error)"])
+                        // Refused or closed: this batch and the rest stay spooled and go again later.
+                        logger.warning("publish refused; the batch stays spooled", metadata: ["seq": "\(batch.seq)", "error": "\(error)"])
+                        break
+                    }
+                }
+                guard let last = handedOver.last else { break }
+                lastSent = last
+                await client.drain()
+                // `drain` also returns when the client closes: then nothing is known to be acknowledged.
+                if case .closed = client.connectionState { return }
+                do {
+                    try spool.withLock { spool in
+                        for seq in handedOver { try spool.acknowledge(seq) }
                     }
                 } catch {
-                    // Refused or closed: the batch stays in the spool and goes again later.
-                    logger.warning("publish failed; the batch stays spooled", metadata: ["seq": "\(batch.seq)", "error": "\(error)"])
-                    break
+                    logger.error("cannot record acknowledgements in the spool", metadata: ["through": "\(last)", "error": "\(error)"])
                 }
             }
             if Task.isCancelled { return }
