@@ -5,6 +5,8 @@ import Testing
 import TestSupport
 import WireProtocol
 
+@testable import Agent
+
 /// The agent as an operator runs it: the `beaconfleet agent` executable, a real mosquitto on a free
 /// loopback port, a real subscriber. Nothing is mocked; the broker is stopped and the agent killed for real.
 @Suite(.serialized, .enabled(if: AgentProcess.isAvailable, "\(AgentProcess.missingMessage)"))
@@ -162,6 +164,47 @@ struct AgentEndToEndTests {
 
             #expect(received.sequenceNumbers == Array(1...lastSeq), "seq must be gap-free across the kill")
             #expect(received.framesPerBeacon == capture.expected, "every frame exactly once across the kill")
+            #expect(received.differingRepeats == 0)
+        }
+    }
+
+    @Test func sigtermKeepsWhatIsUnsentAndTheNextRunDeliversIt() async throws {
+        let capture = SyntheticCapture(beacons: 10, duration: 24, seed: 11)
+        let path = try capture.write()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        let gateway = try Identifier("gw-term")
+        var configuration = MosquittoBroker.Configuration()
+        configuration.persistence = true
+        try await withMosquittoBroker(configuration) { broker in
+            let collector = try await SightingsCollector(broker: broker.url, topics: topics, gateway: gateway)
+            let spool = temporaryDirectory("spool")
+            defer { try? FileManager.default.removeItem(atPath: spool) }
+            var arguments = agentArguments(broker: broker.url, gateway: gateway.rawValue, replay: path, speed: "4", spool: spool)
+            arguments += ["--drain-timeout", "1s"]
+
+            let first = try AgentProcess(arguments)
+            try await waitUntil("two batches", within: .seconds(20)) { collector.snapshot.batches.count >= 2 }
+            await broker.stop()
+            try await Task.sleep(for: .milliseconds(1000))
+            first.send(SIGTERM)
+            #expect(try await first.waitForExit(within: .seconds(20)) == 0, "SIGTERM exits 0; log:\n\(first.log)")
+            // What the broker never acknowledged is still in the spool, including the flushed window.
+            do {
+                let left = try BatchSpool(directory: spool, synchronous: false)  // released (unlocked) at the end of this scope
+                #expect(left.statistics.batches > 0)
+                #expect(left.checkpoint != nil, "an interrupted replay keeps its checkpoint")
+            }
+
+            try await broker.restart()
+            let second = try AgentProcess(arguments)
+            #expect(try await second.waitForExit(within: .seconds(60)) == 0, "log:\n\(second.log)")
+            let offline = await collector.waitForStatus(.offline, within: .seconds(10))
+            let lastSeq = try #require(offline?.counters?.lastSeq)
+            let received = await collector.waitForBatches(through: lastSeq, within: .seconds(15))
+            await collector.close()
+            #expect(received.sequenceNumbers == Array(1...lastSeq))
+            #expect(received.framesPerBeacon == capture.expected)
             #expect(received.differingRepeats == 0)
         }
     }
