@@ -21,6 +21,15 @@ public protocol HCIEventSource: AnyObject {
 
     /// Stops reading and restores the adapter's previous state. Safe to call twice.
     func close()
+
+    /// A stable identity of a replayable source (its file and size), for resuming; `nil` for a live adapter.
+    var checkpointIdentity: UInt64? { get }
+
+    /// Skips the first `packets` packets (resuming a replay); a live source ignores it.
+    func skip(packets: UInt64) throws
+
+    /// Records the source itself could not read (a damaged capture), counted and skipped.
+    var malformedPackets: UInt64 { get }
 }
 
 /// What one ``HCIEventSource/read(timeout:_:)`` call produced.
@@ -32,4 +41,14 @@ public enum HCIReadStatus: Sendable, Equatable {
     case idle(now: Int64)
     /// The source has nothing more (the end of a capture).
     case end
+}
+
+extension HCIEventSource {
+    /// A stable identity of a replayable source (its file and size), for resuming; `nil` for a live adapter.
+    public var checkpointIdentity: UInt64? { nil }
+
+    /// Skips the first `packets` packets (resuming a replay); a live source ignores it.
+    public func skip(packets: UInt64) throws {}
+
+    public var malformedPackets: UInt64 { 0 }
 }

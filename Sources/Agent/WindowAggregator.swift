@@ -14,9 +14,10 @@ public struct ClosedWindow: Sendable, Equatable {
 /// Windows lie on a fixed grid of `window` length (a window starts at a multiple of it), driven by
 /// the observations' own times (or by the source's clock while silent, through ``advance(to:emit:)``),
 /// so a replay produces the same windows however fast it runs. Per beacon and window it keeps the
-/// count, the strongest RSSI and the measured power; the published RSSI is smoothed by an ARMA filter
-/// that carries over from window to window (a beacon unheard for `forgetAfter` starts afresh), and
-/// the distance comes from that smoothed RSSI through the log-distance model.
+/// count, the filtered mean RSSI (see ``filteredMean(_:)``), the strongest RSSI and the measured
+/// power; the distance comes from the filtered mean through the log-distance model. Nothing carries
+/// over from one window to the next (smoothing across windows is the coordinator's business), so the
+/// memory it holds is bounded by the beacons heard in one window.
 ///
 /// A beacon is the triple (format, identity, address): four advertisers of one iBeacon identity are
 /// four sightings.
@@ -35,37 +36,30 @@ public struct WindowAggregator {
 
     struct Entry {
         var count: Int = 0
-        var maxRSSI: Int = -128
+        var rssiCount: Int = 0
+        var rssiSum: Int = 0
+        var minRSSI: Int = Int.max
+        var maxRSSI: Int = Int.min
         var txPower: Int?
-        var smoothed: Double = 0
-        var smoothedValid = false
-        var lastHeard: Int64 = 0
     }
 
     /// The window length, microseconds.
     public let windowMicros: Int64
-    /// The ARMA filter's weight of a new sample (0…1).
-    public let smoothing: Double
     /// The environment exponent of the log-distance model.
     public let pathLossExponent: Double
     /// At most this many empty windows are published for a silence (a longer one, such as a gap in a
     /// capture or a clock jump, skips ahead to the next advertisement).
     public let maximumEmptyWindows: Int
-    /// A beacon unheard this long (microseconds) loses its filter state.
-    public let forgetAfterMicros: Int64
-
     private var entries: [Key: Entry] = [:]
     /// The current window's start, once something opened it.
     public private(set) var windowStart: Int64?
     /// Observations counted in the current window.
     public private(set) var observationsInWindow = 0
 
-    public init(windowMicros: Int64 = 1_000_000, smoothing: Double = 0.25, pathLossExponent: Double = 2.0, maximumEmptyWindows: Int = 60, forgetAfterMicros: Int64 = 30_000_000) {
+    public init(windowMicros: Int64 = 1_000_000, pathLossExponent: Double = 2.0, maximumEmptyWindows: Int = 60) {
         self.windowMicros = max(1000, windowMicros)
-        self.smoothing = smoothing
         self.pathLossExponent = pathLossExponent
         self.maximumEmptyWindows = maximumEmptyWindows
-        self.forgetAfterMicros = forgetAfterMicros
     }
 
     /// The start of the grid window containing `time`.
@@ -103,21 +97,15 @@ public struct WindowAggregator {
         if windowStart == nil { windowStart = gridStart(observation.timeMicros) }
         let key = Key(format: observation.format.rawValue, uuid: observation.uuid, major: observation.major, minor: observation.minor, address: observation.address)
         let rssi = observation.rssi
-        let sample = Double(rssi)
-        let weight = smoothing
         entries[key, default: Entry()].update { entry in
             entry.count += 1
             if let tx = observation.txPower { entry.txPower = tx }
-            entry.lastHeard = observation.timeMicros
             // A report without RSSI (0x7F) counts, but says nothing about the signal.
             guard rssi != BeaconObservation.unknownRSSI else { return }
+            entry.rssiCount += 1
+            entry.rssiSum += rssi
+            if rssi < entry.minRSSI { entry.minRSSI = rssi }
             if rssi > entry.maxRSSI { entry.maxRSSI = rssi }
-            if entry.smoothedValid {
-                entry.smoothed += weight * (sample - entry.smoothed)
-            } else {
-                entry.smoothed = sample
-                entry.smoothedValid = true
-            }
         }
         observationsInWindow += 1
     }
@@ -133,33 +121,31 @@ public struct WindowAggregator {
     private mutating func close(start: Int64) -> ClosedWindow {
         var heard: [(Key, Entry)] = []
         heard.reserveCapacity(entries.count)
-        let forgetBefore = start + windowMicros - forgetAfterMicros
-        var stale: [Key] = []
-        var index = entries.startIndex
-        while index != entries.endIndex {
-            let entry = entries.values[index]
-            if entry.count > 0 {
-                heard.append((entries.keys[index], entry))
-                entries.values[index].count = 0
-                entries.values[index].maxRSSI = -128
-            } else if entry.lastHeard < forgetBefore {
-                stale.append(entries.keys[index])
-            }
-            entries.formIndex(after: &index)
-        }
-        for key in stale { entries[key] = nil }
+        for (key, entry) in entries { heard.append((key, entry)) }
+        entries.removeAll(keepingCapacity: true)
         heard.sort { $0.0 < $1.0 }
         observationsInWindow = 0
         return ClosedWindow(startMicros: start, endMicros: start + windowMicros, sightings: heard.map { sighting(key: $0.0, entry: $0.1) })
     }
 
+    /// The window's filtered mean RSSI: the mean without the strongest and the weakest sample once
+    /// there are five or more (one reflection or one collision does not move it), the plain mean below.
+    static func filteredMean(_ entry: Entry) -> Double? {
+        guard entry.rssiCount > 0 else { return nil }
+        if entry.rssiCount >= 5 {
+            return Double(entry.rssiSum - entry.minRSSI - entry.maxRSSI) / Double(entry.rssiCount - 2)
+        }
+        return Double(entry.rssiSum) / Double(entry.rssiCount)
+    }
+
     private func sighting(key: Key, entry: Entry) -> Sighting {
         let format = BeaconFormats(rawValue: key.format)
         // With no RSSI at all in the window (every report said "not available"), report the floor.
-        let rssi = entry.smoothedValid ? (entry.smoothed * 10).rounded() / 10 : -127
+        let mean = Self.filteredMean(entry)
+        let rssi = mean.map { ($0 * 10).rounded() / 10 } ?? -127
         var sighting = Sighting(
             format: BeaconFormats.names.first { $0.1 == format }?.0 ?? "unknown",
-            address: key.address.description, rssi: rssi, rssiMax: entry.maxRSSI, count: entry.count, txPower: entry.txPower)
+            address: key.address.description, rssi: rssi, rssiMax: mean == nil ? -127 : entry.maxRSSI, count: entry.count, txPower: entry.txPower)
         switch format {
         case .ibeacon, .altbeacon:
             sighting.uuid = key.uuid.description
@@ -172,10 +158,10 @@ public struct WindowAggregator {
         default:
             break
         }
-        if let tx = entry.txPower, entry.smoothedValid {
+        if let tx = entry.txPower, let mean {
             // Eddystone states its power at 0 m; the model wants it at 1 m (41 dB of free-space loss).
             let atOneMetre = format == .ibeacon || format == .altbeacon ? Double(tx) : Double(tx) - 41
-            sighting.distance = Self.distance(rssi: entry.smoothed, measuredPower: atOneMetre, exponent: pathLossExponent)
+            sighting.distance = Self.distance(rssi: mean, measuredPower: atOneMetre, exponent: pathLossExponent)
         }
         return sighting
     }

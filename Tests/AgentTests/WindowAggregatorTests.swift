@@ -33,7 +33,7 @@ import WireProtocol
         #expect(first[0].rssiMax == -60)
         #expect(first[0].uuid == "494E5445-4C4C-495F-524F-434B535F4857")
         #expect(first[0].address == "00:00:00:00:00:A1")
-        #expect(first[0].rssi < -60 && first[0].rssi > -70)  // smoothed between the two samples
+        #expect(first[0].rssi == -65)  // the mean of -60 and -70
         #expect(first[2].minor == 2)
         #expect(closed[1].sightings.map(\.count) == [1])
         #expect(closed.flatMap(\.sightings).reduce(0) { $0 + $1.count } == inputs.count)
@@ -50,6 +50,15 @@ import WireProtocol
         // The window 2 s… closes, then at most 3 empty ones, then a jump to 100 s.
         #expect(closed.map(\.startMicros) == [0, 1_000_000, 2_000_000, 3_000_000, 4_000_000, 5_000_000])
         #expect(aggregator.windowStart == 100_000_000)
+    }
+
+    @Test func filteredMeanDropsTheExtremesFromFiveSamples() {
+        var aggregator = WindowAggregator(windowMicros: 1_000_000)
+        for rssi in [-60, -61, -62, -30, -95] { aggregator.add(observation(10, rssi: rssi)) }
+        let window = aggregator.flush()
+        #expect(window?.sightings.first?.rssi == -61)
+        #expect(window?.sightings.first?.rssiMax == -30)
+        #expect(window?.sightings.first?.count == 5)
     }
 
     @Test func distanceFollowsTheLogDistanceModel() {
