@@ -479,13 +479,14 @@ public final class CoordinatorEngine {
         record.reconcileFrom = nil
         let reason = record.reason ?? (record.version == 0 ? .initial : .moved)
         record.reason = nil
-        let changed = result.regions != record.regions
+        let changed = result.regions != record.regions || !record.vanished.isEmpty
         guard changed || reconcile != nil else { return }
         if reconcile != nil { counters.reconciliations += 1 }
         let base = Set(previous)
         let next = Set(result.regions)
         let add = result.regions.filter { !base.contains($0) }.map { venue.regions[Int($0)].ref }
-        let remove = previous.filter { !next.contains($0) }.map { venue.regions[Int($0)].id }
+        let remove = record.vanished + previous.filter { !next.contains($0) }.map { venue.regions[Int($0)].id }
+        record.vanished = []
         record.version += 1
         record.regions = result.regions
         record.needsPersist = true
@@ -560,7 +561,7 @@ public final class CoordinatorEngine {
         for i in clients.indices {
             guard var record = clients[i] else { continue }
             let mapped = remap(record.regions)
-            if mapped.count != record.regions.count { record.reconcileFrom = mapped }  // some regions vanished
+            record.vanished += record.regions.map { old.regions[Int($0)].id }.filter { venue.regionByID[$0] == nil }
             record.regions = mapped
             record.inside = remap(record.inside)
             record.observations = record.observations.compactMap { o in
@@ -656,7 +657,8 @@ public final class CoordinatorEngine {
         var record = ClientRecord(id: stored.id)
         record.version = stored.version
         record.regions = stored.regions.compactMap { venue.regionByID[$0] }
-        if record.regions.count != stored.regions.count { record.reconcileFrom = record.regions; record.reason = .topology }
+        record.vanished = stored.regions.filter { venue.regionByID[$0] == nil }
+        if !record.vanished.isEmpty { record.forcePlan = true; record.reason = .topology }
         record.lastSeen = stored.lastSeen
         record.persistedSeen = stored.lastSeen
         record.isPhone = stored.isPhone
@@ -672,7 +674,7 @@ public final class CoordinatorEngine {
             clients[Int(index)]!.beacon = key
             clientByBeacon[key] = index
         }
-        if record.reconcileFrom != nil {
+        if record.forcePlan {
             clients[Int(index)]!.dirty = true
             dirtyClients.append(index)
         }
