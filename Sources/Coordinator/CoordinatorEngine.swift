@@ -43,7 +43,7 @@ public final class CoordinatorEngine {
     public let topics: Topics
     public let configuration: Configuration
     public private(set) var planner: any RegionPlanning
-    public let estimator: any LocationEstimating
+    public private(set) var estimator: any LocationEstimating
     public var venue: VenueIndex { planner.venue }
     /// Running totals.
     public internal(set) var counters = IngestCounters()
@@ -545,9 +545,10 @@ public final class CoordinatorEngine {
 
     /// Replaces the planner (a topology reload): every client's set is re-expressed by region id in
     /// the new venue and re-planned; changes are published with reason `topology`.
-    public func replacePlanner(_ newPlanner: any RegionPlanning, now: Int64) {
+    public func replacePlanner(_ newPlanner: any RegionPlanning, estimator newEstimator: (any LocationEstimating)? = nil, now: Int64) {
         let old = venue
         planner = newPlanner
+        if let newEstimator { estimator = newEstimator }
         let venue = newPlanner.venue
         var newCoverage = Array(repeating: [Int32: UInt8](), count: venue.gatewayIDs.count)
         for (g, id) in old.gatewayIDs.enumerated() {
