@@ -57,6 +57,8 @@ struct ClientRecord: Sendable {
     var dirty = false
     var forcePlan = false
     var reconcileFrom: [Int32]?
+    /// Ids the client monitors that the topology no longer has: removed by the next publish.
+    var vanished: [String] = []
     var needsPersist = false
     /// Why the next publish happens, when not simply `moved`.
     var reason: PlanReason?

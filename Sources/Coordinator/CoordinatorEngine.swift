@@ -43,7 +43,7 @@ public final class CoordinatorEngine {
     public let topics: Topics
     public let configuration: Configuration
     public private(set) var planner: any RegionPlanning
-    public let estimator: any LocationEstimating
+    public private(set) var estimator: any LocationEstimating
     public var venue: VenueIndex { planner.venue }
     /// Running totals.
     public internal(set) var counters = IngestCounters()
@@ -479,13 +479,14 @@ public final class CoordinatorEngine {
         record.reconcileFrom = nil
         let reason = record.reason ?? (record.version == 0 ? .initial : .moved)
         record.reason = nil
-        let changed = result.regions != record.regions
+        let changed = result.regions != record.regions || !record.vanished.isEmpty
         guard changed || reconcile != nil else { return }
         if reconcile != nil { counters.reconciliations += 1 }
         let base = Set(previous)
         let next = Set(result.regions)
         let add = result.regions.filter { !base.contains($0) }.map { venue.regions[Int($0)].ref }
-        let remove = previous.filter { !next.contains($0) }.map { venue.regions[Int($0)].id }
+        let remove = record.vanished + previous.filter { !next.contains($0) }.map { venue.regions[Int($0)].id }
+        record.vanished = []
         record.version += 1
         record.regions = result.regions
         record.needsPersist = true
@@ -544,9 +545,10 @@ public final class CoordinatorEngine {
 
     /// Replaces the planner (a topology reload): every client's set is re-expressed by region id in
     /// the new venue and re-planned; changes are published with reason `topology`.
-    public func replacePlanner(_ newPlanner: any RegionPlanning, now: Int64) {
+    public func replacePlanner(_ newPlanner: any RegionPlanning, estimator newEstimator: (any LocationEstimating)? = nil, now: Int64) {
         let old = venue
         planner = newPlanner
+        if let newEstimator { estimator = newEstimator }
         let venue = newPlanner.venue
         var newCoverage = Array(repeating: [Int32: UInt8](), count: venue.gatewayIDs.count)
         for (g, id) in old.gatewayIDs.enumerated() {
@@ -560,7 +562,7 @@ public final class CoordinatorEngine {
         for i in clients.indices {
             guard var record = clients[i] else { continue }
             let mapped = remap(record.regions)
-            if mapped.count != record.regions.count { record.reconcileFrom = mapped }  // some regions vanished
+            record.vanished += record.regions.map { old.regions[Int($0)].id }.filter { venue.regionByID[$0] == nil }
             record.regions = mapped
             record.inside = remap(record.inside)
             record.observations = record.observations.compactMap { o in
@@ -656,7 +658,8 @@ public final class CoordinatorEngine {
         var record = ClientRecord(id: stored.id)
         record.version = stored.version
         record.regions = stored.regions.compactMap { venue.regionByID[$0] }
-        if record.regions.count != stored.regions.count { record.reconcileFrom = record.regions; record.reason = .topology }
+        record.vanished = stored.regions.filter { venue.regionByID[$0] == nil }
+        if !record.vanished.isEmpty { record.forcePlan = true; record.reason = .topology }
         record.lastSeen = stored.lastSeen
         record.persistedSeen = stored.lastSeen
         record.isPhone = stored.isPhone
@@ -672,7 +675,7 @@ public final class CoordinatorEngine {
             clients[Int(index)]!.beacon = key
             clientByBeacon[key] = index
         }
-        if record.reconcileFrom != nil {
+        if record.forcePlan {
             clients[Int(index)]!.dirty = true
             dirtyClients.append(index)
         }
