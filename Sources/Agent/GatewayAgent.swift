@@ -37,6 +37,8 @@ public final class GatewayAgent: Service, Sendable {
     private let spool: SpoolBox
     private let counters = PipelineCounters()
     private let brokerState = LockedValue<String>("connecting")
+    /// Batches that could not even be spooled (disk full, I/O error); counted with the dropped ones.
+    private let unspooled = LockedValue<UInt64>(0)
 
     /// Creates the agent and opens (recovering) its spool.
     /// - Parameters:
@@ -107,6 +109,7 @@ public final class GatewayAgent: Service, Sendable {
         let encoder = WireCoding.makeEncoder()
         let spool = self.spool
         let logger = self.logger
+        let unspooled = self.unspooled
         let pipeline = SightingsPipeline(
             source: source, filter: configuration.filter,
             aggregator: WindowAggregator(windowMicros: configuration.windowMicros), counters: counters
@@ -125,6 +128,7 @@ public final class GatewayAgent: Service, Sendable {
                 }
             } catch {
                 // A full disk or a batch larger than the spool: the batch is lost, say so loudly.
+                unspooled.update { $0 += 1 }
                 logger.error("could not spool a sightings batch; it is lost", metadata: ["error": "\(error)", "sightings": "\(window.sightings.count)"])
             }
             wake.yield()
@@ -300,7 +304,7 @@ public final class GatewayAgent: Service, Sendable {
             state: state, version: version, adapter: configuration.source.statusName, started: started, time: Date(),
             counters: GatewayStatus.Counters(
                 reportsPerSecond: (reportsPerSecond * 10).rounded() / 10, reports: counts.reports, malformed: counts.malformed,
-                dropped: stats.dropped, spooled: stats.batches, spoolBytes: stats.bytes, spoolLimitBytes: stats.limitBytes,
+                dropped: stats.dropped + unspooled.current, spooled: stats.batches, spoolBytes: stats.bytes, spoolLimitBytes: stats.limitBytes,
                 broker: brokerState.current, lastSeq: lastSeq))
         guard let payload = try? WireCoding.encode(status) else { return }
         let topic = configuration.topics.gatewayStatus(configuration.gateway)

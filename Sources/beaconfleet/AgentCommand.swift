@@ -107,6 +107,9 @@ struct AgentCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long to wait for acknowledgements when stopping (default 10s).", valueName: "DURATION"))
     var drainTimeout: String?
 
+    @Option(help: ArgumentHelp("Batches handed to the broker before waiting for their acknowledgements (default 32).", valueName: "N"))
+    var maxInflight: String?
+
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error (default info).", valueName: "LEVEL"))
     var logLevel: String = "info"
 
@@ -186,7 +189,7 @@ struct AgentCommand: AsyncParsableCommand {
             ("allow-uuid", allowUuid), ("formats", formats), ("min-rssi", minRssi), ("deny-address", denyAddress),
             ("scan", scan), ("scan-interval", scanInterval), ("scan-window", scanWindow),
             ("ca-file", caFile), ("cert-file", certFile), ("key-file", keyFile),
-            ("status-interval", statusInterval), ("drain-timeout", drainTimeout),
+            ("status-interval", statusInterval), ("drain-timeout", drainTimeout), ("max-inflight", maxInflight),
         ]
         for (key, value) in flags {
             guard let value else { continue }
