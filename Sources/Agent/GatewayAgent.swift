@@ -106,7 +106,7 @@ public final class GatewayAgent: Service, Sendable {
         }
 
         let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let encoder = WireCoding.makeEncoder()
+        var writer = SightingsBatchWriter()
         let spool = self.spool
         let logger = self.logger
         let unspooled = self.unspooled
@@ -118,12 +118,7 @@ public final class GatewayAgent: Service, Sendable {
             do {
                 try spool.withLock { spool in
                     try spool.append(checkpoint: checkpoint) { seq in
-                        let batch = SightingsBatch(
-                            gateway: gateway.rawValue, seq: seq,
-                            start: Date(timeIntervalSince1970: Double(window.startMicros) / 1_000_000),
-                            end: Date(timeIntervalSince1970: Double(window.endMicros) / 1_000_000),
-                            sightings: window.sightings)
-                        return Array(try encoder.encode(batch))
+                        writer.encode(gateway: gateway.rawValue, seq: seq, startMicros: window.startMicros, endMicros: window.endMicros, sightings: window.sightings)
                     }
                 }
             } catch {

@@ -21,9 +21,9 @@ struct AgentCommand: AsyncParsableCommand {
             environment (BEACONFLEET_AGENT_<KEY>, e.g. BEACONFLEET_AGENT_SPOOL_LIMIT=16MiB), then flags; \
             later wins. --print-config shows the result and where each value came from.
 
-            A replay ends with the capture: the agent flushes its last window, waits until every batch is \
-            acknowledged (or leaves it spooled when the broker is away), publishes its offline status and \
-            exits 0. SIGTERM does the same with the window in progress. An interrupted replay of the same \
+            A replay ends with the capture: the agent flushes its last window, waits (at most --drain-timeout) \
+            until every batch is acknowledged, leaves what is not in the spool for the next run, publishes its \
+            offline status and exits 0. SIGTERM does the same with the window in progress. An interrupted replay of the same \
             file resumes after its last spooled window (--from-start replays it all again).
 
             Examples:
