@@ -8,7 +8,7 @@ let package = Package(
     name: "BeaconFleetBenchmarks",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(path: ".."),
+        .package(name: "BeaconFleet", path: ".."),
         .package(url: "https://github.com/davecom/SwiftGraph", from: "4.0.0"),
     ],
     targets: [
