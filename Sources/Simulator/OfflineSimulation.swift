@@ -305,7 +305,7 @@ public struct OfflineSimulation: Sendable {
     }
 
     /// Pinned regions, then the nearest by straight-line 3-D distance to the region's edge (ties by id).
-    func straightLineNearest(_ point: VenuePoint) -> [String] {
+    public func straightLineNearest(_ point: VenuePoint) -> [String] {
         var ids: [String] = topology.pinnedRegions.prefix(budget).map { topology.regions[$0].id }
         let pinned = Set(topology.pinnedRegions)
         let z = levelElevation[point.level] ?? 0
@@ -323,7 +323,7 @@ public struct OfflineSimulation: Sendable {
     }
 
     /// Regions whose radius contains the point, on the point's level.
-    func insideRegions(_ point: VenuePoint) -> Set<Int> {
+    public func insideRegions(_ point: VenuePoint) -> Set<Int> {
         var result = Set<Int>()
         for region in placedRegions where region.level == point.level {
             let dx = region.x - point.x, dy = region.y - point.y

@@ -119,8 +119,8 @@ public struct TetamReplay: Sendable {
         return estimates
     }
 
-    /// Runs every method on every track and summarises the errors.
-    public func run(snapper: (any PositionSnapping)? = nil) throws -> TetamReport {
+    /// Runs every method on every track (or on the tracks named) and summarises the errors.
+    public func run(tracks selected: [String]? = nil, snapper: (any PositionSnapping)? = nil) throws -> TetamReport {
         let calibration = try TetamCalibration.fit(dataset, tracks: trainingTracks, minimumRSSI: configuration.minimumRSSI, maximumRSSI: configuration.maximumRSSI)
         let calibrated = try estimator(calibration: calibration, perSensor: true, snapper: snapper)
         let uncalibrated = try estimator(calibration: calibration, perSensor: false)
@@ -128,7 +128,11 @@ public struct TetamReplay: Sendable {
         var errors: [String: [String: [Double]]] = [:]
         var rejected = 0
         var windowCount = 0
-        for track in dataset.tracks {
+        let tracks = dataset.tracks.filter { selected?.contains($0.name) ?? true }
+        if let selected, let unknown = selected.first(where: { name in !dataset.tracks.contains { $0.name == name } }) {
+            throw SimulationError.invalidParameter(name: "track", reason: "no track named '\(unknown)' (known: \(dataset.tracks.map(\.name).joined(separator: ", ")))")
+        }
+        for track in tracks {
             let (windows, dropped) = self.windows(track)
             rejected += dropped
             windowCount += windows.count
@@ -150,7 +154,7 @@ public struct TetamReplay: Sendable {
             }
             errors[track.name] = perMethod
         }
-        let trackNames = dataset.tracks.map(\.name)
+        let trackNames = tracks.map(\.name)
         let heldOut = trackNames.filter { !trainingTracks.contains($0) }
         let methods = methodNames.map { method in
             TetamReport.Method(
