@@ -284,12 +284,13 @@ struct LoadContext {
             if x == nil, !failed, !tags.contains(Region.pinnedTag) {
                 context.error(file, row.line, "region '\(id)' has no position, so it must be tagged '\(Region.pinnedTag)' (only pinned regions may be unplaced)"); failed = true
             }
-            if radius == nil, !failed { context.error(file, row.line, "radius: missing"); failed = true }
+            if radius == nil, x != nil, !failed { context.error(file, row.line, "radius: missing"); failed = true }
             if let radius, radius < 0 { context.error(file, row.line, "radius: \(radius) is negative"); failed = true }
-            guard !failed, let uuid, let radius else { return }
-            if radius == 0 { context.warning(file, row.line, "radius 0: a phone is inside region '\(id)' only exactly at its beacon") }
+            guard !failed, let uuid else { return }
+            let radiusValue = radius ?? 0
+            if radiusValue == 0, x != nil { context.warning(file, row.line, "radius 0: a phone is inside region '\(id)' only exactly at its beacon") }
             let position = x.map { VenuePoint(x: $0, y: y!, level: levelText) }
-            context.regions.append(Region(id: id, identity: RegionIdentity(uuid: uuid, major: major, minor: minor), position: position, level: levelText.isEmpty ? nil : levelText, radius: radius, tags: tags, source: SourceLocation(file: context.path(file), line: row.line)))
+            context.regions.append(Region(id: id, identity: RegionIdentity(uuid: uuid, major: major, minor: minor), position: position, level: levelText.isEmpty ? nil : levelText, radius: radiusValue, tags: tags, source: SourceLocation(file: context.path(file), line: row.line)))
         }
     }
 
