@@ -114,7 +114,7 @@ public struct PositionEstimator: Sendable {
         }
         var regionTerms: [ConstraintTerm] = []
         for constraint in constraints {
-            guard let level = levelIndexByName[constraint.level], constraint.x.isFinite, constraint.y.isFinite, constraint.radius.isFinite
+            guard let level = levelIndexByName[constraint.level], constraint.x.isFinite, constraint.y.isFinite, !constraint.radius.isNaN
             else { rejected += 1; continue }
             regionTerms.append(ConstraintTerm(x: constraint.x, y: constraint.y, level: level, radius: constraint.radius, inside: constraint.kind == .inside))
         }
@@ -227,7 +227,7 @@ public struct PositionEstimator: Sendable {
             minY = min(minY, y - margin); maxY = max(maxY, y + margin)
         }
         for term in terms { include(term.x, term.y, config.searchMargin) }
-        for term in constraints where term.level == level { include(term.x, term.y, term.radius + 2 * config.constraintSoftness) }
+        for term in constraints where term.level == level && term.radius.isFinite { include(term.x, term.y, term.radius + 2 * config.constraintSoftness) }
         if let prior {
             let reach = min(3 * prior.variance.squareRoot(), config.searchMargin)
             include(prior.x, prior.y, reach)
@@ -283,7 +283,11 @@ public struct PositionEstimator: Sendable {
                 }
                 for term in constraints {
                     guard term.level == level else {
-                        if term.inside { logp -= 2 }  // an enter on another level is evidence against this one
+                        if term.inside { logp -= 8 }  // an enter on another level is strong evidence against this one
+                        continue
+                    }
+                    if term.radius == .infinity {  // a level-wide region: anywhere on it
+                        if !term.inside { logp -= 50 }
                         continue
                     }
                     let dx = x - term.x, dy = y - term.y

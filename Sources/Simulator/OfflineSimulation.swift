@@ -125,6 +125,8 @@ public struct OfflineSimulation: Sendable {
     private let levelElevation: [String: Double]
     /// Positioned regions: index, centre, radius, level.
     private let placedRegions: [(region: Int, x: Double, y: Double, level: String, radius: Double)]
+    /// Unplaced regions of one level (UUID + major wildcards): inside anywhere on that level.
+    private let levelRegions: [(region: Int, level: String)]
 
     public init(topology: Topology, configuration: Configuration = Configuration()) throws(SimulationError) {
         try configuration.validate()
@@ -158,6 +160,10 @@ public struct OfflineSimulation: Sendable {
         }
         self.placedRegions = topology.regions.enumerated().compactMap { index, region in
             region.position.map { (index, $0.x, $0.y, $0.level, region.radius) }
+        }
+        self.levelRegions = topology.regions.enumerated().compactMap { index, region in
+            guard region.position == nil, let level = region.level else { return nil }
+            return (index, level)
         }
     }
 
@@ -216,7 +222,7 @@ public struct OfflineSimulation: Sendable {
         var phones = configuration.strategies.map { _ in Phone(awakeUntil: configuration.wakeDuration) }
         var errors: [Double] = []
         var levelMismatches = 0
-        var inside = insideRegions(walker.position)
+        var inside = insideRegions(walker.position, levels: walker.levels, using: search)
         let ticks = Int((configuration.duration / configuration.tick).rounded(.down))
         let noise = CounterNoise(seed: configuration.seed)
         var lastReadingsTick = -1
@@ -226,7 +232,7 @@ public struct OfflineSimulation: Sendable {
             if tick > 0 { walker.advance(by: configuration.tick) }
             let now = Double(tick) * configuration.tick
             let truth = walker.position
-            let insideNow = insideRegions(truth)
+            let insideNow = insideRegions(truth, levels: walker.levels, using: search)
             let entered = tick == 0 ? [] : insideNow.subtracting(inside).sorted()
             let exited = tick == 0 ? [] : inside.subtracting(insideNow).sorted()
             inside = insideNow
@@ -322,19 +328,38 @@ public struct OfflineSimulation: Sendable {
         return ids
     }
 
-    /// Regions whose radius contains the point, on the point's level.
-    public func insideRegions(_ point: VenuePoint) -> Set<Int> {
+    /// The regions the point is inside, as the planner defines it: walking distance from the point
+    /// (snapped onto the graph) to the region's centre within its radius; and the level-wide
+    /// (unplaced, per-level) regions of `levels` (default: the point's level; a walker on stairs
+    /// hears both floors). A region behind a wall is not entered through the wall.
+    public func insideRegions(_ point: VenuePoint, levels: Set<String>? = nil, using search: WalkingDistanceSearch) -> Set<Int> {
         var result = Set<Int>()
+        let heard = levels ?? [point.level]
+        for region in levelRegions where heard.contains(region.level) { result.insert(region.region) }
+        // Straight-line distance never exceeds walking distance: only regions within their radius
+        // in a straight line can contain the point.
+        var candidates: [Int] = []
         for region in placedRegions where region.level == point.level {
             let dx = region.x - point.x, dy = region.y - point.y
-            if dx * dx + dy * dy <= region.radius * region.radius { result.insert(region.region) }
+            if dx * dx + dy * dy <= region.radius * region.radius { candidates.append(region.region) }
+        }
+        guard !candidates.isEmpty, let location = try? topology.snap(point) else { return result }
+        for (region, distance) in zip(candidates, search.distances(from: location, toRegions: candidates)) where distance == 0 {
+            result.insert(region)
         }
         return result
     }
 
+    /// ``insideRegions(_:using:)`` with a search of its own.
+    public func insideRegions(_ point: VenuePoint) -> Set<Int> {
+        insideRegions(point, using: WalkingDistanceSearch(topology: topology))
+    }
+
     private func constraint(_ region: Int, _ kind: PositionConstraint.Kind) -> PositionConstraint {
         let r = topology.regions[region]
-        let p = r.position!
+        guard let p = r.position else {
+            return PositionConstraint(kind, x: 0, y: 0, level: r.level ?? "", radius: .infinity)
+        }
         return PositionConstraint(kind, x: p.x, y: p.y, level: p.level, radius: r.radius)
     }
 

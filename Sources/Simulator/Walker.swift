@@ -9,6 +9,9 @@ public struct Walker: Sendable {
     public let graph: WalkGraph
     /// Where it is now.
     public private(set) var position: VenuePoint
+    /// The levels it can hear as its own: its level, and on a link between levels (stairs, lift)
+    /// both ends' levels — what makes a per-level wildcard region fire while climbing.
+    public private(set) var levels: Set<String> = []
     /// Metres walked so far (along links, as the planner measures walking).
     public private(set) var distanceWalked: Double = 0
     /// Walking speed range, m/s.
@@ -32,6 +35,7 @@ public struct Walker: Sendable {
         self.generator = SeededGenerator(seed: seed)
         let start = graph.regionNodes[Int(generator.next() % UInt64(graph.regionNodes.count))]
         self.position = graph.nodes[start].point
+        self.levels = [graph.nodes[start].point.level]
         self.path = [start]
         self.speed = speedRange.lowerBound
         self.scripted = false
@@ -54,6 +58,7 @@ public struct Walker: Sendable {
         self.pauseRange = 0...0
         self.generator = SeededGenerator(seed: 0)
         self.position = graph.nodes[first].point
+        self.levels = [graph.nodes[first].point.level]
         self.path = nodes
         self.speed = speed
         self.scripted = true
@@ -95,12 +100,14 @@ public struct Walker: Sendable {
     private mutating func updatePosition() {
         guard leg + 1 < path.count else {
             position = graph.nodes[path[leg]].point
+            levels = [position.level]
             return
         }
         let a = graph.nodes[path[leg]].point, b = graph.nodes[path[leg + 1]].point
         let length = graph.linkDistance(path[leg], path[leg + 1]) ?? 0
         let t = length > 0 ? along / length : 1
         position = VenuePoint(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t, level: t < 0.5 ? a.level : b.level)
+        levels = along > 0 ? [a.level, b.level] : [a.level]
     }
 
     private mutating func planNextLeg() {
