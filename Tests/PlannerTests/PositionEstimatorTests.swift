@@ -132,6 +132,25 @@ import Testing
         #expect(hypot(alone.x - 9, alone.y - 5) < 1.5)
     }
 
+    @Test func aLevelWideEnterEventMovesTheClientToThatLevel() throws {
+        // Two levels, anchors on both; the readings are ambiguous (everything faint), the phone
+        // reports entering L1's wildcard region.
+        var anchors = Self.room
+        anchors.append(PositionAnchor(id: "up", x: 10, y: 8, height: 2.5, level: "L1"))
+        let areas = [PositionArea(level: "L0", minX: 0, minY: 0, maxX: 20, maxY: 16), PositionArea(level: "L1", minX: 0, minY: 0, maxX: 20, maxY: 16)]
+        let estimator = try PositionEstimator(anchors: anchors, areas: areas, configuration: Self.configuration)
+        let faint = estimator.anchors.indices.map { PositionObservation(anchor: $0, rssi: -82) }
+        let without = try #require(estimator.update(nil, observations: faint, at: Self.t0))
+        #expect(without.level == "L0")
+        let onL1 = PositionConstraint(.inside, x: 0, y: 0, level: "L1", radius: .infinity)
+        let with = try #require(estimator.update(nil, observations: faint, constraints: [onL1], at: Self.t0))
+        #expect(with.level == "L1")
+        // Leaving L1's region puts it back downstairs.
+        let offL1 = PositionConstraint(.outside, x: 0, y: 0, level: "L1", radius: .infinity)
+        let back = try #require(estimator.update(with.state, observations: faint, constraints: [offL1], at: Self.t0.addingTimeInterval(1)))
+        #expect(back.level == "L0")
+    }
+
     @Test func perClientStateIsSmall() {
         #expect(MemoryLayout<PositionState>.size <= 64)
     }
