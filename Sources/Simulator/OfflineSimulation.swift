@@ -12,9 +12,10 @@ public import Topology
 /// - an entry into or exit from a *monitored* region wakes it for `wakeDuration` seconds (iOS's
 ///   background time); an entry into an unmonitored region goes unnoticed (and is a miss);
 /// - while awake it reports at once on the waking event and then every `reportInterval`: the
-///   estimator folds in the evidence (ranged beacons, or gateways' sightings, plus the event as an
-///   inside/outside constraint), the strategy plans from the estimate snapped onto the graph, and
-///   the phone applies the plan (removes, then adds) immediately;
+///   estimator folds in the evidence (ranged beacons, or gateways' sightings; the event as an
+///   inside/outside constraint, and the monitored regions iOS says it is inside), the strategy
+///   plans from the estimate snapped onto the graph, and the phone applies the plan (removes, then
+///   adds) immediately;
 /// - asleep, it neither reports nor applies anything (with gateway evidence the estimator keeps
 ///   tracking it, since gateways hear it anyway).
 ///
@@ -243,12 +244,25 @@ public struct OfflineSimulation: Sendable {
                 for region in entered {
                     let monitored = phone.monitoredSet.contains(region)
                     phone.tally.recordEntry(region: topology.regions[region].id, monitored: monitored)
+                    if !monitored, ProcessInfo.processInfo.environment["SIMDEBUG"] != nil {
+                        let est = phone.state.map { "\($0.x),\($0.y),L\($0.level) sd \($0.variance.squareRoot()) t \($0.time)" } ?? "-"
+                        var dist = "?"
+                        if let p = phone.state, let loc = try? topology.snap(VenuePoint(x: p.x, y: p.y, level: estimator.levels[Int(p.level)])) {
+                            let near = search.nearestRegions(from: loc, count: 40)
+                            dist = near.firstIndex(where: { $0.region == region }).map { "rank \($0) d \(near[$0].distance)" } ?? ">40"
+                        }
+                        print("MISS \(configuration.strategies[index]) client \(client) t \(now) region \(topology.regions[region].id) truth \(truth) awake \(now < phone.awakeUntil) est \(est) \(dist) setsize \(phone.monitored.count)")
+                    }
                     if monitored { constraints.append(constraint(region, .inside)) }
                 }
                 for region in exited where phone.monitoredSet.contains(region) {
                     constraints.append(constraint(region, .outside))
                 }
                 let woken = !constraints.isEmpty
+                // iOS knows which monitored regions it is inside; each report says so.
+                for region in insideNow.sorted() where phone.monitoredSet.contains(region) && !entered.contains(region) {
+                    constraints.append(constraint(region, .inside))
+                }
                 if woken {
                     if now >= phone.awakeUntil { phone.tally.wakes += 1 }
                     phone.awakeUntil = max(phone.awakeUntil, now + configuration.wakeDuration)
@@ -259,17 +273,17 @@ public struct OfflineSimulation: Sendable {
                 let tracks = configuration.evidence == .gateways && due
                 if reports || tracks {
                     if lastReadingsTick != tick {
-                        readings = self.readings(at: truth, client: client, tick: tick, noise: noise)
+                        readings = self.readings(at: truth, climb: walker.climb, client: client, tick: tick, noise: noise)
                         lastReadingsTick = tick
                     }
                     // Position: the estimator's (or the truth's), snapped onto the graph.
                     var point: VenuePoint? = nil
                     if configuration.evidence == .truth {
                         point = truth
-                    } else if let estimate = estimator.update(phone.state, observations: readings, constraints: constraints, at: Date(timeIntervalSinceReferenceDate: now)) {
+                    } else if let estimate = estimator.update(phone.state, observations: readings, constraints: reports ? constraints : [], at: Date(timeIntervalSinceReferenceDate: now)) {
                         phone.state = estimate.state
                         point = VenuePoint(x: estimate.x, y: estimate.y, level: estimate.level)
-                        if reports {
+                        if reports, walker.climb == nil {  // between floors the truth has no level
                             if estimate.level == truth.level {
                                 errors.append(hypot(estimate.x - truth.x, estimate.y - truth.y))
                             } else {
@@ -364,10 +378,16 @@ public struct OfflineSimulation: Sendable {
     }
 
     /// The readings of one report: every anchor heard from the true position, the strongest kept.
-    private func readings(at truth: VenuePoint, client: Int, tick: Int, noise: CounterNoise) -> [PositionObservation] {
+    private func readings(at truth: VenuePoint, climb: (level: String, fraction: Double)?, client: Int, tick: Int, noise: CounterNoise) -> [PositionObservation] {
         guard configuration.evidence != .truth else { return [] }
-        let order = levelOrder[truth.level] ?? 0
-        let z = (levelElevation[truth.level] ?? 0) + configuration.phoneHeight
+        var order = levelOrder[truth.level] ?? 0
+        var z = (levelElevation[truth.level] ?? 0) + configuration.phoneHeight
+        if let climb {
+            // Part-way up (or down) the stairs: between the floors, nearer the one it is closer to.
+            let target = levelElevation[climb.level] ?? 0
+            z += climb.fraction * (target - (levelElevation[truth.level] ?? 0))
+            if climb.fraction >= 0.5 { order = levelOrder[climb.level] ?? order }
+        }
         var heard: [PositionObservation] = []
         for (index, anchor) in anchorGeometry.enumerated() {
             let dx = anchor.x - truth.x, dy = anchor.y - truth.y, dz = anchor.z - z

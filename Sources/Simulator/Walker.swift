@@ -1,8 +1,9 @@
 public import Topology
 
 /// A person walking the venue along its graph: to a random region, a pause there, then to another,
-/// at a walking speed drawn per leg. Positions between nodes are interpolated along the link
-/// (a link between levels changes level half-way). Deterministic for its seed.
+/// at a walking speed drawn per leg. Positions between nodes are interpolated along the link; on a
+/// link between levels the walker stays at its start (see ``climb``) until it arrives. Deterministic
+/// for its seed.
 ///
 /// Also scripted: ``init(graph:route:speed:)`` walks a fixed list of nodes once, then stands still.
 public struct Walker: Sendable {
@@ -12,6 +13,10 @@ public struct Walker: Sendable {
     /// The levels it can hear as its own: its level, and on a link between levels (stairs, lift)
     /// both ends' levels — what makes a per-level wildcard region fire while climbing.
     public private(set) var levels: Set<String> = []
+    /// On a link between levels (stairs, lift): the level it is going to and how far along it is
+    /// (0…1). The position stays at the link's start until it arrives; radio models can raise the
+    /// walker by this fraction of the height between the levels.
+    public private(set) var climb: (level: String, fraction: Double)? = nil
     /// Metres walked so far (along links, as the planner measures walking).
     public private(set) var distanceWalked: Double = 0
     /// Walking speed range, m/s.
@@ -101,13 +106,22 @@ public struct Walker: Sendable {
         guard leg + 1 < path.count else {
             position = graph.nodes[path[leg]].point
             levels = [position.level]
+            climb = nil
             return
         }
         let a = graph.nodes[path[leg]].point, b = graph.nodes[path[leg + 1]].point
         let length = graph.linkDistance(path[leg], path[leg + 1]) ?? 0
         let t = length > 0 ? along / length : 1
-        position = VenuePoint(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t, level: t < 0.5 ? a.level : b.level)
-        levels = along > 0 ? [a.level, b.level] : [a.level]
+        if a.level != b.level {
+            // In the stairwell or the lift: on neither floor's graph until it arrives.
+            position = a
+            levels = along > 0 ? [a.level, b.level] : [a.level]
+            climb = along > 0 ? (b.level, t) : nil
+            return
+        }
+        position = VenuePoint(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t, level: a.level)
+        levels = [a.level]
+        climb = nil
     }
 
     private mutating func planNextLeg() {
