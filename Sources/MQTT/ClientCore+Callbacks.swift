@@ -1,0 +1,198 @@
+import CMosquitto
+import Foundation
+import Logging
+
+/// libmosquitto's callbacks, all called on the network thread.
+extension ClientCore {
+    func didConnect(code: Int32, sessionPresent: Bool) {
+        if code == 0 {
+            state.withLock { state in
+                state.reconnectDelay = configuration.reconnectDelayMin
+                state.setConnection(.connected)
+                for (filter, subscription) in state.subscriptions where !sessionPresent || !subscription.confirmed {
+                    state.subscriptions[filter]?.confirmed = false
+                    sendSubscribe(filter, qos: subscription.qos, state: &state)
+                }
+                for waiter in state.connectWaiters { waiter.resume(returning: .success(())) }
+                state.connectWaiters.removeAll()
+            }
+            logger.info("MQTT connected", metadata: ["broker": "\(broker)", "sessionPresent": "\(sessionPresent)"])
+        } else {
+            let error = refusal(code: code)
+            state.withLock { state in
+                state.setConnection(.disconnected(error))
+                for waiter in state.connectWaiters { waiter.resume(returning: .failure(error)) }
+                state.connectWaiters.removeAll()
+            }
+            logger.error("MQTT connection refused", metadata: ["broker": "\(broker)", "error": "\(error)"])
+        }
+    }
+
+    /// Maps a CONNACK failure code to the error that names its cause.
+    func refusal(code: Int32) -> MQTTError {
+        let user = configuration.url.username
+        switch configuration.protocolVersion {
+        case .v311:
+            switch code {
+            case 4: return .badCredentials(broker: broker, user: user)
+            case 5: return .notAuthorized(broker: broker, user: user)
+            default: return .connectionRefused(broker: broker, code: Int(code), reason: MosquittoLibrary.connackText(code))
+            }
+        case .v5:
+            switch code {
+            case 134: return .badCredentials(broker: broker, user: user)
+            case 135: return .notAuthorized(broker: broker, user: user)
+            default: return .connectionRefused(broker: broker, code: Int(code), reason: MosquittoLibrary.reasonText(code))
+            }
+        }
+    }
+
+    func didDisconnect(code: Int32) {
+        let reason: String =
+            switch code {
+            case 0: "disconnected"
+            case 1..<0x80: MosquittoLibrary.errorText(code)
+            default: MosquittoLibrary.reasonText(code)
+            }
+        let wasConnected = state.withLock { state -> Bool in
+            // Unwritten QoS 0 packets are discarded on reconnect; QoS ≥ 1 messages stay queued and are resent.
+            state.pendingAtMostOnce = 0
+            state.resumeDrainWaitersIfEmpty()
+            guard state.acceptsWork else { return false }
+            switch state.connection {
+            case .connected, .connecting:
+                let wasConnected = state.connection == .connected
+                state.setConnection(.disconnected(.connectionLost(broker: broker, reason: reason)))
+                return wasConnected
+            default:
+                return false
+            }
+        }
+        if wasConnected {
+            logger.warning("MQTT connection lost; reconnecting", metadata: ["broker": "\(broker)", "reason": "\(reason)"])
+        }
+    }
+
+    func didComplete(messageID: Int32, reason: Int32) {
+        let rejected: (String, Int32)? = state.withLock { state in
+            defer { state.resumeDrainWaitersIfEmpty() }
+            guard let pending = state.pendingAcks.removeValue(forKey: messageID) else {
+                // A QoS 0 message was written to the socket.
+                if state.pendingAtMostOnce > 0 { state.pendingAtMostOnce -= 1 }
+                return nil
+            }
+            if reason >= 0x80 {
+                let error = MQTTError.publishRejected(topic: pending.topic, reason: MosquittoLibrary.reasonText(reason))
+                pending.waiter?.resume(returning: .failure(error))
+                return pending.waiter == nil ? (pending.topic, reason) : nil
+            }
+            pending.waiter?.resume(returning: .success(()))
+            return nil
+        }
+        if let (topic, reason) = rejected {
+            logger.warning(
+                "MQTT publish rejected by the broker",
+                metadata: ["topic": "\(topic)", "reason": "\(MosquittoLibrary.reasonText(reason))"])
+        }
+    }
+
+    func didReceive(_ raw: mosquitto_message, properties: OpaquePointer?) {
+        let topic = raw.topic.map { String(cString: $0) } ?? ""
+        let payload: [UInt8] =
+            if let bytes = raw.payload, raw.payloadlen > 0 {
+                Array(UnsafeRawBufferPointer(start: bytes, count: Int(raw.payloadlen)))
+            } else {
+                []
+            }
+        let message = MQTTMessage(
+            topic: topic, payload: payload, qos: QoS(rawValue: raw.qos) ?? .atMostOnce, retain: raw.retain,
+            userProperties: properties.map(Self.userProperties) ?? [])
+        var dropped = 0
+        state.withLock { state in
+            if state.messageObservers.isEmpty {
+                if state.parkedMessages.count < configuration.messageBufferLimit {
+                    state.parkedMessages.append(message)
+                } else {
+                    dropped += 1
+                }
+                return
+            }
+            for observer in state.messageObservers.values {
+                if case .dropped = observer.yield(message) { dropped += 1 }
+            }
+        }
+        if dropped > 0 {
+            let total = droppedMessages.add(dropped, ordering: .relaxed).newValue
+            if total == dropped || total % 10_000 < dropped {
+                logger.warning(
+                    "MQTT consumer too slow: incoming messages dropped",
+                    metadata: ["dropped": "\(total)", "bufferLimit": "\(configuration.messageBufferLimit)", "topic": "\(topic)"])
+            }
+        }
+    }
+
+    /// Copies the MQTT 5 user properties out of a libmosquitto property list.
+    static func userProperties(_ list: OpaquePointer) -> [MQTTUserProperty] {
+        var result: [MQTTUserProperty] = []
+        var name: UnsafeMutablePointer<CChar>?
+        var value: UnsafeMutablePointer<CChar>?
+        let identifier = Int32(MQTT_PROP_USER_PROPERTY.rawValue)
+        var current = mosquitto_property_read_string_pair(list, identifier, &name, &value, false)
+        while current != nil {
+            if let name, let value {
+                result.append(MQTTUserProperty(String(cString: name), String(cString: value)))
+            }
+            free(name)
+            free(value)
+            name = nil
+            value = nil
+            current = mosquitto_property_read_string_pair(current, identifier, &name, &value, true)
+        }
+        return result
+    }
+
+    func didSubscribe(messageID: Int32, granted: Int32) {
+        state.withLock { state in
+            guard let filter = state.subscribeRequests.removeValue(forKey: messageID) else { return }
+            let result: Result<QoS, MQTTError>
+            if granted >= 0x80 || QoS(rawValue: granted) == nil {
+                state.subscriptions.removeValue(forKey: filter)
+                let reason = granted == 0x80 ? "the broker refused it" : MosquittoLibrary.reasonText(granted)
+                result = .failure(.subscriptionRefused(filter: filter, reason: reason))
+            } else {
+                state.subscriptions[filter]?.confirmed = true
+                result = .success(QoS(rawValue: granted)!)
+            }
+            for waiter in state.subscribeWaiters.removeValue(forKey: filter) ?? [] {
+                waiter.resume(returning: result)
+            }
+        }
+    }
+
+    func didUnsubscribe(messageID: Int32) {
+        state.withLock { state in
+            state.unsubscribeWaiters.removeValue(forKey: messageID)?.resume(returning: .success(()))
+        }
+    }
+
+    func didLog(level: Int32, text: String) {
+        if level & Int32(MOSQ_LOG_ERR) != 0 {
+            lastLibraryError.withLock { $0 = text }
+            logger.debug("libmosquitto error", metadata: ["broker": "\(broker)", "message": "\(text)"])
+        }
+    }
+
+    /// Sends a SUBSCRIBE for `filter`; called with `state` held.
+    func sendSubscribe(_ filter: String, qos: QoS, state: inout CoreState) {
+        var messageID: Int32 = 0
+        let rc = mosquitto_subscribe_v5(handle, &messageID, filter, qos.rawValue, 0, nil)
+        if rc == MosquittoLibrary.success {
+            state.subscribeRequests[messageID] = filter
+        } else if rc != MosquittoLibrary.noConnection {
+            let error = MQTTError.library(operation: "subscribe to '\(filter)'", code: Int(rc), message: MosquittoLibrary.errorText(rc))
+            for waiter in state.subscribeWaiters.removeValue(forKey: filter) ?? [] {
+                waiter.resume(returning: .failure(error))
+            }
+        }
+    }
+}

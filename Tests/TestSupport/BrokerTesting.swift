@@ -1,0 +1,36 @@
+public import MQTT
+
+/// Runs `body` with a fresh ``MosquittoBroker`` and stops the broker afterwards, also when `body` throws.
+public func withMosquittoBroker<Result>(
+    _ configuration: MosquittoBroker.Configuration = .init(),
+    _ body: (MosquittoBroker) async throws -> Result
+) async throws -> Result {
+    let broker = try await MosquittoBroker.start(configuration)
+    do {
+        let result = try await body(broker)
+        await broker.stop()
+        return result
+    } catch {
+        broker.kill()
+        throw error
+    }
+}
+
+/// Runs `body` with a connected ``MQTTClient`` and disconnects it afterwards, also when `body` throws.
+public func withConnectedClient<Result>(
+    _ configuration: MQTTConfiguration,
+    timeout: Duration = .seconds(10),
+    _ body: (MQTTClient) async throws -> Result
+) async throws -> Result {
+    let client = try MQTTClient(configuration: configuration)
+    do {
+        try client.connect()
+        try await withTimeout(timeout, "connecting to \(configuration.url)") { try await client.connected() }
+        let result = try await body(client)
+        await client.disconnect()
+        return result
+    } catch {
+        await client.disconnect()
+        throw error
+    }
+}
