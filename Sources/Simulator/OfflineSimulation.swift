@@ -191,6 +191,7 @@ public struct OfflineSimulation: Sendable {
             venue: topology.name, regions: topology.regions.count, clients: walkers.count, duration: configuration.duration,
             seed: configuration.seed, budget: budget, evidence: configuration.evidence,
             wakeDuration: configuration.wakeDuration, reportInterval: configuration.reportInterval,
+            hysteresis: SimulationReport.Hysteresis(margin: configuration.planner.margin, swapThreshold: configuration.planner.swapThreshold, guardDistance: configuration.planner.guardDistance),
             strategies: zip(configuration.strategies, totals).map { SimulationReport.StrategyResult(strategy: $0, tally: $1) },
             positionError: TetamReport.Summary(errors), levelMismatches: levelMismatches)
     }
@@ -244,15 +245,6 @@ public struct OfflineSimulation: Sendable {
                 for region in entered {
                     let monitored = phone.monitoredSet.contains(region)
                     phone.tally.recordEntry(region: topology.regions[region].id, monitored: monitored)
-                    if !monitored, ProcessInfo.processInfo.environment["SIMDEBUG"] != nil {
-                        let est = phone.state.map { "\($0.x),\($0.y),L\($0.level) sd \($0.variance.squareRoot()) t \($0.time)" } ?? "-"
-                        var dist = "?"
-                        if let p = phone.state, let loc = try? topology.snap(VenuePoint(x: p.x, y: p.y, level: estimator.levels[Int(p.level)])) {
-                            let near = search.nearestRegions(from: loc, count: 40)
-                            dist = near.firstIndex(where: { $0.region == region }).map { "rank \($0) d \(near[$0].distance)" } ?? ">40"
-                        }
-                        print("MISS \(configuration.strategies[index]) client \(client) t \(now) region \(topology.regions[region].id) truth \(truth) awake \(now < phone.awakeUntil) est \(est) \(dist) setsize \(phone.monitored.count)")
-                    }
                     if monitored { constraints.append(constraint(region, .inside)) }
                 }
                 for region in exited where phone.monitoredSet.contains(region) {
