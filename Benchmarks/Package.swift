@@ -8,12 +8,14 @@ let package = Package(
     name: "BeaconFleetBenchmarks",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(path: ".."),
+        .package(name: "BeaconFleet", path: ".."),
         .package(url: "https://github.com/davecom/SwiftGraph", from: "4.0.0"),
     ],
     targets: [
         .executableTarget(name: "DecodeBenchmark", dependencies: [.product(name: "BeaconKit", package: "BeaconFleet")]),
-        .executableTarget(name: "MQTTBenchmark", dependencies: [.product(name: "MQTT", package: "BeaconFleet")]),
+        .executableTarget(name: "MQTTBenchmark", dependencies: [.product(name: "MQTT", package: "BeaconFleet"), "MosquittoBaseline"]),
+        // The plain C libmosquitto publisher MQTTBenchmark compares the Swift wrapper against.
+        .target(name: "MosquittoBaseline", linkerSettings: [.linkedLibrary("mosquitto"), .linkedLibrary("pthread")]),
         .executableTarget(name: "AgentBenchmark", dependencies: [.product(name: "Agent", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"), .product(name: "BeaconKit", package: "BeaconFleet")]),
         .executableTarget(
             name: "TopologyBenchmark",
