@@ -74,6 +74,7 @@ let package = Package(
                 "Planner", "WireProtocol", "MQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -113,7 +114,7 @@ let package = Package(
         .testTarget(name: "TopologyTests", dependencies: ["Topology", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "AgentTests", dependencies: ["Agent", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "WireProtocol", "MQTT", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

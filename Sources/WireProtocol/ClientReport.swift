@@ -16,17 +16,21 @@ public struct ClientReport: VersionedPayload, Equatable {
     public var budget: Int?
     /// The identity the phone itself advertises, so gateways' sightings of it join this client.
     public var advertising: BeaconIdentity?
+    /// The `regions` version the phone has applied; lets the coordinator tell a stale `monitored`
+    /// list (sent before the latest `regions` arrived) from iOS having dropped a region.
+    public var version: UInt64?
 
-    public init(time: Date? = nil, ranged: [RangedBeacon] = [], events: [RegionEvent] = [], monitored: [String]? = nil, budget: Int? = nil, advertising: BeaconIdentity? = nil) {
+    public init(time: Date? = nil, ranged: [RangedBeacon] = [], events: [RegionEvent] = [], monitored: [String]? = nil, budget: Int? = nil, advertising: BeaconIdentity? = nil, version: UInt64? = nil) {
         self.time = time
         self.ranged = ranged
         self.events = events
         self.monitored = monitored
         self.budget = budget
         self.advertising = advertising
+        self.version = version
     }
 
-    enum CodingKeys: String, CodingKey { case v, time, ranged, events, monitored, budget, advertising }
+    enum CodingKeys: String, CodingKey { case v, time, ranged, events, monitored, budget, advertising, version }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -37,6 +41,7 @@ public struct ClientReport: VersionedPayload, Equatable {
         monitored = try c.decodeIfPresent([String].self, forKey: .monitored)
         budget = try c.decodeIfPresent(Int.self, forKey: .budget)
         advertising = try c.decodeIfPresent(BeaconIdentity.self, forKey: .advertising)
+        version = try c.decodeIfPresent(UInt64.self, forKey: .version)
     }
 }
 

@@ -71,7 +71,7 @@ public enum RFC3339 {
                 i += 1
             }
             guard digits > 0 else { return nil }
-            for _ in digits..<3 where digits < 3 { fractionMillis *= 10 }
+            if digits < 3 { for _ in digits..<3 { fractionMillis *= 10 } }
         }
         guard i < b.count else { return nil }
         var offsetMinutes: Int64 = 0

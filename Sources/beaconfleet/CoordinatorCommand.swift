@@ -1,10 +1,147 @@
 import ArgumentParser
+import Coordinator
+import Foundation
+import Logging
+import MQTT
+import ServiceLifecycle
+import WireProtocol
 
-/// `beaconfleet coordinator` (placeholder until its issue lands).
+/// How the coordinator and `watch` reach the broker: URL plus optional TLS files.
+struct CoordinatorBrokerOptions: ParsableArguments {
+    @Option(help: "Broker URL: mqtt://[user:pass@]host[:port] or mqtts://…")
+    var broker: String
+
+    @Option(help: "CA certificate file for mqtts://")
+    var caFile: String?
+
+    @Option(help: "Client certificate file for mqtts://")
+    var certFile: String?
+
+    @Option(help: "Client key file for mqtts://")
+    var keyFile: String?
+
+    @Option(help: "Topic prefix.")
+    var prefix: String = Topics.defaultPrefix
+
+    func url() throws -> BrokerURL {
+        do {
+            return try BrokerURL(parsing: broker)
+        } catch {
+            throw ValidationError("--broker \(broker): \(error)")
+        }
+    }
+
+    func topics() throws -> Topics {
+        do {
+            return try Topics(prefix: prefix)
+        } catch {
+            throw ValidationError("--prefix \(prefix): \(error) (no '+', '#', leading or trailing '/')")
+        }
+    }
+
+    func apply(to configuration: inout MQTTConfiguration) {
+        configuration.tls = MQTTTLSFiles(caFile: caFile, certificateFile: certFile, keyFile: keyFile)
+    }
+}
+
+/// `beaconfleet coordinator`: the service that keeps every client's 20 nearest regions.
 struct CoordinatorCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "coordinator", abstract: "Not built yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "coordinator",
+        abstract: "Keep, for every phone and tag, the regions nearest by walking distance, over MQTT.",
+        discussion: """
+            Subscribes to gateways' sightings and status and to phones' reports, estimates each client's \
+            position on the venue's graph and publishes, per client, its monitored set (retained, versioned, \
+            with the add/remove diff) and enter/exit/moved events. State survives restarts in --state. \
+            The topology is reloaded on SIGHUP or when its files change; an invalid one is refused and \
+            the previous one kept. See docs/coordinator.md.
+
+            Examples:
+              beaconfleet coordinator --broker mqtt://localhost --topology topology/museum
+              beaconfleet coordinator --broker mqtt://coord:secret@broker:1883 --topology topology/mall \\
+                  --state /var/lib/beaconfleet/state.sqlite --http 0.0.0.0:9090 --budget 18
+              beaconfleet coordinator --broker mqtts://broker:8883 --ca-file ca.pem --topology venue/
+            """)
+
+    @OptionGroup var connection: CoordinatorBrokerOptions
+
+    @Option(help: "The venue directory (see topology/README.md).")
+    var topology: String
+
+    @Option(help: "SQLite file for durable client state (default: in memory, lost on restart).")
+    var state: String?
+
+    @Option(help: "Serve /healthz, /metrics and /api/clients/{id} on HOST:PORT.")
+    var http: String?
+
+    @Option(help: "Region slots per client (1…20); phones may ask for fewer.")
+    var budget: Int = 20
+
+    @Option(help: "Forget clients not heard from for this many seconds and clear their retained regions.")
+    var idleTimeout: Int = 900
+
+    @Option(help: "Windows a healthy gateway must miss a client before it stops vouching for it.")
+    var absenceWindows: Int = 3
+
+    @Option(help: "Sightings batches that may wait before the oldest are shed.")
+    var queueLimit: Int = 10_000
+
+    @Option(help: "MQTT client id (default: random).")
+    var clientId: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard (1...20).contains(budget) else { throw ValidationError("--budget \(budget): must be 1…20 (iOS monitors at most 20 regions)") }
+        guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
+        guard absenceWindows > 0 else { throw ValidationError("--absence-windows must be positive") }
+        if let http { _ = try Self.parseAddress(http) }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel): not a level") }
+    }
+
+    static func parseAddress(_ text: String) throws -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ValidationError("--http \(text): expected HOST:PORT, for example 127.0.0.1:9090")
+        }
+        let host = String(text[..<colon])
+        return (host.isEmpty ? "127.0.0.1" : host, port)
+    }
 
     func run() async throws {
-        throw ValidationError("beaconfleet coordinator is not built yet")
+        var logger = Logger(label: "beaconfleet.coordinator")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let directory = URL(fileURLWithPath: topology, isDirectory: true)
+        guard FileManager.default.fileExists(atPath: directory.path) else {
+            throw ValidationError("--topology \(topology): no such directory")
+        }
+        var configuration = try CoordinatorConfiguration(
+            broker: try connection.url(), topologyDirectory: directory, statePath: state, http: try http.map(Self.parseAddress),
+            topics: try connection.topics(),
+            engine: .init(budget: budget, absenceWindows: absenceWindows, idleTimeout: Int64(idleTimeout) * 1000),
+            clientID: clientId)
+        configuration.sightingsQueueLimit = queueLimit
+        connection.apply(to: &configuration.mqtt)
+        let client: MQTTClient
+        let coordinator: CoordinatorService
+        do {
+            client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
+            coordinator = try CoordinatorService(configuration: configuration, client: client, logger: logger)
+        } catch {
+            // Name the cause and exit non-zero.
+            logger.critical("\(error)")
+            throw ExitCode.failure
+        }
+        var services: [any Service] = [client, coordinator]
+        if let (host, port) = configuration.http {
+            services.append(CoordinatorHTTPServer.make(core: coordinator.core, metrics: coordinator.metrics, client: client, host: host, port: port, logger: logger))
+        }
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            logger.critical("coordinator stopped: \(error)")
+            throw ExitCode.failure
+        }
     }
 }

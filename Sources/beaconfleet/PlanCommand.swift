@@ -1,10 +1,172 @@
 import ArgumentParser
+import Foundation
+import Planner
+import Topology
 
-/// `beaconfleet plan` (placeholder until its issue lands).
+/// `beaconfleet plan`: the region planner offline.
 struct PlanCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "plan", abstract: "Not built yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Plan the regions a phone should monitor at a place of a venue.",
+        discussion: """
+            The set is the pinned regions, then the regions the position is inside, then the nearest \
+            by walking distance to each region's edge (ties broken by region id), within the budget. \
+            With --monitored, the planner's hysteresis keeps what the phone already monitors where it \
+            can and prints the add/remove diff.
+
+            --stdin reads one query per line, `REGION` or `X,Y,LEVEL` (blank lines and # comments \
+            skipped), so many queries share one load. A bad line gets an error naming its line on \
+            standard error (and an "error" object with --json) and the run goes on; the exit status \
+            is 1 when any line failed.
+
+            With --json, one line per query: {"query", "budget", "position", "validFor", \
+            "regions": [{"id", "slot", "distance", "uuid", "major", "minor"}], "add", "remove"}, \
+            regions in slot order, distances in metres of walking to the region's edge.
+
+            Examples:
+              beaconfleet plan --topology topology/museum --from hall-entrance
+              beaconfleet plan --topology topology/mall --at 35.5,12,L1 --budget 10 --json
+              printf 'hall-entrance\\n12,4,L0\\n' | beaconfleet plan --topology topology/museum --stdin --json
+            """
+    )
+
+    @Option(help: "The venue directory.")
+    var topology: String
+
+    @Option(help: "Plan from this region's position (its id).")
+    var from: String?
+
+    @Option(help: "Plan from this position: X,Y,LEVEL (metres, metres, level id), snapped onto the nearest walkable link.")
+    var at: String?
+
+    @Flag(help: "Read one query per line from standard input: REGION or X,Y,LEVEL.")
+    var stdin = false
+
+    @Option(help: "Region slots (default: venue.conf's budget, else 20).")
+    var budget: Int?
+
+    @Option(help: "Comma-separated region ids the phone monitors now: plan with hysteresis and print the diff.")
+    var monitored: String?
+
+    @Flag(help: "One JSON object per query, on one line.")
+    var json = false
+
+    func validate() throws {
+        let sources = [from != nil, at != nil, stdin].filter { $0 }.count
+        guard sources == 1 else { throw ValidationError("give exactly one of --from REGION, --at X,Y,LEVEL or --stdin") }
+        if let budget, !(0...1000).contains(budget) { throw ValidationError("--budget must be from 0 to 1000, got \(budget)") }
+    }
 
     func run() async throws {
-        throw ValidationError("beaconfleet plan is not built yet")
+        let venue = try loadTopologyOrExit(topology)
+        let slots = budget ?? venue.budget ?? 20
+        let planner = RegionPlanner(topology: venue, configuration: PlannerConfiguration(budget: slots))
+        let search = WalkingDistanceSearch(topology: venue)
+        let previous = monitored.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? []
+        var output = OutputBuffer()
+        var failures = 0
+
+        func answer(_ query: String, line: Int?) {
+            do {
+                let location = try Self.locate(query, in: venue)
+                let request = PlanRequest(location: location, monitored: previous, budget: slots, now: Date(timeIntervalSince1970: 0))
+                let plan = planner.plan(request, using: search)
+                output.write(json ? Self.json(plan, query: query, location: location, venue: venue, showDiff: monitored != nil) : Self.text(plan, query: query, location: location, venue: venue, showDiff: monitored != nil))
+            } catch {
+                failures += 1
+                let place = line.map { "stdin:\($0): " } ?? ""
+                output.flush()
+                FileHandle.standardError.write(Data("\(place)error: \(error) (query '\(query)')\n".utf8))
+                if json {
+                    output.write("{\"query\": \(Self.quoted(query)), \(line.map { "\"line\": \($0), " } ?? "")\"error\": \(Self.quoted("\(error)"))}\n")
+                }
+            }
+        }
+
+        if let from { answer(from, line: nil) }
+        else if let at { answer(at, line: nil) }
+        else {
+            var lineNumber = 0
+            while let raw = readLine(strippingNewline: true) {
+                lineNumber += 1
+                let query = (raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "")
+                    .trimmingCharacters(in: .whitespaces)
+                if query.isEmpty { continue }
+                answer(query, line: lineNumber)
+            }
+        }
+        output.flush()
+        if failures > 0 {
+            if stdin { FileHandle.standardError.write(Data("plan: \(failures) quer\(failures == 1 ? "y" : "ies") failed\n".utf8)) }
+            throw ExitCode(1)
+        }
+    }
+
+    /// `X,Y,LEVEL` (it has a comma) is a position to snap; anything else a region id.
+    static func locate(_ query: String, in venue: Topology) throws -> GraphLocation {
+        if query.contains(",") { return try venue.snap(try VenuePoint(parsing: query)) }
+        return try venue.location(ofRegionID: query)
+    }
+
+    static func json(_ plan: RegionPlan, query: String, location: GraphLocation, venue: Topology, showDiff: Bool) -> String {
+        var out = "{\"query\": \(quoted(query)), \"budget\": \(plan.budget)"
+        out += ", \"position\": {\"x\": \(location.x), \"y\": \(location.y), \"level\": \(quoted(location.level)), \"offset\": \(location.offset)}"
+        out += ", \"validFor\": \(plan.validFor.isFinite ? "\(plan.validFor)" : "null")"
+        out += ", \"regions\": ["
+        out += plan.regions.map { planned in
+            let identity = venue.regions[planned.region].identity
+            return "{\"id\": \(quoted(planned.id)), \"slot\": \"\(planned.slot.rawValue)\", \"distance\": \(planned.distance.map { "\($0)" } ?? "null"), \"uuid\": \"\(identity.uuidString)\", \"major\": \(identity.major.map(String.init) ?? "null"), \"minor\": \(identity.minor.map(String.init) ?? "null")}"
+        }.joined(separator: ", ")
+        out += "]"
+        if showDiff {
+            out += ", \"add\": [\(plan.added.map { quoted($0.id) }.joined(separator: ", "))], \"remove\": [\(plan.removed.map(quoted).joined(separator: ", "))]"
+        }
+        return out + "}\n"
+    }
+
+    static func text(_ plan: RegionPlan, query: String, location: GraphLocation, venue: Topology, showDiff: Bool) -> String {
+        let place = String(format: "%.2f,%.2f,", location.x, location.y) + location.level
+        let snapped = location.offset > 0 ? String(format: " (snapped %.2f m)", location.offset) : ""
+        let valid = plan.validFor.isFinite ? String(format: "%.2f m", plan.validFor) : "anywhere"
+        var out = "\(query): at \(place)\(snapped); \(plan.regions.count) of \(plan.budget) slots; valid for \(valid)\n"
+        for (number, planned) in plan.regions.enumerated() {
+            let distance = planned.distance.map { String(format: "%8.2f m", $0) } ?? "       -  "
+            let identity = venue.regions[planned.region].identity
+            let slot = planned.slot.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+            out += String(format: "%4d  ", number + 1) + "\(slot) \(distance)  \(planned.id)  \(identity)\n"
+        }
+        if showDiff {
+            out += "  add:    \(plan.added.map(\.id).joined(separator: " "))\n  remove: \(plan.removed.joined(separator: " "))\n"
+        }
+        return out
+    }
+
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Buffers standard output so that thousands of answers cost few writes.
+struct OutputBuffer {
+    private var text = ""
+
+    mutating func write(_ piece: String) {
+        text += piece
+        if text.utf8.count > 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        guard !text.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(text.utf8))
+        text = ""
     }
 }

@@ -1,10 +1,159 @@
 import ArgumentParser
+import Foundation
+import Planner
+import Simulator
+import Topology
 
-/// `beaconfleet simulate` (placeholder until its issue lands).
+/// `beaconfleet simulate`: walking clients for quality measurement (offline), and the replay of
+/// the real tetam tracks. The live mode over MQTT (`--broker`) belongs next to these.
 struct SimulateCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "simulate", abstract: "Not built yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Measure planning quality with simulated walkers, or position error on real tracks.",
+        discussion: """
+            --offline: walkers move along the venue's walkable graph at walking speed; RSSI comes \
+            from a log-distance model with log-normal shadowing; the position estimator and the \
+            region planner run on it. The report gives, for the planner and for the baselines \
+            "straight-line nearest B" and "no hysteresis": coverage (the share of region entries \
+            whose region was already monitored when entered) and churn (adds plus removes per \
+            100 m walked). The same seed gives the same report.
+
+            --tetam DIR: replays the nine real tetam tracks as twelve gateways' sightings and \
+            reports position error against the camera truth (median, p90) for the estimator and a \
+            weighted-centroid baseline; with --topology (the tetam room) also the coverage of the \
+            regions the beacon truly entered.
+
+            Examples:
+              beaconfleet simulate --offline --topology topology/museum
+              beaconfleet simulate --offline --topology topology/mall --clients 20 --duration 30m --seed 7 --json
+              beaconfleet simulate --offline --topology topology/mall --evidence gateways
+              beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks
+              beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks --topology topology/tetam --json
+            """
+    )
+
+    @Flag(name: .long, help: "Run simulated walkers without a broker and print the quality report.")
+    var offline = false
+
+    @Option(name: .long, help: "Replay the tetam-tracks dataset in this directory (the one holding cnf/ and trk/).")
+    var tetam: String?
+
+    @Option(name: .long, help: "The venue directory.")
+    var topology: String?
+
+    @Option(name: .long, help: "Number of walking clients (offline).")
+    var clients: Int = 10
+
+    @Option(name: .long, help: "Random seed: the same seed gives the same walks and radio.")
+    var seed: UInt64 = 1
+
+    @Option(name: .long, help: "Simulated time per client, e.g. 900, 15m, 1h (offline).")
+    var duration: String = "15m"
+
+    @Option(name: .long, help: "Region budget per client (default: the venue's, else 20).")
+    var budget: Int?
+
+    @Option(name: .long, help: "Where position evidence comes from: ranging (the phone ranges region beacons while awake), gateways (gateways hear the phone all the time) or truth (no estimator: the planner alone).")
+    var evidence: String = "ranging"
+
+    @Option(name: .long, help: "tetam: comma-separated tracks to fit the radio calibration on (the rest are held out).")
+    var train: String?
+
+    @Option(name: .long, help: "Planner hysteresis: incumbents stay while ranked within the free slots plus this many (default: the planner's).")
+    var margin: Int?
+
+    @Option(name: .customLong("swap-threshold"), help: "Planner hysteresis: metres by which a region must be nearer than the incumbent it replaces (default: the planner's).")
+    var swapThreshold: Double?
+
+    @Option(name: .customLong("guard-distance"), help: "Planner: regions whose edge is within this many metres are always monitored (default: the planner's).")
+    var guardDistance: Double?
+
+    @Option(name: .customLong("wake-seconds"), help: "Background time a region event gives the phone, seconds.")
+    var wakeSeconds: Double = 10
+
+    @Flag(name: .long, help: "Print the report as JSON.")
+    var json = false
+
+    func validate() throws {
+        if offline == (tetam != nil) {
+            throw ValidationError("choose one mode: --offline --topology DIR, or --tetam DIR")
+        }
+        if offline && topology == nil { throw ValidationError("--offline needs --topology DIR") }
+        if clients < 1 { throw ValidationError("--clients must be at least 1, got \(clients)") }
+        if let budget, budget < 1 { throw ValidationError("--budget must be at least 1, got \(budget)") }
+        if SimulationDuration.seconds(duration) == nil {
+            throw ValidationError("--duration '\(duration)' is not a duration (examples: 900, 15m, 1h, 90s)")
+        }
+        if OfflineSimulation.Evidence(rawValue: evidence) == nil {
+            throw ValidationError("--evidence must be ranging, gateways or truth, got '\(evidence)'")
+        }
+    }
 
     func run() async throws {
-        throw ValidationError("beaconfleet simulate is not built yet")
+        if let tetam {
+            try runTetam(directory: tetam)
+        } else {
+            try runOffline()
+        }
+    }
+
+    private func runTetam(directory: String) throws {
+        let dataset = try TetamDataset.load(directory: URL(fileURLWithPath: directory, isDirectory: true))
+        var replay = TetamReplay(dataset: dataset)
+        if let train {
+            replay.trainingTracks = train.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        }
+        var report = try replay.run()
+        if let topology {
+            let venue = try Topology.load(directory: URL(fileURLWithPath: topology, isDirectory: true))
+            var planner = plannerConfiguration()
+            if let budget { planner.budget = budget }
+            report.coverage = try replay.coverage(topology: venue, planner: planner)
+        }
+        try emit(report, text: report.text)
+    }
+
+    private func runOffline() throws {
+        let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
+        let planner = plannerConfiguration()
+        let configuration = OfflineSimulation.Configuration(
+            clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, budget: budget,
+            evidence: OfflineSimulation.Evidence(rawValue: evidence)!, planner: planner, wakeDuration: wakeSeconds)
+        let simulation = try OfflineSimulation(topology: venue, configuration: configuration)
+        let report = simulation.run()
+        try emit(report, text: report.text)
+    }
+
+    /// The planner's defaults with the hysteresis options applied.
+    private func plannerConfiguration() -> PlannerConfiguration {
+        var planner = PlannerConfiguration()
+        if let margin { planner.margin = margin }
+        if let swapThreshold { planner.swapThreshold = swapThreshold }
+        if let guardDistance { planner.guardDistance = guardDistance }
+        return planner
+    }
+
+    private func emit<Report: Encodable>(_ report: Report, text: String) throws {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print(text)
+        }
+    }
+}
+
+/// Parses `900`, `90s`, `15m`, `1h` into seconds.
+enum SimulationDuration {
+    static func seconds(_ text: String) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
+            guard let value = Double(trimmed.dropLast(suffix.count)), value > 0, value.isFinite else { return nil }
+            return value * factor
+        }
+        guard let value = Double(trimmed), value > 0, value.isFinite else { return nil }
+        return value
     }
 }

@@ -73,3 +73,12 @@ struct WireProtocolTests {
         #expect(try WireCoding.decode(SightingsBatch.self, from: bytes, topic: "t") == batch)
     }
 }
+
+@Suite("RFC 3339 regressions")
+struct RFC3339RegressionTests {
+    @Test("more than three fraction digits parse (truncated to milliseconds) instead of trapping")
+    func longFractions() {
+        #expect(RFC3339.millisecondsSince1970("2026-11-23T09:00:00.1234Z") == 1_795_424_400_123)
+        #expect(RFC3339.millisecondsSince1970("2026-11-23T09:00:00.123456789Z") == 1_795_424_400_123)
+    }
+}

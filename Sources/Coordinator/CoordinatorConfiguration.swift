@@ -1,0 +1,44 @@
+public import Foundation
+public import MQTT
+public import WireProtocol
+
+/// Everything `beaconfleet coordinator` is configured with.
+public struct CoordinatorConfiguration: Sendable {
+    /// The broker to connect to (credentials and TLS files included).
+    public var mqtt: MQTTConfiguration
+    /// The venue directory.
+    public var topologyDirectory: URL
+    /// The SQLite state file; `nil` keeps state in memory (lost on restart).
+    public var statePath: String?
+    /// Where `/healthz`, `/metrics` and `/api/clients/{id}` are served; `nil` for no HTTP.
+    public var http: (host: String, port: Int)?
+    /// Topic prefix.
+    public var topics: Topics
+    /// The engine's tunables (budget, absence windows, idle timeout, …).
+    public var engine: CoordinatorEngine.Configuration
+    /// Sightings batches that may wait before the oldest are shed.
+    public var sightingsQueueLimit: Int = 10_000
+    /// How often the topology files are checked for changes (SIGHUP reloads at once).
+    public var topologyPollInterval: Duration = .seconds(2)
+    /// How often idle clients are expired and the status refreshed.
+    public var housekeepingInterval: Duration = .seconds(5)
+    /// Whether to plan with the topology's walking-distance planner and the radio filter
+    /// (`true`), or the straight-line planner and weighted centroid (`false`: for tests without a graph).
+    public var usesWalkingDistance = true
+
+    /// A configuration for `broker`, with the coordinator's last will (`offline`, retained) set.
+    public init(broker: BrokerURL, topologyDirectory: URL, statePath: String? = nil, http: (host: String, port: Int)? = nil,
+                topics: Topics, engine: CoordinatorEngine.Configuration = .init(), clientID: String? = nil) throws {
+        var mqtt = MQTTConfiguration(url: broker, clientID: clientID ?? MQTTConfiguration.randomClientID(prefix: "beaconfleet-coordinator"))
+        mqtt.will = LastWill(topic: topics.coordinatorStatus, payload: try WireCoding.encode(CoordinatorStatus(state: .offline)), qos: .atLeastOnce, retain: true)
+        mqtt.maxQueued = 200_000
+        mqtt.maxInflight = 1_000
+        mqtt.receiveMaximum = 10_000
+        self.mqtt = mqtt
+        self.topologyDirectory = topologyDirectory
+        self.statePath = statePath
+        self.http = http
+        self.topics = topics
+        self.engine = engine
+    }
+}

@@ -1,0 +1,111 @@
+public import Foundation
+public import Logging
+import Planner
+import Topology
+public import WireProtocol
+
+/// The engine, the state store and the metrics behind one actor: the only place client state
+/// changes. The service feeds it batches of messages; HTTP handlers read snapshots from it.
+public actor CoordinatorCore {
+    let engine: CoordinatorEngine
+    let store: StateStore?
+    let metrics: CoordinatorMetrics
+    private var log: RateLimitedLog
+    private var exported = IngestCounters()
+    private var topologyError: String?
+    private var topologyInfo: CoordinatorStatus.TopologyInfo
+
+    /// A core on `planner`'s venue, resuming the clients in `store`.
+    public init(topics: Topics, planning: PlanningSetup, configuration: CoordinatorEngine.Configuration, store: StateStore?,
+                metrics: CoordinatorMetrics, logger: Logger) throws {
+        let restored = try store?.loadClients() ?? []
+        let (planner, estimator) = try planning.make()
+        let venue = planner.venue
+        self.engine = CoordinatorEngine(topics: topics, planner: planner, estimator: estimator, configuration: configuration, restored: restored)
+        self.store = store
+        self.metrics = metrics
+        self.log = RateLimitedLog(logger: logger)
+        self.topologyInfo = .init(name: venue.name, revision: venue.revision)
+        if !restored.isEmpty { logger.info("resumed \(restored.count) clients from \(store?.path ?? "")") }
+    }
+
+    /// Applies `batch`, plans the clients it touched, writes their state and returns what to
+    /// publish (already durable).
+    public func process(_ batch: [InboundMessage], now: Date = Date()) -> [CoordinatorOutput] {
+        let millis = Int64(now.timeIntervalSince1970 * 1000)
+        for inbound in batch {
+            let message = inbound.message
+            let failure: WireError? = message.payload.withUnsafeBytes { raw -> WireError? in
+                do throws(WireError) {
+                    try engine.handle(topic: message.topic, payload: raw, now: millis)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let failure {
+                log.warning("rejected: \(failure)", source: CoordinatorCore.source(of: message.topic))
+            }
+        }
+        engine.flush(now: millis)
+        return commit()
+    }
+
+    /// Expires idle clients; returns the clears to publish.
+    public func housekeeping(now: Date = Date()) -> [CoordinatorOutput] {
+        engine.expireIdle(now: Int64(now.timeIntervalSince1970 * 1000))
+        return commit()
+    }
+
+    /// Swaps in a new topology's planner and estimator; every client is re-planned.
+    public func reload(_ planning: PlanningSetup, now: Date = Date()) throws -> [CoordinatorOutput] {
+        let (planner, estimator) = try planning.make()
+        engine.replacePlanner(planner, estimator: estimator, now: Int64(now.timeIntervalSince1970 * 1000))
+        topologyInfo = .init(name: engine.venue.name, revision: engine.venue.revision)
+        topologyError = nil
+        return commit()
+    }
+
+    /// Records a failed reload (the old topology stays).
+    public func reloadFailed(_ error: String) {
+        topologyError = error
+    }
+
+    private func commit() -> [CoordinatorOutput] {
+        let outputs = engine.takeOutputs()
+        let (changed, removed) = engine.takeChangedClients()
+        if let store, !changed.isEmpty || !removed.isEmpty {
+            do {
+                try store.save(changed, removing: removed)
+            } catch {
+                // Durable state is what lets versions continue after a crash: say so loudly, keep serving.
+                log.warning("\(error)", source: "state-store")
+            }
+        }
+        metrics.record(engine.counters, since: exported)
+        exported = engine.counters
+        metrics.clients.set(Double(engine.clientCount))
+        return outputs
+    }
+
+    /// The coordinator's status message.
+    public func status(started: Date, version: String) -> CoordinatorStatus {
+        CoordinatorStatus(state: .online, topology: topologyInfo, clients: engine.clientCount, version: version, started: started, time: Date(), error: topologyError)
+    }
+
+    /// A client as `/api/clients/{id}` shows it.
+    public func client(_ id: String) -> ClientSnapshot? { engine.snapshot(of: id) }
+
+    /// The running totals.
+    public var counters: IngestCounters { engine.counters }
+
+    /// Clients known.
+    public var clientCount: Int { engine.clientCount }
+
+    /// The gateway or client id in a topic, to rate-limit logs per source.
+    static func source(of topic: String) -> String {
+        let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count >= 5, parts[parts.count - 4] == "v1" || parts.count > 5 { return String(parts[parts.count - 2].prefix(64)) }
+        return String(topic.prefix(64))
+    }
+}

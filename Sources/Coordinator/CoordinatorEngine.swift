@@ -1,0 +1,724 @@
+public import Foundation
+public import WireProtocol
+
+/// The coordinator's logic without any I/O: messages in, decisions out.
+///
+/// It routes and validates every topic and payload, keeps per-client state (version, set,
+/// position, evidence), estimates locations, plans sets, decides enter / exit / moved events and
+/// absence, and queues ``CoordinatorOutput`` values for the service to publish. It is owned by
+/// one task (``CoordinatorCore`` wraps it in an actor) and takes the time as an argument, so the
+/// same inputs always give the same outputs.
+public final class CoordinatorEngine {
+    /// Tunables; the defaults suit a venue with 1 s gateway windows.
+    public struct Configuration: Sendable {
+        /// Slots per client when the phone does not ask for fewer (at most 20 on iOS).
+        public var budget: Int = 20
+        /// Consecutive windows of a healthy gateway that covered a client without hearing it
+        /// before that gateway stops vouching for it; when none vouches any more, the client has left.
+        public var absenceWindows: Int = 3
+        /// Re-plan when the estimate moved this far (metres) from where the last plan was made.
+        public var replanDistance: Double = 1.0
+        /// Publish a `moved` event when the estimate moved this far from the last one.
+        public var movedEventDistance: Double = 3.0
+        /// Observations older than this (milliseconds) no longer count.
+        public var observationHorizon: Int64 = 3_000
+        /// Observations kept per client.
+        public var maximumObservations: Int = 6
+        /// Clients not heard from for this long (milliseconds) expire; their retained `regions` is cleared.
+        public var idleTimeout: Int64 = 15 * 60 * 1000
+        /// Write `lastSeen` to the store at most this often per client (milliseconds).
+        public var lastSeenPersistInterval: Int64 = 60_000
+
+        public init(budget: Int = 20, absenceWindows: Int = 3, replanDistance: Double = 1.0, movedEventDistance: Double = 3.0,
+                    observationHorizon: Int64 = 3_000, idleTimeout: Int64 = 15 * 60 * 1000) {
+            self.budget = budget
+            self.absenceWindows = absenceWindows
+            self.replanDistance = replanDistance
+            self.movedEventDistance = movedEventDistance
+            self.observationHorizon = observationHorizon
+            self.idleTimeout = idleTimeout
+        }
+    }
+
+    public let topics: Topics
+    public let configuration: Configuration
+    public private(set) var planner: any RegionPlanning
+    public private(set) var estimator: any LocationEstimating
+    public var venue: VenueIndex { planner.venue }
+    /// Running totals.
+    public internal(set) var counters = IngestCounters()
+
+    var clients: [ClientRecord?] = []
+    var freeSlots: [Int32] = []
+    var clientByID: [String: Int32] = [:]
+    var clientByBeacon: [BeaconKey: Int32] = [:]
+    /// Per gateway index: clients its recent windows contained, with their consecutive misses.
+    var coverage: [[Int32: UInt8]]
+    var gatewayOnline: [Bool]
+    var lastSeq: [String: UInt64] = [:]
+    var dirtyClients: [Int32] = []
+    var outputs: [CoordinatorOutput] = []
+    var seenStamp: [UInt32] = []
+    var stamp: UInt32 = 0
+    var removedClients: [String] = []
+    /// Clients whose `needsPersist` may be set, for ``takeChangedClients()``.
+    var persistPending: [Int32] = []
+    private let decoder = SightingsBatchDecoder()
+    private var scratchBatch = DecodedSightingsBatch()
+    private let reportDecoder = WireCoding.makeDecoder()
+
+    /// An engine for `planner`'s venue, resuming `restored` clients (from the state store).
+    public init(topics: Topics, planner: any RegionPlanning, estimator: any LocationEstimating = WeightedCentroidEstimator(),
+                configuration: Configuration = Configuration(), restored: [StoredClient] = []) {
+        self.topics = topics
+        self.planner = planner
+        self.estimator = estimator
+        self.configuration = configuration
+        self.coverage = Array(repeating: [:], count: planner.venue.gatewayIDs.count)
+        self.gatewayOnline = Array(repeating: true, count: planner.venue.gatewayIDs.count)
+        scratchBatch.sightings.reserveCapacity(256)
+        for stored in restored { restore(stored) }
+    }
+
+    // MARK: - Queries
+
+    /// Clients known now.
+    public var clientCount: Int { clientByID.count }
+
+    /// A client's state as `/api/clients/{id}` shows it.
+    public func snapshot(of id: String) -> ClientSnapshot? {
+        guard let index = clientByID[id], let record = clients[Int(index)] else { return nil }
+        return snapshot(record)
+    }
+
+    func snapshot(_ record: ClientRecord) -> ClientSnapshot {
+        ClientSnapshot(
+            id: record.id, version: record.version, regions: record.regions.map { venue.regions[Int($0)].id },
+            inside: record.inside.map { venue.regions[Int($0)].id },
+            position: record.location.map { venue.position($0.point, confidence: $0.confidence) },
+            lastSeen: Date(timeIntervalSince1970: Double(record.lastSeen) / 1000), kind: record.isPhone ? "phone" : "tag",
+            present: record.present, advertising: record.beacon?.clientIdentifier)
+    }
+
+    /// Takes the outputs decided since the last call, in order.
+    public func takeOutputs() -> [CoordinatorOutput] {
+        defer { outputs.removeAll(keepingCapacity: true) }
+        return outputs
+    }
+
+    /// Takes the state of every client changed since the last call (to write before publishing),
+    /// and the ids of clients removed.
+    public func takeChangedClients() -> (changed: [StoredClient], removed: [String]) {
+        var changed: [StoredClient] = []
+        for index in persistPending {
+            let i = Int(index)
+            guard clients[i]?.needsPersist == true else { continue }
+            clients[i]!.needsPersist = false
+            clients[i]!.persistedSeen = clients[i]!.lastSeen
+            changed.append(stored(clients[i]!))
+        }
+        persistPending.removeAll(keepingCapacity: true)
+        defer { removedClients.removeAll() }
+        return (changed, removedClients)
+    }
+
+    func stored(_ record: ClientRecord) -> StoredClient {
+        StoredClient(id: record.id, version: record.version, regions: record.regions.map { venue.regions[Int($0)].id },
+                     position: record.location.map { venue.position($0.point, confidence: $0.confidence) },
+                     lastSeen: record.lastSeen, isPhone: record.isPhone, beacon: record.beacon?.storageText, budget: Int(record.budget))
+    }
+
+    // MARK: - Ingest
+
+    /// Routes one message by its topic, validates it and applies it. Throws the ``WireError``
+    /// that rejected it (already counted); nothing rejected changes any state.
+    public func handle(topic: String, payload: UnsafeRawBufferPointer, now: Int64) throws(WireError) {
+        let route: Topics.Route
+        do {
+            route = try topics.route(topic)
+        } catch {
+            counters.invalidTopics += 1
+            throw error
+        }
+        guard payload.count <= WireCoding.maximumPayloadBytes else {
+            counters.oversizedPayloads += 1
+            throw .oversizedPayload(topic: topic, bytes: payload.count, limit: WireCoding.maximumPayloadBytes)
+        }
+        switch route {
+        case .sightings(let gateway):
+            do {
+                try decoder.decode(payload, topic: topic, gateway: gateway.rawValue, into: &scratchBatch)
+            } catch {
+                counters.invalidPayloads += 1
+                throw error
+            }
+            applySightings(gateway: gateway.rawValue, batch: scratchBatch, now: now)
+        case .clientReport(let client):
+            let report: ClientReport
+            do {
+                report = try decodeReport(payload, topic: topic)
+            } catch {
+                counters.invalidPayloads += 1
+                throw error
+            }
+            applyReport(client: client.rawValue, report: report, now: now)
+        case .gatewayStatus(let gateway):
+            if payload.isEmpty { return }  // a cleared retained status
+            let status: GatewayStatus
+            do {
+                status = try WireCoding.decode(GatewayStatus.self, from: payload, topic: topic)
+            } catch {
+                counters.invalidPayloads += 1
+                throw error
+            }
+            applyGatewayStatus(gateway: gateway.rawValue, status: status)
+        case .clientRegions, .clientEvents, .coordinatorStatus:
+            // Our own outputs (or another coordinator's): not input.
+            return
+        }
+    }
+
+    /// Decodes and validates a phone's report.
+    func decodeReport(_ payload: UnsafeRawBufferPointer, topic: String) throws(WireError) -> ClientReport {
+        let report: ClientReport
+        do {
+            report = try reportDecoder.decode(ClientReport.self, from: Data(payload))
+        } catch let error as DecodingError {
+            throw .invalidPayload(topic: topic, reason: WireCoding.describe(error))
+        } catch {
+            throw .invalidPayload(topic: topic, reason: "\(error)")
+        }
+        guard report.v == 1 else { throw .unsupportedVersion(topic: topic, version: report.v) }
+        if let budget = report.budget, !(0...20).contains(budget) {
+            throw .invalidPayload(topic: topic, reason: "field budget: \(budget) is outside 0...20")
+        }
+        for (i, beacon) in report.ranged.enumerated() {
+            guard BeaconKey(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor) != nil else {
+                throw .invalidPayload(topic: topic, reason: "field ranged[\(i)].uuid: not a UUID (8-4-4-4-12 hex digits)")
+            }
+            guard (-128...20).contains(beacon.rssi) else {
+                throw .invalidPayload(topic: topic, reason: "field ranged[\(i)].rssi: \(beacon.rssi) dBm is outside -128...20")
+            }
+            if let accuracy = beacon.accuracy, !accuracy.isFinite {
+                throw .invalidPayload(topic: topic, reason: "field ranged[\(i)].accuracy: not a finite number")
+            }
+        }
+        if let advertising = report.advertising, BeaconKey(advertising) == nil {
+            throw .invalidPayload(topic: topic, reason: "field advertising.uuid: not a UUID (8-4-4-4-12 hex digits)")
+        }
+        for (i, event) in report.events.enumerated() where !Identifier.isValid(event.region) && event.region.utf8.count > 128 {
+            throw .invalidPayload(topic: topic, reason: "field events[\(i)].region: longer than 128 bytes")
+        }
+        if let monitored = report.monitored, monitored.count > 100 {
+            throw .invalidPayload(topic: topic, reason: "field monitored: \(monitored.count) entries, more than 100")
+        }
+        return report
+    }
+
+    /// Applies one gateway window. Sightings of region beacons are counted and skipped; every other
+    /// identity is a mobile client (or the phone that declared it as its advertising identity).
+    public func applySightings(gateway: String, batch: DecodedSightingsBatch, now: Int64) {
+        counters.sightingsBatches += 1
+        counters.sightings += UInt64(batch.sightings.count)
+        if let last = lastSeq[gateway] {
+            if batch.seq <= last {
+                counters.duplicateBatches += 1
+                return
+            }
+            if batch.seq > last + 1 { counters.missedBatches += batch.seq - last - 1 }
+        }
+        lastSeq[gateway] = batch.seq
+        guard let gatewayIndex = venue.gatewayByID[gateway] else {
+            counters.unknownGatewayBatches += 1
+            return
+        }
+        let g = Int(gatewayIndex)
+        if !gatewayOnline[g] { gatewayOnline[g] = true }
+        stamp &+= 1
+        if stamp == 0 {
+            for i in seenStamp.indices { seenStamp[i] = 0 }
+            stamp = 1
+        }
+        let time = batch.endMilliseconds
+        for sighting in batch.sightings {
+            if venue.regionByBeacon[sighting.key] != nil {
+                counters.regionBeaconSightings += 1
+                continue
+            }
+            let index = clientIndex(forBeacon: sighting.key, now: now)
+            seenStamp[Int(index)] = stamp
+            let distance = sighting.distance ?? CoordinatorEngine.distance(rssi: sighting.rssi, txPower: sighting.txPower)
+            let observation = CompactObservation(anchor: gatewayIndex, distance: Float(distance), rssi: Float(sighting.rssi),
+                                                 txPower: sighting.txPower.map { Int8(clamping: $0) } ?? .min,
+                                                 count: UInt16(clamping: sighting.count), time: time)
+            let wasCovered = coverage[g].updateValue(0, forKey: index) != nil
+            clients[Int(index)]!.observe(observation, maximum: configuration.maximumObservations, horizon: configuration.observationHorizon)
+            updateSeen(index, time: max(time, now), covered: wasCovered)
+        }
+        // Clients this gateway covered but did not hear in this window.
+        var departedCandidates: [Int32] = []
+        for (client, misses) in coverage[g] where seenStamp[Int(client)] != stamp {
+            let next = misses &+ 1
+            if Int(next) >= configuration.absenceWindows {
+                departedCandidates.append(client)
+            } else {
+                coverage[g][client] = next
+            }
+        }
+        for client in departedCandidates {
+            coverage[g][client] = nil
+            guard var record = clients[Int(client)] else { continue }
+            record.coverCount = record.coverCount > 0 ? record.coverCount - 1 : 0
+            clients[Int(client)] = record
+            if record.coverCount == 0, record.present { depart(client, now: time) }
+        }
+    }
+
+    @inline(__always)
+    private func updateSeen(_ index: Int32, time: Int64, covered: Bool) {
+        let i = Int(index)
+        if clients[i]!.lastSeen < time { clients[i]!.lastSeen = time }
+        if !covered { clients[i]!.coverCount &+= 1 }
+        if !clients[i]!.dirty {
+            clients[i]!.dirty = true
+            dirtyClients.append(index)
+        }
+        if !clients[i]!.present {
+            clients[i]!.present = true
+            clients[i]!.forcePlan = true
+        }
+        if time - clients[i]!.persistedSeen > configuration.lastSeenPersistInterval { clients[i]!.needsPersist = true }
+    }
+
+    /// Applies a phone's report: its budget, advertising identity, region events, ranged beacons
+    /// and, when it differs from the last plan, its monitored list (reconciliation).
+    public func applyReport(client: String, report: ClientReport, now: Int64) {
+        counters.reports += 1
+        let index = clientIndex(forID: client, now: now)
+        var record = clients[Int(index)]!
+        record.isPhone = true
+        record.lastSeen = max(record.lastSeen, now)
+        record.needsPersist = true
+        if !record.present {
+            record.present = true
+            record.forcePlan = true
+        }
+        if let budget = report.budget, UInt8(budget) != record.budget {
+            record.budget = UInt8(budget)
+            record.forcePlan = true
+            record.reason = .budget
+        }
+        clients[Int(index)] = record
+        if let advertising = report.advertising, let key = BeaconKey(advertising) {
+            adopt(beacon: key, for: index, now: now)
+        }
+        record = clients[Int(index)]!
+        let time = report.time.map { Int64($0.timeIntervalSince1970 * 1000) } ?? now
+        // Region events are the phone's own truth about inside and outside.
+        for event in report.events {
+            guard let region = venue.regionByID[event.region] else {
+                counters.unknownReferences += 1
+                continue
+            }
+            switch event.type {
+            case .enter:
+                if !record.inside.contains(region) {
+                    record.inside.append(region)
+                    record.forcePlan = true
+                    emit(.enter, region: region, record: record, time: time, evidence: "report")
+                }
+                // Entering a region is strong evidence of where the client is.
+                if let point = venue.regions[Int(region)].point,
+                   record.location.map({ $0.point.distance(to: point) > venue.regions[Int(region)].radius }) ?? true {
+                    record.location = LocationEstimate(point: point, confidence: max(1, venue.regions[Int(region)].radius), time: time)
+                }
+            case .exit:
+                if let at = record.inside.firstIndex(of: region) {
+                    record.inside.remove(at: at)
+                    record.forcePlan = true
+                    emit(.exit, region: region, record: record, time: time, evidence: "report")
+                }
+            }
+        }
+        for beacon in report.ranged {
+            guard let key = BeaconKey(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor),
+                  let region = venue.regionByBeacon[key] else {
+                counters.unknownReferences += 1
+                continue
+            }
+            guard beacon.rssi != 0, venue.regions[Int(region)].point != nil else { continue }  // unmeasured, or no place
+            let distance = beacon.accuracy.flatMap { $0 >= 0 ? $0 : nil } ?? CoordinatorEngine.distance(rssi: Double(beacon.rssi), txPower: nil)
+            record.observe(CompactObservation(anchor: -(region + 1), distance: Float(distance), rssi: Float(beacon.rssi), time: time),
+                           maximum: configuration.maximumObservations, horizon: configuration.observationHorizon)
+        }
+        // Reconciliation: what iOS monitors is the truth. A list sent before the phone applied our
+        // latest version is stale and says nothing.
+        if let monitored = report.monitored, record.version > 0, report.version.map({ $0 == record.version }) ?? true {
+            var have: [Int32] = []
+            for id in monitored {
+                if let region = venue.regionByID[id] { have.append(region) } else { counters.unknownReferences += 1 }
+            }
+            if Set(have) != Set(record.regions) || have.count != monitored.count {
+                record.reconcileFrom = have
+                record.reason = .reconcile
+            }
+        }
+        if !record.dirty {
+            record.dirty = true
+            dirtyClients.append(index)
+        }
+        clients[Int(index)] = record
+    }
+
+    /// Applies a gateway's status: an offline gateway stops vouching for anyone, without making
+    /// anyone leave (silence from a dead gateway is not evidence).
+    public func applyGatewayStatus(gateway: String, status: GatewayStatus) {
+        counters.gatewayStatuses += 1
+        guard let index = venue.gatewayByID[gateway] else { return }
+        let g = Int(index)
+        switch status.state {
+        case .online:
+            gatewayOnline[g] = true
+        case .offline:
+            gatewayOnline[g] = false
+            for client in coverage[g].keys {
+                guard var record = clients[Int(client)] else { continue }
+                record.coverCount = record.coverCount > 0 ? record.coverCount - 1 : 0
+                clients[Int(client)] = record
+            }
+            coverage[g].removeAll()
+        }
+    }
+
+    // MARK: - Deciding
+
+    /// Estimates, plans and decides events for every client touched since the last flush;
+    /// the decisions are queued for ``takeOutputs()``.
+    public func flush(now: Int64) {
+        let dirty = dirtyClients
+        dirtyClients.removeAll(keepingCapacity: true)
+        for index in dirty {
+            guard var record = clients[Int(index)] else { continue }
+            record.dirty = false
+            update(&record, now: now)
+            if record.needsPersist { persistPending.append(index) }
+            clients[Int(index)] = record
+        }
+    }
+
+    private func update(_ record: inout ClientRecord, now: Int64) {
+        let venue = self.venue
+        // Location.
+        if !record.observations.isEmpty {
+            let newest = record.observations.reduce(Int64.min) { max($0, $1.time) }
+            var fresh: [AnchorObservation] = []
+            var recent: [AnchorObservation] = []
+            for i in record.observations.indices {
+                let o = record.observations[i]
+                guard newest - o.time <= configuration.observationHorizon else { continue }
+                let anchor: AnchorObservation.Anchor
+                let point: LevelPoint
+                if o.anchor >= 0 {
+                    guard Int(o.anchor) < venue.gatewayPoints.count else { continue }
+                    anchor = .gateway(o.anchor)
+                    point = venue.gatewayPoints[Int(o.anchor)]
+                } else {
+                    let region = -(o.anchor + 1)
+                    guard Int(region) < venue.regions.count, let centre = venue.regions[Int(region)].point else { continue }
+                    anchor = .region(region)
+                    point = centre
+                }
+                let observation = AnchorObservation(anchor: anchor, point: point, distance: Double(o.distance), rssi: Double(o.rssi), count: Int(o.count),
+                                                    txPower: o.txPower == .min ? nil : Double(o.txPower), time: o.time)
+                recent.append(observation)
+                if !o.consumed {
+                    fresh.append(observation)
+                    record.observations[i].consumed = true
+                }
+            }
+            if !fresh.isEmpty, let estimate = estimator.estimate(LocationEvidence(fresh: fresh, recent: recent, inside: record.inside),
+                                                                previous: record.location, now: now) {
+                record.location = estimate
+            }
+        }
+        guard let location = record.location else { return }
+        let point = location.point
+        let time = record.lastSeen > 0 ? record.lastSeen : now
+        // Tags: inside and outside follow the estimate.
+        if !record.isPhone {
+            let inside = venue.regionsContaining(point)
+            if inside != record.inside {
+                for region in record.inside where !inside.contains(region) {
+                    emit(.exit, region: region, record: record, time: time, evidence: "sightings")
+                }
+                for region in inside where !record.inside.contains(region) {
+                    emit(.enter, region: region, record: record, time: time, evidence: "sightings")
+                }
+                if Set(inside) != Set(record.inside) { record.forcePlan = true }
+                record.inside = inside
+            }
+        }
+        if record.movedAt.map({ $0.distance(to: point) >= configuration.movedEventDistance }) ?? true {
+            record.movedAt = point
+            emit(.moved, region: nil, record: record, time: time, evidence: record.isPhone ? "report" : "sightings")
+        }
+        let moved = record.plannedAt.map { $0.distance(to: point) >= configuration.replanDistance } ?? true
+        guard moved || record.forcePlan || record.reconcileFrom != nil else { return }
+        plan(&record, at: point, now: now)
+    }
+
+    /// Plans `record` at `point` and publishes when the set changed (or a reconciliation needs it).
+    private func plan(_ record: inout ClientRecord, at point: LevelPoint, now: Int64) {
+        let budget = record.budget > 0 ? min(Int(record.budget), configuration.budget) : configuration.budget
+        let reconcile = record.reconcileFrom
+        let previous = reconcile ?? record.regions
+        let result = planner.plan(PlanningRequest(point: point, previous: previous, inside: record.inside, budget: budget))
+        counters.plans += 1
+        record.plannedAt = point
+        record.forcePlan = false
+        record.reconcileFrom = nil
+        let reason = record.reason ?? (record.version == 0 ? .initial : .moved)
+        record.reason = nil
+        let changed = result.regions != record.regions || !record.vanished.isEmpty
+        guard changed || reconcile != nil else { return }
+        if reconcile != nil { counters.reconciliations += 1 }
+        let base = Set(previous)
+        let next = Set(result.regions)
+        let add = result.regions.filter { !base.contains($0) }.map { venue.regions[Int($0)].ref }
+        let remove = record.vanished + previous.filter { !next.contains($0) }.map { venue.regions[Int($0)].id }
+        record.vanished = []
+        record.version += 1
+        record.regions = result.regions
+        record.needsPersist = true
+        let message = RegionsMessage(
+            version: record.version, budget: budget, regions: result.regions.map { venue.regions[Int($0)].ref }, add: add, remove: remove,
+            position: record.location.map { venue.position($0.point, confidence: $0.confidence) }, reason: reason.rawValue,
+            validFor: result.validFor.map { ($0 * 100).rounded() / 100 }, time: Date(timeIntervalSince1970: Double(now) / 1000))
+        outputs.append(.regions(client: record.id, message))
+        counters.regionsPublished += 1
+    }
+
+    private func emit(_ type: ClientEvent.Kind, region: Int32?, record: ClientRecord, time: Int64, evidence: String) {
+        let event = ClientEvent(
+            client: record.id, type: type, region: region.map { venue.regions[Int($0)].id },
+            position: record.location.map { venue.position($0.point, confidence: $0.confidence) },
+            time: Date(timeIntervalSince1970: Double(time) / 1000), evidence: evidence)
+        outputs.append(.event(client: record.id, event))
+        counters.eventsPublished += 1
+    }
+
+    /// The client left: every healthy gateway that covered it has missed it for several windows.
+    private func depart(_ index: Int32, now: Int64) {
+        guard var record = clients[Int(index)] else { return }
+        counters.departures += 1
+        for region in record.inside {
+            emit(.exit, region: region, record: record, time: now, evidence: "absence")
+        }
+        record.inside = []
+        record.present = false
+        record.observations = []
+        record.needsPersist = true
+        clients[Int(index)] = record
+        persistPending.append(index)
+    }
+
+    /// Expires clients idle longer than the configured timeout: they are forgotten and their
+    /// retained `regions` cleared.
+    public func expireIdle(now: Int64) {
+        for i in clients.indices {
+            guard let record = clients[i], now - record.lastSeen > configuration.idleTimeout else { continue }
+            remove(Int32(i))
+            counters.expired += 1
+            outputs.append(.clearRegions(client: record.id))
+        }
+    }
+
+    private func remove(_ index: Int32) {
+        guard let record = clients[Int(index)] else { return }
+        clientByID[record.id] = nil
+        if let beacon = record.beacon, clientByBeacon[beacon] == index { clientByBeacon[beacon] = nil }
+        for g in coverage.indices { coverage[g][index] = nil }
+        clients[Int(index)] = nil
+        freeSlots.append(index)
+        removedClients.append(record.id)
+    }
+
+    /// Replaces the planner (a topology reload): every client's set is re-expressed by region id in
+    /// the new venue and re-planned; changes are published with reason `topology`.
+    public func replacePlanner(_ newPlanner: any RegionPlanning, estimator newEstimator: (any LocationEstimating)? = nil, now: Int64) {
+        let old = venue
+        planner = newPlanner
+        if let newEstimator { estimator = newEstimator }
+        let venue = newPlanner.venue
+        var newCoverage = Array(repeating: [Int32: UInt8](), count: venue.gatewayIDs.count)
+        for (g, id) in old.gatewayIDs.enumerated() {
+            if let n = venue.gatewayByID[id] { newCoverage[Int(n)] = coverage[g] }
+        }
+        coverage = newCoverage
+        gatewayOnline = Array(repeating: true, count: venue.gatewayIDs.count)
+        func remap(_ indices: [Int32]) -> [Int32] {
+            indices.compactMap { venue.regionByID[old.regions[Int($0)].id] }
+        }
+        for i in clients.indices {
+            guard var record = clients[i] else { continue }
+            let mapped = remap(record.regions)
+            record.vanished += record.regions.map { old.regions[Int($0)].id }.filter { venue.regionByID[$0] == nil }
+            record.regions = mapped
+            record.inside = remap(record.inside)
+            record.observations = record.observations.compactMap { o in
+                if o.anchor >= 0 {
+                    guard let n = venue.gatewayByID[old.gatewayIDs[Int(o.anchor)]] else { return nil }
+                    var moved = o
+                    moved.anchor = n
+                    return moved
+                }
+                guard let n = venue.regionByID[old.regions[Int(-(o.anchor + 1))].id] else { return nil }
+                var moved = o
+                moved.anchor = -(n + 1)
+                return moved
+            }
+            if let location = record.location, Int(location.point.level) < old.levels.count {
+                let level = old.levels[Int(location.point.level)]
+                if let n = venue.levelIndex(level) {
+                    record.location?.point.level = n
+                } else {
+                    record.location = nil
+                }
+            }
+            record.forcePlan = true
+            record.reason = .topology
+            if !record.dirty {
+                record.dirty = true
+                dirtyClients.append(Int32(i))
+            }
+            clients[i] = record
+        }
+        flush(now: now)
+    }
+
+    // MARK: - Clients
+
+    private func clientIndex(forID id: String, now: Int64) -> Int32 {
+        if let index = clientByID[id] { return index }
+        var record = ClientRecord(id: id)
+        record.lastSeen = now
+        return insert(record)
+    }
+
+    @inline(__always)
+    private func clientIndex(forBeacon key: BeaconKey, now: Int64) -> Int32 {
+        if let index = clientByBeacon[key] { return index }
+        let id = key.clientIdentifier
+        if let index = clientByID[id] {
+            clientByBeacon[key] = index
+            return index
+        }
+        var record = ClientRecord(id: id)
+        record.beacon = key
+        record.lastSeen = now
+        let index = insert(record)
+        clientByBeacon[key] = index
+        return index
+    }
+
+    private func insert(_ record: ClientRecord) -> Int32 {
+        let index: Int32
+        if let free = freeSlots.popLast() {
+            index = free
+            clients[Int(index)] = record
+        } else {
+            index = Int32(clients.count)
+            clients.append(record)
+            seenStamp.append(0)
+        }
+        clientByID[record.id] = index
+        return index
+    }
+
+    /// A phone declared `key` as the identity it advertises: sightings of it now locate the phone.
+    /// A tag record created earlier from those sightings is merged into the phone and forgotten.
+    private func adopt(beacon key: BeaconKey, for index: Int32, now: Int64) {
+        if let existing = clientByBeacon[key], existing != index, let tag = clients[Int(existing)], !tag.isPhone {
+            clients[Int(index)]!.observations.append(contentsOf: tag.observations)
+            for g in coverage.indices {
+                if let misses = coverage[g][existing] {
+                    coverage[g][existing] = nil
+                    if coverage[g].updateValue(misses, forKey: index) == nil { clients[Int(index)]!.coverCount &+= 1 }
+                }
+            }
+            remove(existing)
+            outputs.append(.clearRegions(client: tag.id))
+        }
+        if let old = clients[Int(index)]!.beacon, old != key, clientByBeacon[old] == index { clientByBeacon[old] = nil }
+        clients[Int(index)]!.beacon = key
+        clientByBeacon[key] = index
+    }
+
+    private func restore(_ stored: StoredClient) {
+        var record = ClientRecord(id: stored.id)
+        record.version = stored.version
+        record.regions = stored.regions.compactMap { venue.regionByID[$0] }
+        record.vanished = stored.regions.filter { venue.regionByID[$0] == nil }
+        if !record.vanished.isEmpty { record.forcePlan = true; record.reason = .topology }
+        record.lastSeen = stored.lastSeen
+        record.persistedSeen = stored.lastSeen
+        record.isPhone = stored.isPhone
+        record.budget = UInt8(clamping: stored.budget)
+        if let position = stored.position, let level = venue.levelIndex(position.level) {
+            let point = LevelPoint(x: position.x, y: position.y, level: level)
+            record.location = LocationEstimate(point: point, confidence: position.confidence ?? 5, time: stored.lastSeen)
+            record.plannedAt = point
+            record.movedAt = point
+        }
+        let index = insert(record)
+        if let text = stored.beacon, let key = BeaconKey(storageText: text) {
+            clients[Int(index)]!.beacon = key
+            clientByBeacon[key] = index
+        }
+        if record.forcePlan {
+            clients[Int(index)]!.dirty = true
+            dirtyClients.append(index)
+        }
+    }
+
+    /// Distance in metres from RSSI by the log-distance model (path-loss exponent 2), clamped to 0.1...100.
+    @inline(__always)
+    static func distance(rssi: Double, txPower: Int16?) -> Double {
+        let reference = Double(txPower ?? -59)
+        let d = pow(10, (reference - rssi) / 20)
+        return d.isFinite ? min(100, max(0.1, d)) : 100
+    }
+}
+
+extension ClientRecord {
+    /// Keeps the newest observation per anchor, drops those past the horizon, keeps at most `maximum`.
+    @inline(__always)
+    mutating func observe(_ observation: CompactObservation, maximum: Int, horizon: Int64) {
+        if let at = observations.firstIndex(where: { $0.anchor == observation.anchor }) {
+            if observations[at].time <= observation.time { observations[at] = observation }
+        } else {
+            observations.append(observation)
+        }
+        if observations.count > 1 {
+            observations.removeAll { observation.time - $0.time > horizon }
+            if observations.count > maximum {
+                observations.sort { $0.time > $1.time }
+                observations.removeLast(observations.count - maximum)
+            }
+        }
+    }
+}
+
+/// A client as `/api/clients/{id}` shows it.
+public struct ClientSnapshot: Codable, Sendable, Equatable {
+    public var id: String
+    public var version: UInt64
+    public var regions: [String]
+    public var inside: [String]
+    public var position: Position?
+    public var lastSeen: Date
+    /// `phone` (it reports) or `tag` (only heard by gateways).
+    public var kind: String
+    public var present: Bool
+    public var advertising: String?
+}

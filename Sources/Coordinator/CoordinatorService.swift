@@ -1,0 +1,266 @@
+public import Foundation
+public import Logging
+public import MQTT
+import Planner
+public import ServiceLifecycle
+import Synchronization
+import Topology
+import UnixSignals
+import WireProtocol
+
+/// Why the coordinator could not start.
+public struct CoordinatorError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The coordinator as a `Service`: subscribes to sightings, gateways' status and phones' reports,
+/// feeds them through a bounded ``IngestQueue`` into the ``CoordinatorCore``, publishes the
+/// decisions, keeps the retained status, expires idle clients and reloads the topology on
+/// SIGHUP or when its files change.
+///
+/// Run it under a `ServiceGroup` after the ``MQTT/MQTTClient`` it is given (which must carry the
+/// will from ``CoordinatorConfiguration``), and before ``CoordinatorHTTPServer`` if served:
+///
+/// ```swift
+/// let configuration = try CoordinatorConfiguration(broker: url, topologyDirectory: dir, topics: try Topics())
+/// let client = try MQTTClient(configuration: configuration.mqtt)
+/// let coordinator = try CoordinatorService(configuration: configuration, client: client, logger: logger)
+/// let group = ServiceGroup(configuration: .init(services: [client, coordinator], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+/// try await group.run()
+/// ```
+public final class CoordinatorService: Service, Sendable {
+    public let configuration: CoordinatorConfiguration
+    public let client: MQTTClient
+    public let core: CoordinatorCore
+    public let metrics: CoordinatorMetrics
+    public let queue: IngestQueue
+    private let logger: Logger
+    private let started = Date()
+    private let topologyStamp: TopologyStamp
+
+    /// Loads the topology (an error here is fatal: it names the file and line) and the state store.
+    public init(configuration: CoordinatorConfiguration, client: MQTTClient, metrics: CoordinatorMetrics = CoordinatorMetrics(), logger: Logger) throws {
+        self.configuration = configuration
+        self.client = client
+        self.metrics = metrics
+        self.logger = logger
+        self.queue = IngestQueue(sightingsLimit: configuration.sightingsQueueLimit)
+        let planning = try CoordinatorService.load(configuration)
+        let store = try configuration.statePath.map { path throws(StateStoreError) in try StateStore(path: path) }
+        self.core = try CoordinatorCore(topics: configuration.topics, planning: planning, configuration: configuration.engine,
+                                        store: store, metrics: metrics, logger: logger)
+        self.topologyStamp = TopologyStamp(directory: configuration.topologyDirectory)
+    }
+
+    /// Loads and validates the venue; the result builds the planner and estimator for it.
+    static func load(_ configuration: CoordinatorConfiguration) throws -> PlanningSetup {
+        let topology: Topology
+        do {
+            topology = try Topology.load(directory: configuration.topologyDirectory, budget: configuration.engine.budget)
+        } catch {
+            throw CoordinatorError("topology \(configuration.topologyDirectory.path) is invalid:\n\(error)")
+        }
+        let setup = configuration.usesWalkingDistance ? PlanningSetup.walkingDistance(topology, budget: configuration.engine.budget)
+                                                      : PlanningSetup.straightLine(VenueIndex(topology: topology))
+        do {
+            _ = try setup.make()  // fail now, not inside the actor
+        } catch {
+            throw CoordinatorError("topology \(configuration.topologyDirectory.path): cannot build the position estimator: \(error)")
+        }
+        return setup
+    }
+
+    public func run() async throws {
+        let topics = configuration.topics
+        let messages = client.messages
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                // Receive: classify and queue, nothing else, so the client's buffer never fills.
+                group.addTask { [queue] in
+                    let suffix = Array("/sightings".utf8)
+                    for await message in messages {
+                        let isSightings = message.topic.utf8.count > suffix.count && message.topic.utf8.suffix(suffix.count).elementsEqual(suffix)
+                        queue.push(InboundMessage(message: message), isSightings: isSightings)
+                    }
+                    queue.close()
+                }
+                // Apply and publish.
+                group.addTask { [self] in await self.processLoop() }
+                // Subscribe and announce.
+                do {
+                    for filter in [topics.allGatewayStatus, topics.allSightings, topics.allClientReports] {
+                        try await client.subscribe(filter, qos: .atLeastOnce)
+                    }
+                } catch {
+                    throw CoordinatorError("cannot subscribe at \(configuration.mqtt.url): \(error)")
+                }
+                await publishStatus()
+                logger.info("coordinator online", metadata: ["broker": "\(configuration.mqtt.url)", "topology": "\(configuration.topologyDirectory.path)"])
+                group.addTask { [self] in await self.housekeepingLoop() }
+                group.addTask { [self] in await self.topologyLoop() }
+            }
+        } onGracefulShutdown: { [queue] in
+            queue.close()
+        }
+        // Say goodbye: a clean disconnect does not fire the will.
+        if let payload = try? WireCoding.encode(CoordinatorStatus(state: .offline, time: Date())) {
+            try? await client.publish(topic: topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)
+        }
+        await client.drain()
+    }
+
+    private func processLoop() async {
+        while true {
+            let batch = await queue.take(upTo: 512)
+            if batch.isEmpty { return }
+            let clock = ContinuousClock()
+            let start = clock.now
+            let outputs = await core.process(batch)
+            metrics.planLatency.record(clock.now - start)
+            await publish(outputs)
+            let done = clock.now
+            if outputs.contains(where: { if case .regions = $0 { true } else { false } }) {
+                for inbound in batch where !inbound.message.topic.hasSuffix("/sightings") {
+                    metrics.rotationLatency.record(done - inbound.received)
+                }
+            }
+            let depths = queue.depths
+            metrics.sightingsQueue.set(Double(depths.sightings))
+            metrics.priorityQueue.set(Double(depths.priority))
+            metrics.publishQueue.set(Double(client.outstandingMessageCount))
+        }
+    }
+
+    /// Publishes decisions at QoS 1; `regions` retained. Never drops one: when the client's queue
+    /// is full it waits for it to drain.
+    func publish(_ outputs: [CoordinatorOutput]) async {
+        let topics = configuration.topics
+        let encoder = WireCoding.makeEncoder()
+        for output in outputs {
+            guard let client = Identifier(validating: output.client) else { continue }
+            let topic: String
+            let payload: [UInt8]
+            let retain: Bool
+            switch output {
+            case .regions(_, let message):
+                topic = topics.clientRegions(client)
+                payload = (try? Array(encoder.encode(message))) ?? []
+                retain = true
+            case .event(_, let event):
+                topic = topics.clientEvents(client)
+                payload = (try? Array(encoder.encode(event))) ?? []
+                retain = false
+            case .clearRegions:
+                topic = topics.clientRegions(client)
+                payload = []
+                retain = true
+            }
+            while true {
+                do {
+                    try self.client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain)
+                    break
+                } catch .queueFull {
+                    await self.client.drain()
+                } catch {
+                    logger.warning("cannot publish on \(topic): \(error)")
+                    break
+                }
+            }
+        }
+    }
+
+    private func publishStatus() async {
+        let status = await core.status(started: started, version: CoordinatorService.version)
+        guard let payload = try? WireCoding.encode(status) else { return }
+        do {
+            try client.enqueue(topic: configuration.topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)
+            metrics.messagesOut["status"]?.increment()
+        } catch {
+            logger.warning("cannot publish the coordinator status: \(error)")
+        }
+    }
+
+    private func housekeepingLoop() async {
+        var ticks = 0
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: configuration.housekeepingInterval)
+            if Task.isCancelled || Task.isShuttingDownGracefully { return }
+            await publish(await core.housekeeping())
+            ticks += 1
+            if ticks % 6 == 0 { await publishStatus() }
+        }
+    }
+
+    /// Reloads on SIGHUP or when the files change: validated first; on error the old topology
+    /// stays and the error goes into the status.
+    private func topologyLoop() async {
+        let hangup = HangupFlag()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await _ in await UnixSignalsSequence(trapping: .sighup) { hangup.raised.store(true, ordering: .relaxed) }
+            }
+            var sincePoll = Duration.zero
+            let step = Duration.milliseconds(200)
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                try? await Task.sleep(for: step)
+                sincePoll += step
+                if Task.isCancelled || Task.isShuttingDownGracefully { break }
+                let signalled = hangup.raised.exchange(false, ordering: .relaxed)
+                var changed = false
+                if sincePoll >= configuration.topologyPollInterval {
+                    sincePoll = .zero
+                    changed = topologyStamp.changed()
+                }
+                guard signalled || changed else { continue }
+                do {
+                    let planning = try CoordinatorService.load(configuration)
+                    let outputs = try await core.reload(planning)
+                    logger.info("topology reloaded (\(signalled ? "SIGHUP" : "files changed")): \(outputs.count) messages to publish")
+                    await publish(outputs)
+                } catch {
+                    logger.error("topology reload refused, keeping the previous one: \(error)")
+                    await core.reloadFailed("\(error)")
+                }
+                await publishStatus()
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// The version every status reports.
+    public static let version = "0.1.0"
+}
+
+/// Set when SIGHUP arrives.
+final class HangupFlag: Sendable {
+    let raised = Atomic<Bool>(false)
+}
+
+/// The newest modification time and total size of a directory's files, to notice edits.
+final class TopologyStamp: Sendable {
+    let directory: URL
+    private let last: Mutex<String>
+
+    init(directory: URL) {
+        self.directory = directory
+        self.last = Mutex(TopologyStamp.stamp(directory))
+    }
+
+    /// Whether the files changed since the last call.
+    func changed() -> Bool {
+        let now = TopologyStamp.stamp(directory)
+        return last.withLock { last in
+            defer { last = now }
+            return last != now
+        }
+    }
+
+    static func stamp(_ directory: URL) -> String {
+        let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.contentModificationDateKey, .fileSizeKey])) ?? []
+        return files.sorted { $0.path < $1.path }.map { url in
+            let values = try? url.resourceValues(forKeys: [.contentModificationDateKey, .fileSizeKey])
+            return "\(url.lastPathComponent):\(values?.fileSize ?? -1):\(values?.contentModificationDate?.timeIntervalSince1970 ?? 0)"
+        }.joined(separator: "|")
+    }
+}

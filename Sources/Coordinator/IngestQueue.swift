@@ -1,0 +1,112 @@
+public import MQTT
+import Synchronization
+
+/// A message as it waits for the engine, stamped with when it arrived (for the latency histogram).
+public struct InboundMessage: Sendable {
+    public var message: MQTTMessage
+    public var received: ContinuousClock.Instant
+
+    public init(message: MQTTMessage, received: ContinuousClock.Instant = .now) {
+        self.message = message
+        self.received = received
+    }
+}
+
+/// The bounded queue between the MQTT receive loop and the engine.
+///
+/// Two lanes: sightings batches are bounded and, under overload, the *oldest* are shed (and
+/// counted): a newer window says more about where clients are. Everything else (phones'
+/// reports, gateways' status) goes to a lane that is never shed and is served first.
+public final class IngestQueue: Sendable {
+    private struct Lane {
+        var items: [InboundMessage] = []
+        var head = 0
+        var count: Int { items.count - head }
+
+        mutating func append(_ item: InboundMessage) { items.append(item) }
+
+        mutating func popFirst() -> InboundMessage? {
+            guard head < items.count else { return nil }
+            let item = items[head]
+            head += 1
+            if head >= 1024, head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            return item
+        }
+    }
+
+    private struct State {
+        var sightings = Lane()
+        var priority = Lane()
+        var shed: UInt64 = 0
+        var waiter: CheckedContinuation<Void, Never>?
+        var closed = false
+    }
+
+    /// The most sightings batches kept waiting.
+    public let sightingsLimit: Int
+    private let state = Mutex(State())
+
+    public init(sightingsLimit: Int = 10_000) {
+        self.sightingsLimit = max(1, sightingsLimit)
+    }
+
+    /// Queues `message`; a sightings batch beyond the limit pushes the oldest one out.
+    public func push(_ message: InboundMessage, isSightings: Bool) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.closed else { return nil }
+            if isSightings {
+                if state.sightings.count >= sightingsLimit {
+                    _ = state.sightings.popFirst()
+                    state.shed += 1
+                }
+                state.sightings.append(message)
+            } else {
+                state.priority.append(message)
+            }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Takes up to `limit` messages, reports and statuses first; waits while the queue is empty.
+    /// Returns an empty array once the queue is closed and empty.
+    public func take(upTo limit: Int) async -> [InboundMessage] {
+        while true {
+            let batch = state.withLock { state -> [InboundMessage]? in
+                var out: [InboundMessage] = []
+                while out.count < limit, let item = state.priority.popFirst() { out.append(item) }
+                while out.count < limit, let item = state.sightings.popFirst() { out.append(item) }
+                if out.isEmpty && !state.closed { return nil }
+                return out
+            }
+            if let batch { return batch }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.closed || state.priority.count > 0 || state.sightings.count > 0 { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+    }
+
+    /// Ends the queue: ``take(upTo:)`` drains what is left, then returns empty.
+    public func close() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.closed = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Waiting messages per lane, and sightings batches shed so far.
+    public var depths: (sightings: Int, priority: Int, shed: UInt64) {
+        state.withLock { ($0.sightings.count, $0.priority.count, $0.shed) }
+    }
+}

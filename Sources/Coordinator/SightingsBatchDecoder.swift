@@ -1,0 +1,365 @@
+import Foundation
+public import WireProtocol
+
+/// A beacon advertisement format as it appears in a sighting's `format` field.
+public enum SightingFormat: UInt8, Sendable, CaseIterable {
+    case iBeacon, altBeacon, eddystoneUID, eddystoneURL, eddystoneTLM
+
+    /// The contract's spelling: `ibeacon`, `altbeacon`, `eddystone-uid`, `eddystone-url`, `eddystone-tlm`.
+    public var name: String {
+        switch self {
+        case .iBeacon: "ibeacon"
+        case .altBeacon: "altbeacon"
+        case .eddystoneUID: "eddystone-uid"
+        case .eddystoneURL: "eddystone-url"
+        case .eddystoneTLM: "eddystone-tlm"
+        }
+    }
+}
+
+/// One validated sighting, in a compact form: no strings, identity packed into a ``BeaconKey``.
+public struct DecodedSighting: Sendable, Equatable {
+    public var format: SightingFormat
+    /// The beacon's identity (by address for Eddystone URL and TLM frames).
+    public var key: BeaconKey
+    /// The advertiser's 48-bit address.
+    public var address: UInt64
+    /// Filtered mean RSSI over the window, dBm.
+    public var rssi: Double
+    /// Strongest RSSI in the window, dBm.
+    public var rssiMax: Int16
+    /// Advertisements heard in the window.
+    public var count: Int32
+    /// Measured power at 1 m (0 m for Eddystone), dBm.
+    public var txPower: Int16?
+    /// Estimated distance in metres.
+    public var distance: Double?
+
+    /// The same sighting as the contract's `Codable` type (canonical upper-case spelling).
+    public var sighting: Sighting {
+        func hex(_ value: UInt64, nibbles: Int) -> String {
+            let digits = Array("0123456789ABCDEF".utf8)
+            var out = [UInt8]()
+            for i in stride(from: nibbles - 1, through: 0, by: -1) { out.append(digits[Int((value >> UInt64(i * 4)) & 0xF)]) }
+            return String(decoding: out, as: UTF8.self)
+        }
+        var addressText = ""
+        for i in stride(from: 5, through: 0, by: -1) {
+            addressText += hex(address >> UInt64(i * 8) & 0xFF, nibbles: 2)
+            if i > 0 { addressText += ":" }
+        }
+        var result = Sighting(format: format.name, address: addressText, rssi: rssi, rssiMax: Int(rssiMax), count: Int(count),
+                              txPower: txPower.map(Int.init), distance: distance)
+        switch format {
+        case .iBeacon, .altBeacon:
+            result.uuid = key.uuidString
+            result.major = key.major
+            result.minor = key.minor
+        case .eddystoneUID:
+            result.namespace = hex(key.high, nibbles: 16) + hex(key.low >> 48, nibbles: 4)
+            result.instance = hex(key.low & 0xFFFF_FFFF_FFFF, nibbles: 12)
+        case .eddystoneURL, .eddystoneTLM:
+            break
+        }
+        return result
+    }
+}
+
+/// One validated sightings window of one gateway.
+public struct DecodedSightingsBatch: Sendable, Equatable {
+    public var seq: UInt64
+    /// The window's start and end, milliseconds since 1970.
+    public var startMilliseconds: Int64
+    public var endMilliseconds: Int64
+    public var sightings: [DecodedSighting]
+
+    public init(seq: UInt64 = 0, startMilliseconds: Int64 = 0, endMilliseconds: Int64 = 0, sightings: [DecodedSighting] = []) {
+        self.seq = seq
+        self.startMilliseconds = startMilliseconds
+        self.endMilliseconds = endMilliseconds
+        self.sightings = sightings
+    }
+}
+
+/// Decodes `P/v1/gateways/{gw}/sightings` payloads straight from bytes, validating every field.
+///
+/// Foundation's `JSONDecoder` manages a few hundred thousand sightings per second; this decoder
+/// reads the bytes once, allocates nothing per sighting and accepts exactly what the
+/// contract allows (``WireCoding`` stays the reference; tests check that both agree). Every
+/// failure is a ``WireError`` naming the topic, the field (`sightings[3].uuid`) and the reason.
+public struct SightingsBatchDecoder: Sendable {
+    public init() {}
+
+    /// Decodes `payload` received on `topic` from gateway `gateway`.
+    public func decode(_ payload: UnsafeRawBufferPointer, topic: String, gateway: String? = nil) throws(WireError) -> DecodedSightingsBatch {
+        var batch = DecodedSightingsBatch()
+        try decode(payload, topic: topic, gateway: gateway, into: &batch)
+        return batch
+    }
+
+    /// Decodes `payload` received on `topic` from gateway `gateway`.
+    public func decode(_ payload: [UInt8], topic: String, gateway: String? = nil) throws(WireError) -> DecodedSightingsBatch {
+        var batch = DecodedSightingsBatch()
+        let failure: WireError? = payload.withUnsafeBytes { raw -> WireError? in
+            do throws(WireError) {
+                try decode(raw, topic: topic, gateway: gateway, into: &batch)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+        return batch
+    }
+
+    /// Decodes into `batch`, reusing its array's storage (the ingest loop's allocation-free path).
+    public func decode(_ payload: UnsafeRawBufferPointer, topic: String, gateway: String?, into batch: inout DecodedSightingsBatch) throws(WireError) {
+        guard payload.count <= WireCoding.maximumPayloadBytes else {
+            throw .oversizedPayload(topic: topic, bytes: payload.count, limit: WireCoding.maximumPayloadBytes)
+        }
+        batch.sightings.removeAll(keepingCapacity: true)
+        let bytes = payload.bindMemory(to: UInt8.self)
+        var scanner = JSONScanner(bytes)
+        var field = FieldPath()
+        let version: Int
+        do {
+            version = try decodeBatch(&scanner, gateway: gateway, into: &batch, field: &field)
+        } catch let failure as JSONScanner.Failure {
+            let at = failure.offset >= 0 ? " (byte \(failure.offset))" : ""
+            throw .invalidPayload(topic: topic, reason: "\(field): \(failure.message)\(at)")
+        } catch {
+            throw .invalidPayload(topic: topic, reason: "\(field): \(error)")
+        }
+        guard version == 1 else { throw .unsupportedVersion(topic: topic, version: version) }
+    }
+
+    private func decodeBatch(_ s: inout JSONScanner, gateway: String?, into batch: inout DecodedSightingsBatch, field: inout FieldPath) throws -> Int {
+        try s.expect(0x7B, "a JSON object")
+        var version: Int64?
+        var seq: UInt64?
+        var start: Int64?
+        var end: Int64?
+        var sawSightings = false
+        if !s.consume(0x7D) {
+            repeat {
+                let key = try s.key()
+                if key.equals("sightings") {
+                    field = FieldPath("sightings")
+                    if s.consumeNull() { throw JSONScanner.Failure(message: "is null, expected an array", offset: s.index) }
+                    try s.expect(0x5B, "an array")
+                    sawSightings = true
+                    if !s.consume(0x5D) {
+                        var i = 0
+                        repeat {
+                            let sighting = try decodeSighting(&s, index: i, field: &field)
+                            batch.sightings.append(sighting)
+                            i += 1
+                        } while try s.next(close: 0x5D)
+                    }
+                } else if key.equals("seq") {
+                    field = FieldPath("seq")
+                    seq = try s.unsigned64()
+                } else if key.equals("v") {
+                    field = FieldPath("v")
+                    version = try s.integer(in: Int64(Int32.min)...Int64(Int32.max))
+                } else if key.equals("start") {
+                    field = FieldPath("start")
+                    start = try time(&s)
+                } else if key.equals("end") {
+                    field = FieldPath("end")
+                    end = try time(&s)
+                } else if key.equals("gateway") {
+                    field = FieldPath("gateway")
+                    if !s.consumeNull() {
+                        let text = try s.string()
+                        if let gateway, text != gateway {
+                            throw JSONScanner.Failure(message: "\"\(text.prefix(64))\" does not match the topic's gateway \"\(gateway)\"", offset: -1)
+                        }
+                    }
+                } else {
+                    field = FieldPath(String(key.text.prefix(64)))
+                    try s.skipValue()
+                }
+            } while try s.next(close: 0x7D)
+        }
+        field = FieldPath()
+        try s.end()
+        func missing(_ name: String) -> JSONScanner.Failure {
+            field = FieldPath(name)
+            return JSONScanner.Failure(message: "missing", offset: -1)
+        }
+        guard let version else { throw missing("v") }
+        guard version == 1 else { return Int(version) }
+        guard let seq else { throw missing("seq") }
+        guard let start else { throw missing("start") }
+        guard let end else { throw missing("end") }
+        guard sawSightings else { throw missing("sightings") }
+        guard end >= start else {
+            field = FieldPath("end")
+            throw JSONScanner.Failure(message: "the window ends before it starts", offset: -1)
+        }
+        batch.seq = seq
+        batch.startMilliseconds = start
+        batch.endMilliseconds = end
+        return 1
+    }
+
+    private func time(_ s: inout JSONScanner) throws -> Int64 {
+        if s.consumeNull() { throw JSONScanner.Failure(message: "is null, expected an RFC 3339 time", offset: s.index) }
+        let text = try s.string()
+        guard let millis = RFC3339.millisecondsSince1970(text) else {
+            throw JSONScanner.Failure(message: "\"\(text.prefix(40))\" is not an RFC 3339 time", offset: -1)
+        }
+        return millis
+    }
+
+    private func decodeSighting(_ s: inout JSONScanner, index: Int, field: inout FieldPath) throws -> DecodedSighting {
+        try s.expect(0x7B, "an object")
+        var format: SightingFormat?
+        var uuid: (UInt64, UInt64)?
+        var major: UInt16?
+        var minor: UInt16?
+        var namespace: UInt64?  // 80 bits do not fit: keep high 64 and low 16 separately
+        var namespaceLow: UInt64 = 0
+        var instance: UInt64?
+        var address: UInt64?
+        var rssi: Double?
+        var rssiMax: Int64?
+        var count: Int64?
+        var txPower: Int64?
+        var distance: Double?
+        if !s.consume(0x7D) {
+            repeat {
+                let key = try s.key()
+                if key.equals("rssi") {
+                    field = FieldPath("rssi", index: index)
+                    let value = try s.double()
+                    guard value >= -128, value <= 20 else { throw JSONScanner.Failure(message: "\(value) dBm is outside -128...20", offset: -1) }
+                    rssi = value
+                } else if key.equals("uuid") {
+                    field = FieldPath("uuid", index: index)
+                    if !s.consumeNull() {
+                        let range = try s.stringRange()
+                        guard let parsed = BeaconKey.parseUUID(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
+                            throw JSONScanner.Failure(message: "not a UUID (8-4-4-4-12 hex digits)", offset: range.lowerBound)
+                        }
+                        uuid = parsed
+                    }
+                } else if key.equals("major") {
+                    field = FieldPath("major", index: index)
+                    if !s.consumeNull() { major = UInt16(try s.integer(in: 0...65535)) }
+                } else if key.equals("minor") {
+                    field = FieldPath("minor", index: index)
+                    if !s.consumeNull() { minor = UInt16(try s.integer(in: 0...65535)) }
+                } else if key.equals("address") {
+                    field = FieldPath("address", index: index)
+                    let range = try s.stringRange()
+                    guard let parsed = BeaconKey.parseAddress(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
+                        throw JSONScanner.Failure(message: "not an address (AA:BB:CC:DD:EE:FF)", offset: range.lowerBound)
+                    }
+                    address = parsed
+                } else if key.equals("format") {
+                    field = FieldPath("format", index: index)
+                    let range = try s.stringRange()
+                    format = SightingsBatchDecoder.format(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range]))
+                    if format == nil {
+                        throw JSONScanner.Failure(message: "unknown format (expected ibeacon, altbeacon, eddystone-uid, eddystone-url or eddystone-tlm)", offset: range.lowerBound)
+                    }
+                } else if key.equals("rssiMax") {
+                    field = FieldPath("rssiMax", index: index)
+                    rssiMax = try s.integer(in: -128...20)
+                } else if key.equals("count") {
+                    field = FieldPath("count", index: index)
+                    count = try s.integer(in: 1...Int64(Int32.max))
+                } else if key.equals("txPower") {
+                    field = FieldPath("txPower", index: index)
+                    if !s.consumeNull() { txPower = try s.integer(in: -128...127) }
+                } else if key.equals("distance") {
+                    field = FieldPath("distance", index: index)
+                    if !s.consumeNull() {
+                        let value = try s.double()
+                        guard value >= 0 else { throw JSONScanner.Failure(message: "negative distance", offset: -1) }
+                        distance = value
+                    }
+                } else if key.equals("namespace") {
+                    field = FieldPath("namespace", index: index)
+                    if !s.consumeNull() {
+                        let range = try s.stringRange()
+                        let all = UnsafeBufferPointer(start: s.base, count: s.count)
+                        guard range.count == 20, let high = BeaconKey.parseHex(UnsafeBufferPointer(rebasing: all[range.lowerBound..<range.lowerBound + 16])),
+                              let low = BeaconKey.parseHex(UnsafeBufferPointer(rebasing: all[range.lowerBound + 16..<range.upperBound]))
+                        else { throw JSONScanner.Failure(message: "not a 10-byte namespace (20 hex digits)", offset: range.lowerBound) }
+                        namespace = high
+                        namespaceLow = low
+                    }
+                } else if key.equals("instance") {
+                    field = FieldPath("instance", index: index)
+                    if !s.consumeNull() {
+                        let range = try s.stringRange()
+                        guard range.count == 12, let value = BeaconKey.parseHex(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
+                            throw JSONScanner.Failure(message: "not a 6-byte instance (12 hex digits)", offset: range.lowerBound)
+                        }
+                        instance = value
+                    }
+                } else {
+                    field = FieldPath(String(key.text.prefix(64)), index: index)
+                    try s.skipValue(depth: 1)
+                }
+            } while try s.next(close: 0x7D)
+        }
+        func missing(_ name: String) -> JSONScanner.Failure {
+            field = FieldPath(name, index: index)
+            return JSONScanner.Failure(message: "missing", offset: -1)
+        }
+        guard let format else { throw missing("format") }
+        guard let address else { throw missing("address") }
+        guard let rssi else { throw missing("rssi") }
+        guard let rssiMax else { throw missing("rssiMax") }
+        guard let count else { throw missing("count") }
+        let key: BeaconKey
+        switch format {
+        case .iBeacon, .altBeacon:
+            guard let uuid else { throw missing("uuid") }
+            guard let major else { throw missing("major") }
+            guard let minor else { throw missing("minor") }
+            key = BeaconKey(high: uuid.0, low: uuid.1, major: major, minor: minor, kind: .uuidMajorMinor)
+        case .eddystoneUID:
+            guard let namespace else { throw missing("namespace") }
+            guard let instance else { throw missing("instance") }
+            key = BeaconKey(high: namespace, low: namespaceLow << 48 | instance, major: 0, minor: 0, kind: .eddystoneUID)
+        case .eddystoneURL, .eddystoneTLM:
+            key = BeaconKey(high: 0, low: address, major: 0, minor: 0, kind: .address)
+        }
+        return DecodedSighting(format: format, key: key, address: address, rssi: rssi, rssiMax: Int16(rssiMax), count: Int32(count),
+                               txPower: txPower.map { Int16($0) }, distance: distance)
+    }
+
+    @inline(__always)
+    static func format(_ bytes: UnsafeBufferPointer<UInt8>) -> SightingFormat? {
+        switch bytes.count {
+        case 7 where memcmp(bytes.baseAddress!, "ibeacon", 7) == 0: return .iBeacon
+        case 9 where memcmp(bytes.baseAddress!, "altbeacon", 9) == 0: return .altBeacon
+        case 13 where memcmp(bytes.baseAddress!, "eddystone-uid", 13) == 0: return .eddystoneUID
+        case 13 where memcmp(bytes.baseAddress!, "eddystone-url", 13) == 0: return .eddystoneURL
+        case 13 where memcmp(bytes.baseAddress!, "eddystone-tlm", 13) == 0: return .eddystoneTLM
+        default: return nil
+        }
+    }
+}
+
+/// Where in a payload the decoder is, for error messages: `field sightings[3].uuid`.
+/// Kept as a name and an index so the hot path never formats a string.
+struct FieldPath: CustomStringConvertible {
+    var name: String
+    var index: Int
+
+    init(_ name: String = "", index: Int = -1) {
+        self.name = name
+        self.index = index
+    }
+
+    var description: String {
+        if name.isEmpty { return "the payload" }
+        return index >= 0 ? "field sightings[\(index)].\(name)" : "field \(name)"
+    }
+}

@@ -1,0 +1,33 @@
+public import Foundation
+public import Topology
+
+/// Everything a plan depends on besides the topology and the configuration: where the client
+/// is, what it monitors now, which regions it is inside, its budget, and the time.
+public struct PlanRequest: Sendable, Hashable {
+    /// Where the client is on the walkable graph (see ``Topology/snap(_:)``).
+    public var location: GraphLocation
+    /// The region ids the client monitors now (its own `monitored` list when it reported one,
+    /// else the last plan). Unknown ids are removed by the plan.
+    public var monitored: [String]
+    /// Region ids the client says it is inside (from enter events without a matching exit);
+    /// never removed while listed here.
+    public var inside: [String]
+    /// The client's own budget, when it asked for fewer slots than the configuration's.
+    public var budget: Int?
+    /// The injected clock's reading: the plan is stamped with it.
+    public var now: Date
+    /// How uncertain the position is, in metres (the estimator's confidence radius; 0 = exact).
+    /// Regions whose edge lies within this straight-line distance of the location (plus its snap
+    /// offset) on the same level are monitored before the others: the client may really be
+    /// there, on the far side of a wall the walking distance goes around.
+    public var uncertainty: Double
+
+    public init(location: GraphLocation, monitored: [String] = [], inside: [String] = [], budget: Int? = nil, uncertainty: Double = 0, now: Date) {
+        self.location = location
+        self.monitored = monitored
+        self.inside = inside
+        self.budget = budget
+        self.uncertainty = uncertainty
+        self.now = now
+    }
+}

@@ -1,0 +1,53 @@
+/// Where a client probably is, after one update.
+public struct PositionEstimate: Sendable, Hashable {
+    /// Posterior mean, metres, on `level`.
+    public var x: Double
+    public var y: Double
+    public var level: String
+    /// Radius in metres within which the client probably is (the posterior's RMS radius).
+    public var confidence: Double
+    /// The estimate moved onto the walkable graph, when the estimator has a snapper.
+    public var snapped: PositionSnap?
+    /// What to pass to the next update.
+    public var state: PositionState
+    /// Distinct anchors whose readings were used.
+    public var anchorsUsed: Int
+    /// Readings refused as implausible (unknown anchor, RSSI out of range, count < 1).
+    public var rejected: Int
+    /// `true` when nothing new arrived and this is the previous estimate, grown more uncertain.
+    public var isPrediction: Bool
+
+    public init(x: Double, y: Double, level: String, confidence: Double, snapped: PositionSnap?, state: PositionState, anchorsUsed: Int, rejected: Int, isPrediction: Bool) {
+        self.x = x
+        self.y = y
+        self.level = level
+        self.confidence = confidence
+        self.snapped = snapped
+        self.state = state
+        self.anchorsUsed = anchorsUsed
+        self.rejected = rejected
+        self.isPrediction = isPrediction
+    }
+}
+
+/// A point moved onto the walkable graph.
+public struct PositionSnap: Sendable, Hashable {
+    public var x: Double
+    public var y: Double
+    public var level: String
+    /// How far the point moved, metres.
+    public var offset: Double
+
+    public init(x: Double, y: Double, level: String, offset: Double) {
+        self.x = x
+        self.y = y
+        self.level = level
+        self.offset = offset
+    }
+}
+
+/// Moves a point onto the walkable graph (the topology implements it).
+public protocol PositionSnapping: Sendable {
+    /// The nearest walkable point to (x, y) on `level`, or `nil` when the level has none.
+    func snap(x: Double, y: Double, level: String) -> PositionSnap?
+}

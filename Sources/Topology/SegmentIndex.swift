@@ -1,0 +1,164 @@
+/// A uniform grid per level over the walkable links, to snap a position onto the nearest link.
+///
+/// Each same-level link is a segment between its two nodes; a node with no same-level link is a
+/// segment of length 0, so every node of a level can be snapped to.
+struct SegmentIndex: Sendable {
+    /// One grid per level (by level index); nil when the level has no node.
+    var grids: [Grid?]
+
+    struct Segment: Sendable {
+        var a: Int32
+        var b: Int32
+        var weight: Double
+    }
+
+    struct Grid: Sendable {
+        var minX: Double
+        var minY: Double
+        var cellSize: Double
+        var columns: Int
+        var rows: Int
+        /// Cell `c` holds `segmentIDs[cellStart[c]..<cellStart[c + 1]]`.
+        var cellStart: [Int32]
+        var segmentIDs: [Int32]
+        var segments: [Segment]
+    }
+
+    /// The nearest point on a link of `level`: the segment, the fraction along it from `a` to
+    /// `b`, and the straight-line distance to it.
+    struct Hit {
+        var segment: Segment
+        var fraction: Double
+        var distance: Double
+        var x: Double
+        var y: Double
+    }
+
+    init(graph: WalkingGraph, levelCount: Int) {
+        var segmentsByLevel = [[Segment]](repeating: [], count: levelCount)
+        var hasSameLevelLink = [Bool](repeating: false, count: graph.nodeCount)
+        for node in 0..<graph.nodeCount {
+            for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
+                let other = Int(graph.targets[edge])
+                guard graph.level[other] == graph.level[node] else { continue }
+                hasSameLevelLink[node] = true
+                if node < other || (node == other) {
+                    segmentsByLevel[Int(graph.level[node])].append(Segment(a: Int32(node), b: Int32(other), weight: graph.weights[edge]))
+                }
+            }
+        }
+        for node in 0..<graph.nodeCount where !hasSameLevelLink[node] {
+            segmentsByLevel[Int(graph.level[node])].append(Segment(a: Int32(node), b: Int32(node), weight: 0))
+        }
+        grids = segmentsByLevel.map { segments in
+            segments.isEmpty ? nil : Grid(segments: segments, graph: graph)
+        }
+    }
+
+    /// The nearest point of `level`'s walkable links to (x, y); nil when the level has none.
+    func nearest(x: Double, y: Double, level: Int, graph: WalkingGraph) -> Hit? {
+        guard level >= 0, level < grids.count, let grid = grids[level] else { return nil }
+        return grid.nearest(x: x, y: y, graph: graph)
+    }
+}
+
+extension SegmentIndex.Grid {
+    init(segments: [SegmentIndex.Segment], graph: WalkingGraph) {
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        for segment in segments {
+            for node in [Int(segment.a), Int(segment.b)] {
+                minX = Swift.min(minX, graph.x[node]); maxX = Swift.max(maxX, graph.x[node])
+                minY = Swift.min(minY, graph.y[node]); maxY = Swift.max(maxY, graph.y[node])
+            }
+        }
+        let width = Swift.max(maxX - minX, 1), height = Swift.max(maxY - minY, 1)
+        // About two segments per cell, and never more than 4 million cells.
+        var cellSize = Swift.max((width * height / Double(segments.count) * 2).squareRoot(), 0.5)
+        while (width / cellSize + 1) * (height / cellSize + 1) > 4_000_000 { cellSize *= 2 }
+        let columns = Int(width / cellSize) + 1, rows = Int(height / cellSize) + 1
+        func cellRange(_ segment: SegmentIndex.Segment) -> (ClosedRange<Int>, ClosedRange<Int>) {
+            let ax = graph.x[Int(segment.a)], bx = graph.x[Int(segment.b)]
+            let ay = graph.y[Int(segment.a)], by = graph.y[Int(segment.b)]
+            let c0 = Swift.min(columns - 1, Int((Swift.min(ax, bx) - minX) / cellSize))
+            let c1 = Swift.min(columns - 1, Int((Swift.max(ax, bx) - minX) / cellSize))
+            let r0 = Swift.min(rows - 1, Int((Swift.min(ay, by) - minY) / cellSize))
+            let r1 = Swift.min(rows - 1, Int((Swift.max(ay, by) - minY) / cellSize))
+            return (c0...c1, r0...r1)
+        }
+        var counts = [Int32](repeating: 0, count: columns * rows + 1)
+        for segment in segments {
+            let (cs, rs) = cellRange(segment)
+            for r in rs { for c in cs { counts[r * columns + c + 1] += 1 } }
+        }
+        for index in 0..<(columns * rows) { counts[index + 1] += counts[index] }
+        var cursor = counts
+        var ids = [Int32](repeating: 0, count: Int(counts[columns * rows]))
+        for (index, segment) in segments.enumerated() {
+            let (cs, rs) = cellRange(segment)
+            for r in rs {
+                for c in cs {
+                    ids[Int(cursor[r * columns + c])] = Int32(index)
+                    cursor[r * columns + c] += 1
+                }
+            }
+        }
+        self.init(minX: minX, minY: minY, cellSize: cellSize, columns: columns, rows: rows, cellStart: counts, segmentIDs: ids, segments: segments)
+    }
+
+    /// Searches rings of cells around the point until no unvisited cell can hold a nearer
+    /// segment. Ties go to the lowest segment number, so the answer is deterministic.
+    func nearest(x: Double, y: Double, graph: WalkingGraph) -> SegmentIndex.Hit? {
+        let cx = Int(((x - minX) / cellSize).rounded(.down))
+        let cy = Int(((y - minY) / cellSize).rounded(.down))
+        var best: SegmentIndex.Hit? = nil
+        var bestID = Int32.max
+        // Rings needed to cover the whole grid from this cell, at most.
+        let farthest = Swift.max(abs(cx), abs(cx - columns + 1), abs(cy), abs(cy - rows + 1))
+        var ring = 0
+        while ring <= farthest {
+            let r0 = cy - ring, r1 = cy + ring, c0 = cx - ring, c1 = cx + ring
+            if r1 >= 0, r0 < rows, c1 >= 0, c0 < columns {
+                for row in Swift.max(r0, 0)...Swift.min(r1, rows - 1) {
+                    let onEdgeRow = row == r0 || row == r1
+                    let step = onEdgeRow ? 1 : Swift.max(c1 - c0, 1)
+                    var column = c0
+                    while column <= c1 {
+                        if column >= 0, column < columns {
+                            let cell = row * columns + column
+                            for slot in Int(cellStart[cell])..<Int(cellStart[cell + 1]) {
+                                let id = segmentIDs[slot]
+                                let hit = project(x: x, y: y, onto: segments[Int(id)], graph: graph)
+                                if let current = best {
+                                    if hit.distance < current.distance || (hit.distance == current.distance && id < bestID) {
+                                        best = hit; bestID = id
+                                    }
+                                } else {
+                                    best = hit; bestID = id
+                                }
+                            }
+                        }
+                        column += step
+                    }
+                }
+            }
+            // Every cell of ring + 1 is at least `ring * cellSize` away from the point.
+            if let best, best.distance <= Double(ring) * cellSize { break }
+            ring += 1
+        }
+        return best
+    }
+
+    private func project(x: Double, y: Double, onto segment: SegmentIndex.Segment, graph: WalkingGraph) -> SegmentIndex.Hit {
+        let ax = graph.x[Int(segment.a)], ay = graph.y[Int(segment.a)]
+        let bx = graph.x[Int(segment.b)], by = graph.y[Int(segment.b)]
+        let dx = bx - ax, dy = by - ay
+        let lengthSquared = dx * dx + dy * dy
+        var t = 0.0
+        if lengthSquared > 0 {
+            t = Swift.min(1, Swift.max(0, ((x - ax) * dx + (y - ay) * dy) / lengthSquared))
+        }
+        let px = ax + t * dx, py = ay + t * dy
+        let distance = ((x - px) * (x - px) + (y - py) * (y - py)).squareRoot()
+        return SegmentIndex.Hit(segment: segment, fraction: t, distance: distance, x: px, y: py)
+    }
+}

@@ -1,0 +1,184 @@
+import Coordinator
+import Foundation
+import Testing
+import WireProtocol
+
+@Suite("Coordinator engine")
+struct CoordinatorEngineTests {
+    let topics = TestVenue.topics
+    func engine(_ configuration: CoordinatorEngine.Configuration = .init(budget: 5), restored: [StoredClient] = []) -> CoordinatorEngine {
+        CoordinatorEngine(topics: topics, planner: StraightLinePlanner(venue: TestVenue.make()), configuration: configuration, restored: restored)
+    }
+    func gw(_ id: String) -> String { topics.sightings(try! Identifier(id)) }
+    func report(_ id: String) -> String { topics.clientReport(try! Identifier(id)) }
+
+    @Test("a tag heard by gateways becomes a client named by its identity; region beacons do not")
+    func tagBecomesClient() throws {
+        let engine = engine()
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 0, tags: [(1, 2)], regionBeacons: [0, 1]), at: 0)
+        let out = engine.step(at: 1)
+        #expect(engine.clientCount == 1)
+        #expect(engine.counters.regionBeaconSightings == 2)
+        let messages = out.regionsMessages
+        #expect(messages.count == 1)
+        #expect(messages.first?.0 == TestVenue.tagID(1))
+        let first = try #require(messages.first?.1)
+        #expect(first.version == 1 && first.reason == "initial" && first.remove.isEmpty)
+        #expect(first.regions.first?.id == "venue", "pinned first")
+        #expect(first.regions.count == 5 && first.add == first.regions)
+    }
+
+    @Test("walking along the corridor: versions go up by one, adds and removes are the exact diff")
+    func walkVersions() throws {
+        let engine = engine()
+        var versions: [UInt64] = []
+        var monitored: Set<String> = []
+        for step in 0..<60 {
+            let x = Double(step) * 2  // the tag walks 2 m per second
+            let g = Int((x / 20).rounded())
+            let batch = TestVenue.batch(seq: UInt64(step + 1), at: Double(step), tags: [(9, abs(x - Double(g) * 20) + 0.5)])
+            try engine.feed(gw("g\(g)"), batch, at: Double(step))
+            for (_, message) in engine.step(at: Double(step)).regionsMessages {
+                versions.append(message.version)
+                let removed = Set(message.remove)
+                #expect(removed.isSubset(of: monitored), "removes only what was there")
+                #expect(Set(message.add.map(\.id)).isDisjoint(with: monitored.subtracting(removed)), "never re-adds an unchanged region")
+                monitored.subtract(removed)
+                monitored.formUnion(message.add.map(\.id))
+                #expect(monitored == Set(message.regions.map(\.id)))
+            }
+        }
+        #expect(versions.count > 3, "the set rotated as the tag moved")
+        #expect(versions == Array(1...UInt64(versions.count)))
+    }
+
+    @Test("absence is evidence: missing from several windows of healthy gateways means exit; an offline gateway makes nobody leave")
+    func absence() throws {
+        let engine = engine(.init(budget: 5, absenceWindows: 3))
+        // Tag 1 sits inside r0 (x≈0) heard by g0.
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 0, tags: [(1, 0.5), (2, 0.5)]), at: 0)
+        var out = engine.step(at: 0)
+        #expect(out.events.contains { $0.type == .enter && $0.region == "r0" && $0.client == TestVenue.tagID(1) })
+        // g0 goes offline: no batches, nobody leaves, whatever the time.
+        try engine.feed(topics.gatewayStatus(try Identifier("g0")), GatewayStatus(state: .offline), at: 1)
+        out = engine.step(at: 30)
+        #expect(!out.events.contains { $0.type == .exit })
+        // Back online, it hears both again, then only tag 2 for three windows: tag 1 has left.
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 2, at: 31, tags: [(1, 0.5), (2, 0.5)]), at: 31)
+        _ = engine.step(at: 31)
+        for window in 0..<2 {
+            try engine.feed(gw("g0"), TestVenue.batch(seq: UInt64(3 + window), at: 32 + Double(window), tags: [(2, 0.5)]), at: 32 + Double(window))
+            #expect(!engine.step(at: 32 + Double(window)).events.contains { $0.type == .exit }, "not yet: \(window + 1) windows")
+        }
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 5, at: 34, tags: [(2, 0.5)]), at: 34)
+        out = engine.step(at: 34)
+        let exits = out.events.filter { $0.type == .exit }
+        #expect(exits.count == 1)
+        #expect(exits.first?.client == TestVenue.tagID(1) && exits.first?.region == "r0" && exits.first?.evidence == "absence")
+        #expect(engine.snapshot(of: TestVenue.tagID(1))?.present == false)
+        #expect(engine.snapshot(of: TestVenue.tagID(2))?.present == true)
+    }
+
+    @Test("a phone's advertising identity joins the gateways' sightings to the phone")
+    func advertisingJoins() throws {
+        let engine = engine()
+        try engine.feed(gw("g1"), TestVenue.batch(seq: 1, at: 0, tags: [(4, 1)]), at: 0)
+        _ = engine.step(at: 0)
+        #expect(engine.snapshot(of: TestVenue.tagID(4)) != nil)
+        let declare = ClientReport(advertising: BeaconIdentity(uuid: TestVenue.tagUUID, major: 7, minor: 4))
+        try engine.feed(report("phone-1"), declare, at: 1)
+        let out = engine.step(at: 1)
+        #expect(out.contains(.clearRegions(client: TestVenue.tagID(4))), "the tag's own record is merged away")
+        #expect(engine.snapshot(of: TestVenue.tagID(4)) == nil)
+        try engine.feed(gw("g2"), TestVenue.batch(seq: 1, at: 2, tags: [(4, 1)]), at: 2)
+        _ = engine.step(at: 2)
+        #expect(engine.clientCount == 1)
+        let phone = try #require(engine.snapshot(of: "phone-1"))
+        #expect(phone.kind == "phone" && abs((phone.position?.x ?? 0) - 40) < 15)
+    }
+
+    @Test("reconciliation: a monitored list missing a planned region is re-planned and republished; a stale one is ignored")
+    func reconciliation() throws {
+        let engine = engine()
+        try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "r3")]), at: 0)
+        let first = try #require(engine.step(at: 0).regionsMessages.first?.1)
+        #expect(first.version == 1 && first.regions.contains { $0.id == "r3" })
+        var have = first.regions.map(\.id)
+        let dropped = have.removeLast()
+        // Stale: the phone says it applied version 0.
+        try engine.feed(report("p"), ClientReport(monitored: have, version: 0), at: 1)
+        #expect(engine.step(at: 1).regionsMessages.isEmpty)
+        // Current: iOS dropped a region.
+        try engine.feed(report("p"), ClientReport(monitored: have, version: 1), at: 2)
+        let fix = try #require(engine.step(at: 2).regionsMessages.first?.1)
+        #expect(fix.version == 2 && fix.reason == "reconcile")
+        #expect(fix.add.map(\.id) == [dropped] && fix.remove.isEmpty)
+        #expect(engine.counters.reconciliations == 1)
+        // Agreeing report: nothing more.
+        try engine.feed(report("p"), ClientReport(monitored: fix.regions.map(\.id), version: 2), at: 3)
+        #expect(engine.step(at: 3).regionsMessages.isEmpty)
+    }
+
+    @Test("bad topics and payloads are counted and change nothing")
+    func rejects() throws {
+        let engine = engine()
+        let cases: [(String, [UInt8])] = [
+            ("beaconfleet/v1/gateways/bad id/sightings", TestVenue.batch(seq: 1, at: 0, tags: [(1, 1)])),
+            ("other/v1/gateways/g0/sightings", TestVenue.batch(seq: 1, at: 0, tags: [(1, 1)])),
+            (gw("g0"), Array("{".utf8)),
+            (gw("g0"), Array(#"{"v":1}"#.utf8)),
+            (report("p"), Array(#"{"v":1,"ranged":[{"uuid":"nope","major":1,"minor":1,"rssi":-50}]}"#.utf8)),
+            (report("p"), Array(#"{"v":1,"budget":99}"#.utf8)),
+            (report("p"), [UInt8](repeating: 0x20, count: WireCoding.maximumPayloadBytes + 1)),
+        ]
+        for (topic, payload) in cases {
+            #expect(throws: WireError.self) { try engine.feed(topic, payload, at: 0) }
+        }
+        #expect(engine.step(at: 0).isEmpty)
+        #expect(engine.clientCount == 0)
+        #expect(engine.counters.invalidTopics == 2 && engine.counters.invalidPayloads == 4 && engine.counters.oversizedPayloads == 1)
+    }
+
+    @Test("duplicate and late batches are skipped, gaps counted")
+    func sequence() throws {
+        let engine = engine()
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 5, at: 0, tags: [(1, 1)]), at: 0)
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 5, at: 0, tags: [(1, 1)]), at: 0)
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 9, at: 1, tags: [(1, 1)]), at: 1)
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 8, at: 1, tags: [(1, 1)]), at: 1)
+        #expect(engine.counters.duplicateBatches == 2 && engine.counters.missedBatches == 3)
+    }
+
+    @Test("restored clients continue their versions; idle ones expire and their regions are cleared")
+    func restoreAndExpire() throws {
+        let engine = engine()
+        try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "r10")]), at: 0)
+        _ = engine.step(at: 0)
+        try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .exit, region: "r10"), RegionEvent(type: .enter, region: "r20")]), at: 1)
+        let before = try #require(engine.step(at: 1).regionsMessages.last?.1)
+        let (changed, _) = engine.takeChangedClients()
+        #expect(changed.count == 1 && changed[0].version == before.version)
+        let resumed = self.engine(restored: changed)
+        #expect(resumed.snapshot(of: "p")?.version == before.version)
+        #expect(resumed.snapshot(of: "p")?.regions == before.regions.map(\.id))
+        try resumed.feed(report("p"), ClientReport(events: [RegionEvent(type: .exit, region: "r20"), RegionEvent(type: .enter, region: "r2")]), at: 2)
+        let next = try #require(resumed.step(at: 2).regionsMessages.first?.1)
+        #expect(next.version == before.version + 1)
+        resumed.expireIdle(now: TestVenue.millis(2) + resumed.configuration.idleTimeout + 1)
+        #expect(resumed.takeOutputs() == [.clearRegions(client: "p")])
+        #expect(resumed.clientCount == 0)
+        #expect(resumed.takeChangedClients().removed == ["p"])
+    }
+
+    @Test("a topology change re-plans every client by region id")
+    func topologyReload() throws {
+        let engine = engine()
+        try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "r5")]), at: 0)
+        let first = try #require(engine.step(at: 0).regionsMessages.first?.1)
+        let gone = try #require(first.regions.last?.id)
+        engine.replacePlanner(StraightLinePlanner(venue: TestVenue.make(revision: "r2", skipping: [gone])), now: TestVenue.millis(1))
+        let next = try #require(engine.takeOutputs().regionsMessages.first?.1)
+        #expect(next.version == 2 && next.reason == "topology")
+        #expect(next.remove == [gone] && !next.regions.contains { $0.id == gone })
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import TestSupport
+
+/// Example venues and scratch venue directories for the tests.
+enum VenueFixture {
+    /// `topology/NAME` in the package.
+    static func example(_ name: String) -> URL {
+        SharedData.packageRoot.appendingPathComponent("topology/\(name)", isDirectory: true)
+    }
+
+    /// A fresh temporary directory holding the given files (name → contents).
+    static func directory(_ files: [String: String]) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("topology-test-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        for (name, text) in files { try Data(text.utf8).write(to: url.appendingPathComponent(name)) }
+        return url
+    }
+
+    /// A small valid venue: two levels joined by stairs, a corridor of waypoints, six regions,
+    /// one pinned wildcard. Tests break it one line at a time.
+    static let small: [String: String] = [
+        "venue.conf": "name = small\nuuid = 11111111-2222-3333-4444-555555555555\nbudget = 4\n",
+        "levels.csv": "id,name\nL0,ground\nL1,upper\n",
+        "regions.csv": """
+            id,uuid,major,minor,x,y,level,radius,tags
+            everywhere,,,,,,,,pinned
+            a,,1,1,0,0,L0,1,
+            b,,1,2,10,0,L0,2,
+            c,,1,3,20,0,L0,1,
+            d,,2,1,0,0,L1,1,
+            e,,2,2,20,0,L1,1,
+
+            """,
+        "waypoints.csv": "id,x,y,level\nw1,5,0,L0\nw2,15,0,L0\n",
+        "gateways.csv": "id,x,y,level,z\ng1,10,1,L0,2.5\n",
+        "links.csv": """
+            from,to,distance,kind
+            a,w1,,
+            w1,b,,
+            b,w2,,
+            w2,c,,
+            c,e,7,stairs
+            e,d,,
+
+            """,
+    ]
+
+    /// `small` with one file replaced.
+    static func small(replacing name: String, with text: String) -> [String: String] {
+        var files = small
+        files[name] = text
+        return files
+    }
+}
