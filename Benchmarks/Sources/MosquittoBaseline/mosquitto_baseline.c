@@ -12,6 +12,7 @@ struct baseline_state {
     pthread_cond_t changed;
     int connected;
     int completed;
+    int target;
 };
 
 static void on_connect(struct mosquitto *mosq, void *userdata, int rc, int flags, const mosquitto_property *props) {
@@ -28,7 +29,8 @@ static void on_publish(struct mosquitto *mosq, void *userdata, int mid, int reas
     struct baseline_state *state = userdata;
     pthread_mutex_lock(&state->mutex);
     state->completed += 1;
-    pthread_cond_broadcast(&state->changed);
+    /* Wake the waiting publisher only when everything is done, as the wrapper's drain() does. */
+    if (state->completed == state->target) pthread_cond_broadcast(&state->changed);
     pthread_mutex_unlock(&state->mutex);
 }
 
@@ -40,7 +42,7 @@ static double now_seconds(void) {
 
 double mosquitto_baseline_publish(const char *host, int port, int count, int payload_size, int qos, int max_inflight) {
     mosquitto_lib_init();
-    struct baseline_state state = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+    struct baseline_state state = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, count};
     char id[64];
     snprintf(id, sizeof id, "baseline-c-%ld", (long)now_seconds() * 1000 + rand() % 1000);
     struct mosquitto *mosq = mosquitto_new(id, true, &state);
