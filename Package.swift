@@ -113,7 +113,15 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "TopologyTests", dependencies: ["Topology", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MQTTTests",
+            dependencies: [
+                "MQTT", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "WireProtocol", "MQTT", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "TestSupport"], swiftSettings: swiftSettings),
     ]

@@ -13,7 +13,9 @@ let package = Package(
     ],
     targets: [
         .executableTarget(name: "DecodeBenchmark", dependencies: [.product(name: "BeaconKit", package: "BeaconFleet")]),
-        .executableTarget(name: "MQTTBenchmark", dependencies: [.product(name: "MQTT", package: "BeaconFleet")]),
+        .executableTarget(name: "MQTTBenchmark", dependencies: [.product(name: "MQTT", package: "BeaconFleet"), "MosquittoBaseline"]),
+        // The plain C libmosquitto publisher MQTTBenchmark compares the Swift wrapper against.
+        .target(name: "MosquittoBaseline", linkerSettings: [.linkedLibrary("mosquitto"), .linkedLibrary("pthread")]),
         .executableTarget(name: "AgentBenchmark", dependencies: [.product(name: "Agent", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"), .product(name: "BeaconKit", package: "BeaconFleet"), .product(name: "WireProtocol", package: "BeaconFleet")]),
         .executableTarget(
             name: "TopologyBenchmark",

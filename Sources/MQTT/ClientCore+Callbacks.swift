@@ -77,8 +77,13 @@ extension ClientCore {
         let rejected: (String, Int32)? = state.withLock { state in
             defer { state.resumeDrainWaitersIfEmpty() }
             guard let pending = state.pendingAcks.removeValue(forKey: messageID) else {
-                // A QoS 0 message was written to the socket.
-                if state.pendingAtMostOnce > 0 { state.pendingAtMostOnce -= 1 }
+                if state.registering > 0 {
+                    // Either a publish still registering, or a QoS 0 message: sorted out by finishRegistrations().
+                    state.earlyCompletions[messageID] = reason
+                } else if state.pendingAtMostOnce > 0 {
+                    // A QoS 0 message was written to the socket.
+                    state.pendingAtMostOnce -= 1
+                }
                 return nil
             }
             if reason >= 0x80 {

@@ -15,10 +15,10 @@ final class ClientCore: Sendable {
     /// The libmosquitto handle; libmosquitto's calls are thread safe, and ``close()`` destroys it only
     /// after the network thread is joined and while `state` forbids any further call.
     nonisolated(unsafe) let handle: OpaquePointer
-    let state: Mutex<CoreState>
+    let state: Locked<CoreState>
     /// The last error libmosquitto logged (TLS details come only this way). Separate lock: the log
     /// callback may run inside a libmosquitto call made while `state` is held.
-    let lastLibraryError = Mutex<String?>(nil)
+    let lastLibraryError = Locked<String?>(nil)
     let stopRequested = Atomic<Bool>(false)
     let droppedMessages = Atomic<Int>(0)
     /// Wakes the network thread from its reconnect delay when the client closes.
@@ -32,7 +32,7 @@ final class ClientCore: Sendable {
             throw .library(operation: "mosquitto_new", code: Int(errno), message: String(cString: strerror(errno)))
         }
         self.handle = handle
-        self.state = Mutex(CoreState(reconnectDelay: configuration.reconnectDelayMin))
+        self.state = Locked(CoreState(reconnectDelay: configuration.reconnectDelayMin))
         do {
             try applyConfiguration()
         } catch {
@@ -175,6 +175,10 @@ struct CoreState {
     var pendingAcks: [Int32: PendingAck] = [:]
     /// QoS 0 messages handed to libmosquitto and not yet written to the socket.
     var pendingAtMostOnce = 0
+    /// Publishes between their reservation and their registration (libmosquitto call in progress).
+    var registering = 0
+    /// Completions (message id → reason code) seen while `registering > 0` for ids not yet registered.
+    var earlyCompletions: [Int32: Int32] = [:]
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
     var connectWaiters: [CheckedContinuation<Result<Void, MQTTError>, Never>] = []
     var stateObservers: [UInt64: AsyncStream<MQTTConnectionState>.Continuation] = [:]
@@ -190,7 +194,17 @@ struct CoreState {
         }
     }
 
-    var outstanding: Int { pendingAcks.count + pendingAtMostOnce }
+    var outstanding: Int { pendingAcks.count + pendingAtMostOnce + registering }
+
+    /// Once no registration is in progress, completions left in `earlyCompletions` belong to QoS 0
+    /// messages registered earlier (which never enter `pendingAcks`): count them as done.
+    mutating func finishRegistrations() {
+        if registering == 0 && !earlyCompletions.isEmpty {
+            pendingAtMostOnce = max(0, pendingAtMostOnce - earlyCompletions.count)
+            earlyCompletions.removeAll(keepingCapacity: true)
+        }
+        resumeDrainWaitersIfEmpty()
+    }
 
     /// Sets the connection state and tells every observer.
     mutating func setConnection(_ new: MQTTConnectionState) {
