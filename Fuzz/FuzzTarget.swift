@@ -22,7 +22,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = advertisingData.decodeBeacon()
     _ = advertisingData.parse()
 
-    if let reader = try? CaptureReader(bytes: Array(bytes), name: "fuzz") {
+    // The last byte picks the reader's buffer size (64 … 1084 bytes), so refills, compaction and
+    // growth are exercised as they are on large files.
+    let bufferSize = 64 + Int(size > 0 ? data[size - 1] : 0) * 4
+    if let reader = try? CaptureReader(bytes: Array(bytes), name: "fuzz", bufferSize: bufferSize) {
         var captureDecoder = AdvertisementDecoder()
         var records = 0
         while let record = try? reader.next() {

@@ -37,6 +37,8 @@ public final class GatewayAgent: Service, Sendable {
     private let spool: SpoolBox
     private let counters = PipelineCounters()
     private let brokerState = LockedValue<String>("connecting")
+    /// Batches that could not even be spooled (disk full, I/O error); counted with the dropped ones.
+    private let unspooled = LockedValue<UInt64>(0)
 
     /// Creates the agent and opens (recovering) its spool.
     /// - Parameters:
@@ -104,9 +106,10 @@ public final class GatewayAgent: Service, Sendable {
         }
 
         let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let encoder = WireCoding.makeEncoder()
+        var writer = SightingsBatchWriter()
         let spool = self.spool
         let logger = self.logger
+        let unspooled = self.unspooled
         let pipeline = SightingsPipeline(
             source: source, filter: configuration.filter,
             aggregator: WindowAggregator(windowMicros: configuration.windowMicros), counters: counters
@@ -115,16 +118,12 @@ public final class GatewayAgent: Service, Sendable {
             do {
                 try spool.withLock { spool in
                     try spool.append(checkpoint: checkpoint) { seq in
-                        let batch = SightingsBatch(
-                            gateway: gateway.rawValue, seq: seq,
-                            start: Date(timeIntervalSince1970: Double(window.startMicros) / 1_000_000),
-                            end: Date(timeIntervalSince1970: Double(window.endMicros) / 1_000_000),
-                            sightings: window.sightings)
-                        return Array(try encoder.encode(batch))
+                        writer.encode(gateway: gateway.rawValue, seq: seq, startMicros: window.startMicros, endMicros: window.endMicros, sightings: window.sightings)
                     }
                 }
             } catch {
                 // A full disk or a batch larger than the spool: the batch is lost, say so loudly.
+                unspooled.update { $0 += 1 }
                 logger.error("could not spool a sightings batch; it is lost", metadata: ["error": "\(error)", "sightings": "\(window.sightings.count)"])
             }
             wake.yield()
@@ -300,7 +299,7 @@ public final class GatewayAgent: Service, Sendable {
             state: state, version: version, adapter: configuration.source.statusName, started: started, time: Date(),
             counters: GatewayStatus.Counters(
                 reportsPerSecond: (reportsPerSecond * 10).rounded() / 10, reports: counts.reports, malformed: counts.malformed,
-                dropped: stats.dropped, spooled: stats.batches, spoolBytes: stats.bytes, spoolLimitBytes: stats.limitBytes,
+                dropped: stats.dropped + unspooled.current, spooled: stats.batches, spoolBytes: stats.bytes, spoolLimitBytes: stats.limitBytes,
                 broker: brokerState.current, lastSeq: lastSeq))
         guard let payload = try? WireCoding.encode(status) else { return }
         let topic = configuration.topics.gatewayStatus(configuration.gateway)

@@ -145,7 +145,12 @@ extension BeaconObservation {
 
 extension BeaconUUID {
     /// The UUID's 16 bytes in the order written.
-    init(_ uuid: UUID) {
-        self = withUnsafeBytes(of: uuid.uuid) { BeaconUUID(bytes: $0) }
+    @inline(__always) init(_ uuid: UUID) {
+        let u = uuid.uuid
+        let high = UInt64(u.0) << 56 | UInt64(u.1) << 48 | UInt64(u.2) << 40 | UInt64(u.3) << 32
+            | UInt64(u.4) << 24 | UInt64(u.5) << 16 | UInt64(u.6) << 8 | UInt64(u.7)
+        let low = UInt64(u.8) << 56 | UInt64(u.9) << 48 | UInt64(u.10) << 40 | UInt64(u.11) << 32
+            | UInt64(u.12) << 24 | UInt64(u.13) << 16 | UInt64(u.14) << 8 | UInt64(u.15)
+        self.init(high: high, low: low)
     }
 }

@@ -11,6 +11,7 @@ final class SpoolBox: Sendable {
     }
 
     /// Runs `body` with the spool, holding the lock.
+    @discardableResult
     func withLock<Result>(_ body: (BatchSpool) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }

@@ -1,3 +1,4 @@
+public import BeaconKit
 import Foundation
 public import WireProtocol
 
@@ -45,8 +46,8 @@ public struct WindowAggregator {
 
     /// The window length, microseconds.
     public let windowMicros: Int64
-    /// The environment exponent of the log-distance model.
-    public let pathLossExponent: Double
+    /// Turns the filtered mean RSSI and the measured power at 1 m into metres (BeaconKit's models).
+    public let distanceModel: any DistanceModel
     /// At most this many empty windows are published for a silence (a longer one, such as a gap in a
     /// capture or a clock jump, skips ahead to the next advertisement).
     public let maximumEmptyWindows: Int
@@ -56,9 +57,9 @@ public struct WindowAggregator {
     /// Observations counted in the current window.
     public private(set) var observationsInWindow = 0
 
-    public init(windowMicros: Int64 = 1_000_000, pathLossExponent: Double = 2.0, maximumEmptyWindows: Int = 60) {
+    public init(windowMicros: Int64 = 1_000_000, distanceModel: any DistanceModel = LogDistanceModel(exponent: 2.0), maximumEmptyWindows: Int = 60) {
         self.windowMicros = max(1000, windowMicros)
-        self.pathLossExponent = pathLossExponent
+        self.distanceModel = distanceModel
         self.maximumEmptyWindows = maximumEmptyWindows
     }
 
@@ -160,17 +161,12 @@ public struct WindowAggregator {
         }
         if let tx = entry.txPower, let mean {
             // Eddystone states its power at 0 m; the model wants it at 1 m (41 dB of free-space loss).
-            let atOneMetre = format == .ibeacon || format == .altbeacon ? Double(tx) : Double(tx) - 41
-            sighting.distance = Self.distance(rssi: mean, measuredPower: atOneMetre, exponent: pathLossExponent)
+            let atOneMetre = format == .ibeacon || format == .altbeacon ? tx : tx - 41
+            if let metres = distanceModel.distance(rssi: mean, measuredPower: Int8(clamping: atOneMetre)), metres.isFinite {
+                sighting.distance = (metres * 100).rounded() / 100
+            }
         }
         return sighting
-    }
-
-    /// The log-distance model: `10 ^ ((measuredPower − rssi) / (10 n))` metres, rounded to centimetres.
-    public static func distance(rssi: Double, measuredPower: Double, exponent: Double) -> Double? {
-        guard rssi < 0, measuredPower < 0, exponent > 0 else { return nil }
-        let metres = pow(10, (measuredPower - rssi) / (10 * exponent))
-        return (metres * 100).rounded() / 100
     }
 }
 

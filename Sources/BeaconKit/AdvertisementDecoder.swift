@@ -29,13 +29,12 @@ public struct AdvertisementDecoder: Sendable {
 
     /// Decodes one packet with the H4 type byte first (as a raw HCI socket or a UART delivers it).
     public mutating func decode(h4Packet: UnsafeRawBufferPointer, timestampMicroseconds: Int64?, _ body: (Advertisement) -> Void) {
-        statistics.packets += 1
         guard h4Packet.count >= 1, let type = HCIPacketType(rawValue: h4Packet[0]) else {
+            statistics.packets += 1
             statistics.malformedEvents += 1
             note(0, h4Packet.isEmpty ? "empty HCI packet" : "unknown H4 packet type 0x\(hex(h4Packet[0]))")
             return
         }
-        statistics.packets -= 1
         decode(type: type, packet: UnsafeRawBufferPointer(rebasing: h4Packet[1...]), timestampMicroseconds: timestampMicroseconds, context: 0, body)
     }
 
@@ -48,22 +47,23 @@ public struct AdvertisementDecoder: Sendable {
         statistics.packets += 1
         guard type == .event else { return }
         statistics.events += 1
-        var malformedData = 0
-        var beacons = BeaconCounts()
         var firstDataError: (report: Int, error: AdvertisingDataError)?
         var reportIndex = 0
         let outcome = AdvertisingReportDecoder.decode(event: packet) { report, data in
             reportIndex += 1
-            let decoding = data.decodeBeacon()
+            var decoding = data.decodeBeacon()
+            // A fragment of extended advertising data (data status "incomplete") may end inside
+            // an AD structure: that is the fragmenting, not damage.
+            if case .structureOverrun? = decoding.error, report.kind == .extended, report.eventType.dataStatus != .complete {
+                decoding.error = nil
+            }
             if let error = decoding.error {
-                malformedData += 1
+                statistics.malformedAdvertisingData += 1
                 if firstDataError == nil { firstDataError = (reportIndex, error) }
             }
-            if let beacon = decoding.beacon { beacons[beacon.format] += 1 }
+            if let beacon = decoding.beacon { statistics.beacons[beacon.format] += 1 }
             body(Advertisement(timestampMicroseconds: timestampMicroseconds, report: report, data: data, beacon: decoding.beacon, dataError: decoding.error))
         }
-        statistics.malformedAdvertisingData += malformedData
-        statistics.beacons.add(beacons)
         if let firstDataError {
             note(context, "advertising report \(firstDataError.report): \(firstDataError.error)")
         }

@@ -37,17 +37,31 @@ public struct AdvertisingData {
     /// The whole data is always walked, so a malformed structure after the beacon is still
     /// reported in ``BeaconDecoding/error``; the first beacon found is kept.
     public func decodeBeacon() -> BeaconDecoding {
-        var result = BeaconDecoding(beacon: nil, error: nil)
-        let structureError = forEachStructure { structure in
-            guard result.beacon == nil else { return }
-            switch BeaconDecoder.decode(structure) {
-            case .success(let beacon?): result.beacon = beacon
-            case .success(nil): break
-            case .failure(let error): if result.error == nil { result.error = error }
+        // The per-report hot path: a plain loop (no closure, no intermediate values) that looks
+        // only at manufacturer data and 16-bit service data.
+        var beacon: Beacon?
+        var error: AdvertisingDataError?
+        var offset = 0
+        let count = bytes.count
+        while offset < count {
+            let length = Int(bytes[offset])
+            if length == 0 { break }
+            guard offset + 1 + length <= count else {
+                if error == nil { error = .structureOverrun(offset: offset, length: length, available: count - offset - 1) }
+                break
             }
+            let type = bytes[offset + 1]
+            if beacon == nil, type == ADType.manufacturerData.rawValue || type == ADType.serviceData16.rawValue {
+                let structure = ADStructure(
+                    type: ADType(rawValue: type), value: UnsafeRawBufferPointer(rebasing: bytes[(offset + 2)..<(offset + 1 + length)]), offset: offset)
+                switch BeaconDecoder.decode(structure) {
+                case .success(let found): beacon = found
+                case .failure(let failure): if error == nil { error = failure }
+                }
+            }
+            offset += 1 + length
         }
-        if result.error == nil { result.error = structureError }
-        return result
+        return BeaconDecoding(beacon: beacon, error: error)
     }
 
     /// Decodes every AD structure into an owned summary (names, UUIDs, service and manufacturer

@@ -56,7 +56,7 @@ public enum AdvertisingReportDecoder {
         }
     }
 
-    /// Decodes `event` from an array; see ``decode(event:_:)-(UnsafeRawBufferPointer,_)``.
+    /// Decodes `event` held in an array (tests, tools); the same as the buffer-pointer version.
     @discardableResult
     public static func decode(
         event: [UInt8], _ body: (AdvertisingReport, AdvertisingData) -> Void

@@ -53,15 +53,18 @@ public final class CaptureReader {
     private let pcapNanoseconds: Bool
 
     /// Opens the capture at `path` and reads its header.
+    /// `bufferSize` is the initial buffer (it grows to the largest record, at most
+    /// ``maximumRecordBytes``).
     public convenience init(path: String, bufferSize: Int = 256 * 1024) throws(CaptureError) {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw .cannotOpen(file: path, reason: String(cString: strerror(errno))) }
         try self.init(source: FileSource(fd: fd), name: path, bufferSize: bufferSize)
     }
 
-    /// Reads a capture held in memory (tests, fuzzing); `name` appears in messages.
-    public convenience init(bytes: [UInt8], name: String = "<memory>") throws(CaptureError) {
-        try self.init(source: MemorySource(bytes: bytes), name: name, bufferSize: 64 * 1024)
+    /// Reads a capture held in memory (tests, fuzzing); `name` appears in messages. A small
+    /// `bufferSize` makes the reader refill and grow its buffer often, as with a large file.
+    public convenience init(bytes: [UInt8], name: String = "<memory>", bufferSize: Int = 64 * 1024) throws(CaptureError) {
+        try self.init(source: MemorySource(bytes: bytes), name: name, bufferSize: bufferSize)
     }
 
     private init(source: any ByteSource, name: String, bufferSize: Int) throws(CaptureError) {
@@ -78,7 +81,7 @@ public final class CaptureReader {
         self.format = header.format
         self.bigEndian = header.bigEndian
         self.pcapNanoseconds = header.nanoseconds
-        self.buffer = .allocate(byteCount: max(bufferSize, 4096, header.bytes.count), alignment: 8)
+        self.buffer = .allocate(byteCount: max(bufferSize, 64, header.bytes.count), alignment: 8)
         self.scratch = .allocate(byteCount: 1024, alignment: 8)
         header.bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
         tail = header.bytes.count

@@ -16,7 +16,9 @@ public struct DecodeStatistics: Sendable, Hashable {
     public var beacons = BeaconCounts()
     /// HCI events that were truncated or inconsistent (their reports before the damage count).
     public var malformedEvents: Int = 0
-    /// Reports whose advertising data had a bad AD length or a truncated beacon payload.
+    /// Reports whose advertising data had a bad AD length or a truncated beacon payload. (An
+    /// extended report whose data status says the data is incomplete may end inside an AD
+    /// structure without counting here.)
     public var malformedAdvertisingData: Int = 0
 
     public init() {}
@@ -79,6 +81,11 @@ public struct BeaconCounts: Sendable, Hashable {
     public var total: Int { iBeacon + altBeacon + eddystoneUID + eddystoneURL + eddystoneTLM + eddystoneUnknown }
 
     mutating func add(_ other: BeaconCounts) {
-        for format in BeaconFormat.allCases { self[format] += other[format] }
+        iBeacon += other.iBeacon
+        altBeacon += other.altBeacon
+        eddystoneUID += other.eddystoneUID
+        eddystoneURL += other.eddystoneURL
+        eddystoneTLM += other.eddystoneTLM
+        eddystoneUnknown += other.eddystoneUnknown
     }
 }

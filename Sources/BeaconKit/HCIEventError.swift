@@ -32,15 +32,3 @@ public enum HCIEventError: Error, Sendable, Hashable, CustomStringConvertible {
 func hex(_ byte: UInt8) -> String {
     String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
 }
-
-/// Lower-case hex of a byte range, two digits per byte.
-func hexString(_ bytes: UnsafeRawBufferPointer) -> String {
-    let digits: [UInt8] = Array("0123456789abcdef".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0x0F)])
-    }
-    return String(decoding: out, as: UTF8.self)
-}

@@ -16,10 +16,12 @@ public struct TrimmedMeanRSSIFilter: Sendable {
     private var start = 0
     private var scratch: [Int8] = []
 
-    /// A filter over `windowSeconds` (default 20) trimming `trimFraction` at each end.
+    /// A filter over `windowSeconds` (default 20; clamped to 0 … 10⁹ s) trimming `trimFraction`
+    /// at each end (clamped to 0 … 0.49).
     public init(windowSeconds: Double = 20, trimFraction: Double = 0.1, capacity: Int = 1024) {
-        self.window = Int64(windowSeconds * 1_000_000)
-        self.trimFraction = min(max(trimFraction, 0), 0.49)
+        let seconds = windowSeconds.isNaN ? 20 : min(max(windowSeconds, 0), 1e9)
+        self.window = Int64(seconds * 1_000_000)
+        self.trimFraction = trimFraction.isNaN ? 0.1 : min(max(trimFraction, 0), 0.49)
         self.capacity = max(capacity, 1)
     }
 
@@ -32,12 +34,12 @@ public struct TrimmedMeanRSSIFilter: Sendable {
         if count >= capacity { start += 1 }
         times.append(timestampMicroseconds)
         values.append(rssi)
-        expire(before: timestampMicroseconds - window)
+        expire(before: timestampMicroseconds &- window)
     }
 
     /// Drops samples older than `window` before `now` (call it when time passes without samples).
     public mutating func expire(now: Int64) {
-        expire(before: now - window)
+        expire(before: now &- window)
     }
 
     /// The trimmed mean in dBm, or `nil` when the window is empty.

@@ -21,9 +21,9 @@ struct AgentCommand: AsyncParsableCommand {
             environment (BEACONFLEET_AGENT_<KEY>, e.g. BEACONFLEET_AGENT_SPOOL_LIMIT=16MiB), then flags; \
             later wins. --print-config shows the result and where each value came from.
 
-            A replay ends with the capture: the agent flushes its last window, waits until every batch is \
-            acknowledged (or leaves it spooled when the broker is away), publishes its offline status and \
-            exits 0. SIGTERM does the same with the window in progress. An interrupted replay of the same \
+            A replay ends with the capture: the agent flushes its last window, waits (at most --drain-timeout) \
+            until every batch is acknowledged, leaves what is not in the spool for the next run, publishes its \
+            offline status and exits 0. SIGTERM does the same with the window in progress. An interrupted replay of the same \
             file resumes after its last spooled window (--from-start replays it all again).
 
             Examples:
@@ -107,6 +107,9 @@ struct AgentCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long to wait for acknowledgements when stopping (default 10s).", valueName: "DURATION"))
     var drainTimeout: String?
 
+    @Option(help: ArgumentHelp("Batches handed to the broker before waiting for their acknowledgements (default 32).", valueName: "N"))
+    var maxInflight: String?
+
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error (default info).", valueName: "LEVEL"))
     var logLevel: String = "info"
 
@@ -186,7 +189,7 @@ struct AgentCommand: AsyncParsableCommand {
             ("allow-uuid", allowUuid), ("formats", formats), ("min-rssi", minRssi), ("deny-address", denyAddress),
             ("scan", scan), ("scan-interval", scanInterval), ("scan-window", scanWindow),
             ("ca-file", caFile), ("cert-file", certFile), ("key-file", keyFile),
-            ("status-interval", statusInterval), ("drain-timeout", drainTimeout),
+            ("status-interval", statusInterval), ("drain-timeout", drainTimeout), ("max-inflight", maxInflight),
         ]
         for (key, value) in flags {
             guard let value else { continue }

@@ -61,10 +61,12 @@ import WireProtocol
         #expect(window?.sightings.first?.count == 5)
     }
 
-    @Test func distanceFollowsTheLogDistanceModel() {
-        #expect(WindowAggregator.distance(rssi: -59, measuredPower: -59, exponent: 2) == 1)
-        #expect(WindowAggregator.distance(rssi: -79, measuredPower: -59, exponent: 2) == 10)
-        #expect(WindowAggregator.distance(rssi: 0, measuredPower: -59, exponent: 2) == nil)
+    @Test func distanceComesFromTheFilteredMeanAndTheMeasuredPower() {
+        var aggregator = WindowAggregator(windowMicros: 1_000_000)
+        aggregator.add(observation(10, rssi: -79))  // measured power -59: 20 dB weaker, 10 m with exponent 2
+        aggregator.add(observation(20, rssi: -59, minor: 2))
+        let sightings = aggregator.flush()?.sightings ?? []
+        #expect(sightings.map(\.distance) == [10, 1])
     }
 
     @Test func filterAppliesFormatUUIDRSSIAndAddress() {

@@ -168,6 +168,22 @@ struct BeaconTests {
         #expect(event.last == 0x7F)
     }
 
+    @Test func incompleteExtendedDataIsNotMalformedButCompleteDataIs() {
+        var data = AdvertisingReportEncoder.advertisingData(for: BeaconSamples.all[3])!
+        data.removeLast(4)  // cut inside the Eddystone-URL structure
+        for (status, malformed) in [(UInt16(0x00), 1), (0x20, 0), (0x40, 0)] {
+            let report = AdvertisingReport(kind: .extended, eventType: .init(rawValue: status), address: .init(rawValue: 9), addressType: .random, rssi: -70)
+            var decoder = AdvertisementDecoder()
+            var errors: [AdvertisingDataError?] = []
+            AdvertisingReportEncoder.extendedEvent([(report, data)]).withUnsafeBytes {
+                decoder.decode(type: .event, packet: $0, timestampMicroseconds: nil) { errors.append($0.dataError) }
+            }
+            #expect(decoder.statistics.malformedAdvertisingData == malformed, "data status \(status >> 5)")
+            #expect(errors.count == 1)
+            #expect((errors.first! != nil) == (malformed == 1))
+        }
+    }
+
     @Test func extendedEventTypeBits() {
         let type = AdvertisingEventType(rawValue: 0b0101_1011)  // connectable, scannable, scan response, legacy off, status 2
         #expect(type.isConnectable && type.isScannable && !type.isDirected && type.isScanResponse && type.isLegacyPDU)

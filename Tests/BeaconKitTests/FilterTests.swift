@@ -31,6 +31,19 @@ struct FilterTests {
         #expect(filter.count == 50)
     }
 
+    @Test func absurdParametersAreClampedNotTrapped() {
+        var filter = TrimmedMeanRSSIFilter(windowSeconds: .infinity, trimFraction: .nan)
+        filter.add(-50, at: 0)
+        filter.add(-60, at: 500_000_000_000_000)  // within the clamped 10^9 s window
+        #expect(filter.value() == -55)
+        filter.add(-70, at: .max)  // far beyond: the older samples leave, nothing overflows
+        #expect(filter.value() == -70)
+        var arma = ARMARSSIFilter(speed: .nan)
+        arma.add(-50)
+        arma.add(-60)
+        #expect(arma.value == -51)
+    }
+
     @Test func armaMovesAShareOfTheWayTowardsEachSample() throws {
         var filter = ARMARSSIFilter(speed: 0.1)
         #expect(filter.value == nil)

@@ -98,6 +98,23 @@ struct SharedCaptureTests {
         #expect(Set(extended.map(\.report.eventType.rawValue)) == [0x13, 0x1B])
         #expect(extended.filter { $0.report.eventType.isLegacyPDU }.count == 79)
         #expect(extended.filter { $0.report.isScanResponse }.count == extended.filter { $0.report.eventType.rawValue == 0x1B }.count)
+
+        // Cross-check against the raw bytes of each one-report event, read by hand here:
+        // 3E len 0D 01 | type(2) addrType(1) addr(6) phy1 phy2 sid tx rssi interval(2) dType dAddr(6) len data.
+        let rawEvents = decoding.packets.filter { $0.type == .event && $0.bytes.count > 3 && $0.bytes[0] == 0x3E && $0.bytes[2] == 0x0D }
+        #expect(rawEvents.count == 79)
+        for (raw, advertisement) in zip(rawEvents, extended) {
+            let b = raw.bytes
+            #expect(b[3] == 1)
+            let address = (7...12).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64(b[$1]) }
+            #expect(advertisement.report.address.rawValue == address)
+            #expect(advertisement.report.addressType.rawValue == b[6])
+            #expect(advertisement.report.eventType.rawValue == UInt16(b[4]) | UInt16(b[5]) << 8)
+            #expect(advertisement.report.rssi == (b[17] == 0x7F ? nil : Int8(bitPattern: b[17])))
+            #expect(advertisement.report.txPower == (b[16] == 0x7F ? nil : Int8(bitPattern: b[16])))
+            #expect(advertisement.data == Array(b[28..<(28 + Int(b[27]))]))
+            #expect(28 + Int(b[27]) == b.count)
+        }
     }
 
     @Test func connectionCaptureHasTwentyNineReportsAmongGATTTraffic() throws {

@@ -22,13 +22,16 @@ struct Measurement: Codable {
     var wallSeconds: Double
     var windows: Int = 0
     var note: String = ""
+    var userSeconds: Double = 0
+    var systemSeconds: Double = 0
+    var anonymousRSSBytes: Int = 0
 
     var nanosecondsPerReport: Double { reports > 0 ? cpuSeconds * 1e9 / Double(reports) : 0 }
 }
 
 func resourceUsage() -> (cpu: Double, maxRSS: Int) {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     return (cpu, usage.ru_maxrss * 1024)  // Linux reports kilobytes
 }
@@ -96,6 +99,27 @@ func measureRead(path: String) throws -> Measurement {
     return Measurement(mode: "read", reports: count, cpuSeconds: after.cpu - before.cpu, maxRSSBytes: after.maxRSS, wallSeconds: wallClock() - wall, note: "checksum \(checksum)")
 }
 
+/// The agent's pipeline (replay, decode, filter, aggregate) without spooling or publishing; with
+/// `encode`, each closed window is also encoded as the JSON batch the agent would publish.
+func measurePipeline(path: String, encode: Bool) throws -> Measurement {
+    let wall = wallClock()
+    let before = resourceUsage()
+    let counters = PipelineCounters()
+    var writer = SightingsBatchWriter()
+    var bytes = 0
+    let pipeline = SightingsPipeline(
+        source: try CaptureReplaySource(path: path, speed: .max), filter: BeaconFilter(), aggregator: WindowAggregator(), counters: counters
+    ) { window, _ in
+        guard encode else { return }
+        bytes += writer.encode(gateway: "bench", seq: 1, startMicros: window.startMicros, endMicros: window.endMicros, sightings: window.sightings).count
+    }
+    try pipeline.run()
+    let after = resourceUsage()
+    let counts = counters.snapshot
+    return Measurement(mode: encode ? "+encode" : "pipeline", reports: Int(counts.reports), cpuSeconds: after.cpu - before.cpu, maxRSSBytes: after.maxRSS,
+        wallSeconds: wallClock() - wall, windows: Int(counts.windows), note: encode ? "\(bytes) JSON bytes" : "")
+}
+
 /// Reads and decodes (BeaconKit) without aggregating or publishing.
 func measureDecode(path: String) throws -> Measurement {
     let wall = wallClock()
@@ -157,9 +181,23 @@ if arguments.count >= 5, arguments[1] == "--child" {
     switch mode {
     case "read": measurement = try measureRead(path: path)
     case "decode": measurement = try measureDecode(path: path)
+    case "pipeline": measurement = try measurePipeline(path: path, encode: false)
+    case "encode": measurement = try measurePipeline(path: path, encode: true)
     default: measurement = try await measureAgent(path: path, url: url)
     }
-    print(String(decoding: try JSONEncoder().encode(measurement), as: UTF8.self))
+    var final = measurement
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    final.userSeconds = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    final.systemSeconds = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    // Resident memory the process allocated itself (not shared-library pages), at the end of the run.
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
+        let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    {
+        final.anonymousRSSBytes = kilobytes * 1024
+    }
+    print(String(decoding: try JSONEncoder().encode(final), as: UTF8.self))
     exit(0)
 }
 
@@ -180,18 +218,22 @@ let url = broker.url.description
 
 let read = try runChild("read", path: path, url: url)
 let decode = try runChild("decode", path: path, url: url)
+let pipelineOnly = try runChild("pipeline", path: path, url: url)
+let encodeToo = try runChild("encode", path: path, url: url)
 let agent = try runChild("agent", path: path, url: url)
 await broker.stop()
 
 func show(_ m: Measurement) {
-    print("  \(m.mode.padding(toLength: 7, withPad: " ", startingAt: 0)) \(m.reports) reports, CPU \(m.cpuSeconds, format: 3) s = \(m.nanosecondsPerReport, format: 1) ns/report, wall \(m.wallSeconds, format: 2) s, peak RSS \(Double(m.maxRSSBytes) / 1_048_576, format: 1) MiB\(m.windows > 0 ? ", \(m.windows) windows" : "")\(m.note.isEmpty ? "" : " (\(m.note))")")
+    print("  \(m.mode.padding(toLength: 7, withPad: " ", startingAt: 0)) \(m.reports) reports, CPU \(m.cpuSeconds, format: 3) s = \(m.nanosecondsPerReport, format: 1) ns/report, (user \(m.userSeconds, format: 3), sys \(m.systemSeconds, format: 3)), wall \(m.wallSeconds, format: 2) s, peak RSS \(Double(m.maxRSSBytes) / 1_048_576, format: 1) MiB (own \(Double(m.anonymousRSSBytes) / 1_048_576, format: 1) MiB)\(m.windows > 0 ? ", \(m.windows) windows" : "")\(m.note.isEmpty ? "" : " (\(m.note))")")
 }
 print("agent pipeline, replay at max speed to a live mosquitto (each in its own process):")
 show(read)
 show(decode)
+show(pipelineOnly)
+show(encodeToo)
 show(agent)
 print("agent CPU per report: \(agent.nanosecondsPerReport, format: 1) ns (target ≤ 1000 ns) — \(agent.nanosecondsPerReport / max(read.nanosecondsPerReport, 0.001), format: 2)× the read-only baseline, \(agent.nanosecondsPerReport / max(decode.nanosecondsPerReport, 0.001), format: 2)× decode-only")
-print("agent peak RSS: \(Double(agent.maxRSSBytes) / 1_048_576, format: 1) MiB (target ≤ 20 MiB) — \(Double(agent.maxRSSBytes) / Double(max(read.maxRSSBytes, 1)), format: 2)× the read-only baseline process")
+print("agent peak RSS: \(Double(agent.maxRSSBytes) / 1_048_576, format: 1) MiB (target ≤ 20 MiB) — \(Double(agent.maxRSSBytes) / Double(max(read.maxRSSBytes, 1)), format: 2)× the read-only baseline process (\(Double(read.maxRSSBytes) / 1_048_576, format: 1) MiB, mostly shared-library pages); memory the agent allocated itself (RssAnon at the end): \(Double(agent.anonymousRSSBytes) / 1_048_576, format: 1) MiB vs \(Double(read.anonymousRSSBytes) / 1_048_576, format: 1) MiB")
 
 extension DefaultStringInterpolation {
     mutating func appendInterpolation(_ value: Double, format digits: Int) {
