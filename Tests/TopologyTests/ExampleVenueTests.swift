@@ -10,7 +10,7 @@ import TestSupport
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
         let museum = try #require(result.topology)
         #expect(museum.levels.count == 1)
-        #expect((35...45).contains(museum.regions.count))
+        #expect((35...50).contains(museum.regions.count))
         #expect(museum.pinnedRegions.map { museum.regions[$0].id } == ["museum"])
         #expect(museum.regions[museum.pinnedRegions[0]].identity.major == nil)
     }
