@@ -115,6 +115,6 @@ let package = Package(
         .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )
