@@ -108,7 +108,9 @@ enum CoordinatorHarness {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw CoordinatorError("connection refused on \(port)") }
-        let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else { throw CoordinatorError("send failed") }
         var response = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -116,6 +118,12 @@ enum CoordinatorHarness {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n <= 0 { break }
             response += buffer[0..<n]
+            // Stop once the whole body (by Content-Length) is in.
+            let text = String(decoding: response, as: UTF8.self)
+            if let split = text.range(of: "\r\n\r\n"),
+               let line = text[..<split.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+               let length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)),
+               text.utf8.distance(from: split.upperBound.samePosition(in: text.utf8)!, to: text.utf8.endIndex) >= length { break }
         }
         let text = String(decoding: response, as: UTF8.self)
         guard let statusLine = text.split(separator: "\r\n").first, statusLine.split(separator: " ").count >= 2,
