@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(name: "TopologyTests", dependencies: ["Topology", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "AgentTests", dependencies: ["Agent", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "WireProtocol", "MQTT", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -10,6 +10,9 @@ extension ClientCore {
         topic: String, payload: UnsafeRawBufferPointer, qos: QoS, retain: Bool, userProperties: [MQTTUserProperty],
         waiter: CheckedContinuation<Result<Void, MQTTError>, Never>?
     ) throws(MQTTError) {
+        // libmosquitto lets an empty MQTT 5 topic through (it is meant for topic aliases); the broker then
+        // drops the connection as malformed and the queued message would be resent after every reconnect.
+        if topic.isEmpty { throw .invalidTopic(topic, reason: "empty") }
         var properties: OpaquePointer?
         defer { if properties != nil { mosquitto_property_free_all(&properties) } }
         if !userProperties.isEmpty {
@@ -57,8 +60,7 @@ extension ClientCore {
 
     /// Records the subscription (so it returns after every reconnect) and sends it if connected.
     func subscribe(_ filter: String, qos: QoS, waiter: CheckedContinuation<Result<QoS, MQTTError>, Never>) throws(MQTTError) {
-        let check = mosquitto_sub_topic_check(filter)
-        if check != MosquittoLibrary.success {
+        if filter.isEmpty || mosquitto_sub_topic_check(filter) != MosquittoLibrary.success {
             throw .invalidFilter(filter, reason: filter.isEmpty ? "empty" : "'#' must be last and '+'/'#' must fill a whole level")
         }
         try state.withLock { (state) throws(MQTTError) in
@@ -151,5 +153,18 @@ extension ClientCore {
         for waiter in leftovers.drains { waiter.resume() }
         for observer in leftovers.states { observer.finish() }
         for observer in leftovers.messages { observer.finish() }
+    }
+}
+
+extension ClientCore {
+    /// Cuts the TCP connection under libmosquitto without a DISCONNECT packet, as a killed process or
+    /// a pulled cable would: the broker publishes the will, and the client reconnects by itself.
+    /// For tests of the last will and of reconnection.
+    func severConnection() {
+        state.withLock { state in
+            guard state.acceptsWork else { return }
+            let socket = mosquitto_socket(handle)
+            if socket >= 0 { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+        }
     }
 }

@@ -234,7 +234,7 @@ public final class MosquittoBroker: Sendable {
             "max_queued_messages \(configuration.maxQueuedMessages)",
             "max_inflight_messages 0",
             "set_tcp_nodelay true",
-            "log_dest stdout",
+            "log_dest file \(logFile.path)",
             "log_type error",
             "log_type warning",
             "log_type notice",

@@ -16,12 +16,18 @@ public struct PlanRequest: Sendable, Hashable {
     public var budget: Int?
     /// The injected clock's reading: the plan is stamped with it.
     public var now: Date
+    /// How uncertain the position is, in metres (the estimator's confidence radius; 0 = exact).
+    /// Regions whose edge lies within this straight-line distance of the location (plus its snap
+    /// offset) on the same level are monitored before the others: the client may really be
+    /// there, on the far side of a wall the walking distance goes around.
+    public var uncertainty: Double
 
-    public init(location: GraphLocation, monitored: [String] = [], inside: [String] = [], budget: Int? = nil, now: Date) {
+    public init(location: GraphLocation, monitored: [String] = [], inside: [String] = [], budget: Int? = nil, uncertainty: Double = 0, now: Date) {
         self.location = location
         self.monitored = monitored
         self.inside = inside
         self.budget = budget
+        self.uncertainty = uncertainty
         self.now = now
     }
 }

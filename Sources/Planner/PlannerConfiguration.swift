@@ -12,7 +12,12 @@ public struct PlannerConfiguration: Sendable, Hashable {
     /// allow), whatever the hysteresis says: the client could enter them before its next wake.
     public var guardDistance: Double
 
-    public init(budget: Int = 20, margin: Int = 4, swapThreshold: Double = 3, guardDistance: Double = 3) {
+    /// The defaults make the planner lazy: a monitored region stays while it ranks within the free
+    /// slots + 20, and a region comes in when it is within 8 m of walking (or nearer by more than
+    /// 20 m than the region it replaces). In the offline simulation (museum and mall, 4 walkers ×
+    /// 600 s, ranging evidence) this halves churn against no hysteresis at 99.6–100% coverage;
+    /// margin 4 / 3 m / 3 m only saved 15–25%.
+    public init(budget: Int = 20, margin: Int = 20, swapThreshold: Double = 20, guardDistance: Double = 8) {
         self.budget = budget
         self.margin = margin
         self.swapThreshold = swapThreshold

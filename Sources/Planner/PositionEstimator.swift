@@ -114,7 +114,7 @@ public struct PositionEstimator: Sendable {
         }
         var regionTerms: [ConstraintTerm] = []
         for constraint in constraints {
-            guard let level = levelIndexByName[constraint.level], constraint.x.isFinite, constraint.y.isFinite, constraint.radius.isFinite
+            guard let level = levelIndexByName[constraint.level], constraint.x.isFinite, constraint.y.isFinite, !constraint.radius.isNaN
             else { rejected += 1; continue }
             regionTerms.append(ConstraintTerm(x: constraint.x, y: constraint.y, level: level, radius: constraint.radius, inside: constraint.kind == .inside))
         }
@@ -130,11 +130,23 @@ public struct PositionEstimator: Sendable {
         for term in regionTerms { candidates.insert(term.level) }
         if let prior { candidates.insert(prior.level) }
 
-        var best: LevelPosterior? = nil
-        for level in candidates.sorted() {
-            guard var posterior = posterior(on: level, terms: terms, constraints: regionTerms, prior: prior) else { continue }
-            if let prior, prior.level != level { posterior.score -= config.levelSwitchPenalty }
-            if best == nil || posterior.score > best!.score { best = posterior }
+        var best = bestPosterior(levels: candidates, terms: terms, constraints: regionTerms, prior: prior)
+        // One wild reading: drop the worst-fitting anchor and redo the update when it fits far worse
+        // than shadowing explains.
+        if let first = best, config.outlierRejection > 0, terms.count >= 4 {
+            var worst = -1, worstZ = config.outlierRejection
+            for (index, term) in terms.enumerated() {
+                let z = abs(term.rssi - expectedRSSI(term, x: first.x, y: first.y, level: first.level)) * term.precision
+                if z > worstZ { worst = index; worstZ = z }
+            }
+            if worst >= 0 {
+                terms.remove(at: worst)
+                rejected += 1
+                var remaining = Set<Int32>(terms.map(\.level))
+                for term in regionTerms { remaining.insert(term.level) }
+                if let prior { remaining.insert(prior.level) }
+                best = bestPosterior(levels: remaining, terms: terms, constraints: regionTerms, prior: prior) ?? first
+            }
         }
         guard let best else {
             guard let prior else { return nil }
@@ -176,6 +188,26 @@ public struct PositionEstimator: Sendable {
         var score: Double
     }
 
+    private func bestPosterior(levels: Set<Int32>, terms: [AnchorTerm], constraints: [ConstraintTerm], prior: PositionState?) -> LevelPosterior? {
+        var best: LevelPosterior? = nil
+        for level in levels.sorted() {
+            guard var posterior = posterior(on: level, terms: terms, constraints: constraints, prior: prior) else { continue }
+            if let prior, prior.level != level { posterior.score -= configuration.levelSwitchPenalty }
+            if best == nil || posterior.score > best!.score { best = posterior }
+        }
+        return best
+    }
+
+    /// The model's mean RSSI of an anchor's reading of a client at (x, y) on `level`.
+    private func expectedRSSI(_ term: AnchorTerm, x: Double, y: Double, level: Int32) -> Double {
+        let floors = Double(term.level - level)
+        let dz = term.height + floors * configuration.levelHeight - configuration.clientHeight
+        let dx = x - term.x, dy = y - term.y
+        let minimum = configuration.pathLoss.minimumDistance
+        let distance2 = max(dx * dx + dy * dy + dz * dz, minimum * minimum)
+        return term.reference - 5 * term.exponent * log10(distance2) - abs(floors) * configuration.floorAttenuation
+    }
+
     private func estimate(from state: PositionState, anchorsUsed: Int, rejected: Int, isPrediction: Bool) -> PositionEstimate {
         let level = levels[Int(state.level)]
         let snapped = snapper?.snap(x: state.x, y: state.y, level: level)
@@ -195,7 +227,7 @@ public struct PositionEstimator: Sendable {
             minY = min(minY, y - margin); maxY = max(maxY, y + margin)
         }
         for term in terms { include(term.x, term.y, config.searchMargin) }
-        for term in constraints where term.level == level { include(term.x, term.y, term.radius + 2 * config.constraintSoftness) }
+        for term in constraints where term.level == level && term.radius.isFinite { include(term.x, term.y, term.radius + 2 * config.constraintSoftness) }
         if let prior {
             let reach = min(3 * prior.variance.squareRoot(), config.searchMargin)
             include(prior.x, prior.y, reach)
@@ -251,7 +283,11 @@ public struct PositionEstimator: Sendable {
                 }
                 for term in constraints {
                     guard term.level == level else {
-                        if term.inside { logp -= 2 }  // an enter on another level is evidence against this one
+                        if term.inside { logp -= 8 }  // an enter on another level is strong evidence against this one
+                        continue
+                    }
+                    if term.radius == .infinity {  // a level-wide region: anywhere on it
+                        if !term.inside { logp -= 50 }
                         continue
                     }
                     let dx = x - term.x, dy = y - term.y

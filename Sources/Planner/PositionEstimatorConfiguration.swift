@@ -8,13 +8,19 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
     /// Residuals beyond about this many `shadowingSigma` count less and less (a Cauchy loss), so a
     /// single wild reading cannot drag the estimate.
     public var outlierScale: Double
+    /// After a first pass, the reading that fits worst is dropped and the update redone when its
+    /// residual exceeds this many `shadowingSigma · outlierScale / √count` (and at least four anchors
+    /// were heard); 0 turns this off.
+    public var outlierRejection: Double
     /// How fast a client may move, m/s: the prior's spread grows by this much per second.
     public var walkingSpeed: Double
     /// Height of the client above its floor, metres (a phone in a hand or pocket).
     public var clientHeight: Double
     /// Grid spacing of the posterior, metres (coarsened when the searched area is large).
     public var gridStep: Double
-    /// Upper bound on grid points per level and update (bounds the cost of one update).
+    /// Upper bound on grid points per level and update: bounds the cost of one update (about
+    /// grid points × anchors log10 evaluations; 2,500 × 12 anchors is well under a millisecond in a
+    /// release build). The grid coarsens beyond it.
     public var maximumGridPoints: Int
     /// How far beyond the heard anchors the client may be, metres.
     public var searchMargin: Double
@@ -36,10 +42,11 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
         pathLoss: PathLossModel = PathLossModel(referencePower: -59, exponent: 2.0),
         shadowingSigma: Double = 6,
         outlierScale: Double = 2,
+        outlierRejection: Double = 2,
         walkingSpeed: Double = 1.5,
         clientHeight: Double = 1.2,
         gridStep: Double = 0.25,
-        maximumGridPoints: Int = 6000,
+        maximumGridPoints: Int = 2500,
         searchMargin: Double = 5,
         floorAttenuation: Double = 15,
         levelHeight: Double = 4,
@@ -52,6 +59,7 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
         self.pathLoss = pathLoss
         self.shadowingSigma = shadowingSigma
         self.outlierScale = outlierScale
+        self.outlierRejection = outlierRejection
         self.walkingSpeed = walkingSpeed
         self.clientHeight = clientHeight
         self.gridStep = gridStep
@@ -80,6 +88,7 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
         try positive(maximumAge, "maximumAge")
         try positive(constraintSoftness, "constraintSoftness")
         try positive(levelHeight, "levelHeight")
+        guard outlierRejection >= 0, outlierRejection.isFinite else { throw .invalidConfiguration(field: "outlierRejection", value: outlierRejection, reason: "must not be negative") }
         guard searchMargin >= 0 else { throw .invalidConfiguration(field: "searchMargin", value: searchMargin, reason: "must not be negative") }
         guard floorAttenuation >= 0 else { throw .invalidConfiguration(field: "floorAttenuation", value: floorAttenuation, reason: "must not be negative") }
         guard maximumGridPoints >= 16 else { throw .invalidConfiguration(field: "maximumGridPoints", value: Double(maximumGridPoints), reason: "must be at least 16") }

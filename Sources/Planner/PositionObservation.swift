@@ -19,7 +19,9 @@ public struct PositionObservation: Sendable, Hashable {
 }
 
 /// A region boundary crossing the phone reported: the client is inside (enter) or outside (exit)
-/// the circle of `radius` metres around (x, y) on `level`.
+/// the circle of `radius` metres around (x, y) on `level`. A `radius` of `.infinity` is a
+/// level-wide region (a UUID + major wildcard for one level): the client is on (enter) or off
+/// (exit) that level.
 public struct PositionConstraint: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable { case inside, outside }
     public var kind: Kind

@@ -7,7 +7,9 @@ public import Topology
 /// 1. pinned regions (by id), as many as the budget holds;
 /// 2. the regions the client is inside (its walking distance to their edge is 0, or it reported
 ///    entering them), never removed while inside;
-/// 3. the nearest regions by walking distance to their edge (ties by id) in the slots left.
+/// 3. the nearest regions by walking distance to their edge (ties by id) in the slots left;
+///    when the request gives a position ``PlanRequest/uncertainty``, the regions within that
+///    straight-line distance on the same level are taken first (the client may be in them).
 ///
 /// Hysteresis keeps churn low: a monitored region stays while it ranks within the free slots
 /// plus ``PlannerConfiguration/margin``; a nearer region replaces it only when nearer by more
@@ -58,13 +60,16 @@ public struct RegionPlanner: Sendable {
 
         // The ranking: enough regions to decide every slot and find the nearest unmonitored one.
         let reportedInside = request.inside.compactMap { topology.regionIndex(id: $0) }
-        let rankingCount = budget + margin + pinned.count + reportedInside.count + 1
+        // Regions the client may really be in, given how uncertain its position is.
+        let nearby = request.uncertainty > 0 && budget > 0
+            ? topology.regions(near: request.location.point, within: request.uncertainty + request.location.offset) : []
+        let rankingCount = budget + margin + pinned.count + reportedInside.count + nearby.count + 1
         let ranking = budget == 0 ? [] : search.nearestRegions(from: request.location, count: rankingCount)
         var distanceOf: [Int: Double] = [:]
         distanceOf.reserveCapacity(ranking.count)
         for entry in ranking { distanceOf[entry.region] = entry.distance }
         // Distances of pinned and reported-inside regions beyond the ranking.
-        let unranked = (Array(pinned) + reportedInside).filter { distanceOf[$0] == nil && topology.location(ofRegion: $0) != nil }
+        let unranked = (Array(pinned) + reportedInside + nearby).filter { distanceOf[$0] == nil && topology.location(ofRegion: $0) != nil }
         if !unranked.isEmpty {
             for (index, distance) in zip(unranked, search.distances(from: request.location, toRegions: unranked)) {
                 if let distance { distanceOf[index] = distance }
@@ -97,12 +102,29 @@ public struct RegionPlanner: Sendable {
 
         // 3. Nearest, with hysteresis.
         let free = budget - chosen.count
-        let candidates = ranking.filter { !taken.contains($0.region) }
+        var candidates = ranking.filter { !taken.contains($0.region) }
+        var forced = Set<Int>()
+        if !nearby.isEmpty {
+            let ranked = Set(candidates.map(\.region))
+            var extra = false
+            for index in nearby where !taken.contains(index) && !ranked.contains(index) {
+                guard let distance = distanceOf[index] else { continue }
+                candidates.append(RegionDistance(region: index, distance: distance))
+                extra = true
+            }
+            if extra { candidates.sort { ($0.distance, regions[$0.region].id) < ($1.distance, regions[$1.region].id) } }
+            forced = Set(nearby.filter { !taken.contains($0) })
+        }
         var selected = [Bool](repeating: false, count: candidates.count)
         var selectedCount = 0
+        // Regions within the position's uncertainty come first, nearest first.
+        for (rank, candidate) in candidates.enumerated() where selectedCount < free && forced.contains(candidate.region) {
+            selected[rank] = true
+            selectedCount += 1
+        }
         // Incumbents ranked within free + margin stay (the best `free` of them).
         for (rank, candidate) in candidates.enumerated() where rank < free + margin && selectedCount < free {
-            if monitored.contains(candidate.region) { selected[rank] = true; selectedCount += 1 }
+            if monitored.contains(candidate.region) && !selected[rank] { selected[rank] = true; selectedCount += 1 }
         }
         // Fill with the nearest others.
         for rank in candidates.indices where selectedCount < free && !selected[rank] {
@@ -112,7 +134,7 @@ public struct RegionPlanner: Sendable {
         // Swaps: an ideal region left out replaces the farthest kept incumbent outside the ideal
         // set when it is nearer by more than the threshold, or within the guard distance.
         if free > 0 {
-            var outsiders = (Swift.min(free, candidates.count)..<candidates.count).filter { selected[$0] }  // ascending distance
+            var outsiders = (Swift.min(free, candidates.count)..<candidates.count).filter { selected[$0] && !forced.contains(candidates[$0].region) }  // ascending distance
             for challenger in 0..<Swift.min(free, candidates.count) where !selected[challenger] {
                 guard let worst = outsiders.last else { break }
                 let gain = candidates[worst].distance - candidates[challenger].distance

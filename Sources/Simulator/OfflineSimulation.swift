@@ -12,9 +12,10 @@ public import Topology
 /// - an entry into or exit from a *monitored* region wakes it for `wakeDuration` seconds (iOS's
 ///   background time); an entry into an unmonitored region goes unnoticed (and is a miss);
 /// - while awake it reports at once on the waking event and then every `reportInterval`: the
-///   estimator folds in the evidence (ranged beacons, or gateways' sightings, plus the event as an
-///   inside/outside constraint), the strategy plans from the estimate snapped onto the graph, and
-///   the phone applies the plan (removes, then adds) immediately;
+///   estimator folds in the evidence (ranged beacons, or gateways' sightings; the event as an
+///   inside/outside constraint, and the monitored regions iOS says it is inside), the strategy
+///   plans from the estimate snapped onto the graph, and the phone applies the plan (removes, then
+///   adds) immediately;
 /// - asleep, it neither reports nor applies anything (with gateway evidence the estimator keeps
 ///   tracking it, since gateways hear it anyway).
 ///
@@ -125,6 +126,8 @@ public struct OfflineSimulation: Sendable {
     private let levelElevation: [String: Double]
     /// Positioned regions: index, centre, radius, level.
     private let placedRegions: [(region: Int, x: Double, y: Double, level: String, radius: Double)]
+    /// Unplaced regions of one level (UUID + major wildcards): inside anywhere on that level.
+    private let levelRegions: [(region: Int, level: String)]
 
     public init(topology: Topology, configuration: Configuration = Configuration()) throws(SimulationError) {
         try configuration.validate()
@@ -159,6 +162,10 @@ public struct OfflineSimulation: Sendable {
         self.placedRegions = topology.regions.enumerated().compactMap { index, region in
             region.position.map { (index, $0.x, $0.y, $0.level, region.radius) }
         }
+        self.levelRegions = topology.regions.enumerated().compactMap { index, region in
+            guard region.position == nil, let level = region.level else { return nil }
+            return (index, level)
+        }
     }
 
     /// Runs every client (random walkers from the seed) and sums the tallies per strategy.
@@ -184,6 +191,7 @@ public struct OfflineSimulation: Sendable {
             venue: topology.name, regions: topology.regions.count, clients: walkers.count, duration: configuration.duration,
             seed: configuration.seed, budget: budget, evidence: configuration.evidence,
             wakeDuration: configuration.wakeDuration, reportInterval: configuration.reportInterval,
+            hysteresis: SimulationReport.Hysteresis(margin: configuration.planner.margin, swapThreshold: configuration.planner.swapThreshold, guardDistance: configuration.planner.guardDistance),
             strategies: zip(configuration.strategies, totals).map { SimulationReport.StrategyResult(strategy: $0, tally: $1) },
             positionError: TetamReport.Summary(errors), levelMismatches: levelMismatches)
     }
@@ -216,7 +224,7 @@ public struct OfflineSimulation: Sendable {
         var phones = configuration.strategies.map { _ in Phone(awakeUntil: configuration.wakeDuration) }
         var errors: [Double] = []
         var levelMismatches = 0
-        var inside = insideRegions(walker.position)
+        var inside = insideRegions(walker.position, levels: walker.levels, using: search)
         let ticks = Int((configuration.duration / configuration.tick).rounded(.down))
         let noise = CounterNoise(seed: configuration.seed)
         var lastReadingsTick = -1
@@ -226,7 +234,7 @@ public struct OfflineSimulation: Sendable {
             if tick > 0 { walker.advance(by: configuration.tick) }
             let now = Double(tick) * configuration.tick
             let truth = walker.position
-            let insideNow = insideRegions(truth)
+            let insideNow = insideRegions(truth, levels: walker.levels, using: search)
             let entered = tick == 0 ? [] : insideNow.subtracting(inside).sorted()
             let exited = tick == 0 ? [] : inside.subtracting(insideNow).sorted()
             inside = insideNow
@@ -243,6 +251,10 @@ public struct OfflineSimulation: Sendable {
                     constraints.append(constraint(region, .outside))
                 }
                 let woken = !constraints.isEmpty
+                // iOS knows which monitored regions it is inside; each report says so.
+                for region in insideNow.sorted() where phone.monitoredSet.contains(region) && !entered.contains(region) {
+                    constraints.append(constraint(region, .inside))
+                }
                 if woken {
                     if now >= phone.awakeUntil { phone.tally.wakes += 1 }
                     phone.awakeUntil = max(phone.awakeUntil, now + configuration.wakeDuration)
@@ -253,17 +265,17 @@ public struct OfflineSimulation: Sendable {
                 let tracks = configuration.evidence == .gateways && due
                 if reports || tracks {
                     if lastReadingsTick != tick {
-                        readings = self.readings(at: truth, client: client, tick: tick, noise: noise)
+                        readings = self.readings(at: truth, climb: walker.climb, client: client, tick: tick, noise: noise)
                         lastReadingsTick = tick
                     }
                     // Position: the estimator's (or the truth's), snapped onto the graph.
                     var point: VenuePoint? = nil
                     if configuration.evidence == .truth {
                         point = truth
-                    } else if let estimate = estimator.update(phone.state, observations: readings, constraints: constraints, at: Date(timeIntervalSinceReferenceDate: now)) {
+                    } else if let estimate = estimator.update(phone.state, observations: readings, constraints: reports ? constraints : [], at: Date(timeIntervalSinceReferenceDate: now)) {
                         phone.state = estimate.state
                         point = VenuePoint(x: estimate.x, y: estimate.y, level: estimate.level)
-                        if reports {
+                        if reports, walker.climb == nil {  // between floors the truth has no level
                             if estimate.level == truth.level {
                                 errors.append(hypot(estimate.x - truth.x, estimate.y - truth.y))
                             } else {
@@ -305,7 +317,7 @@ public struct OfflineSimulation: Sendable {
     }
 
     /// Pinned regions, then the nearest by straight-line 3-D distance to the region's edge (ties by id).
-    func straightLineNearest(_ point: VenuePoint) -> [String] {
+    public func straightLineNearest(_ point: VenuePoint) -> [String] {
         var ids: [String] = topology.pinnedRegions.prefix(budget).map { topology.regions[$0].id }
         let pinned = Set(topology.pinnedRegions)
         let z = levelElevation[point.level] ?? 0
@@ -322,27 +334,52 @@ public struct OfflineSimulation: Sendable {
         return ids
     }
 
-    /// Regions whose radius contains the point, on the point's level.
-    func insideRegions(_ point: VenuePoint) -> Set<Int> {
+    /// The regions the point is inside, as the planner defines it: walking distance from the point
+    /// (snapped onto the graph) to the region's centre within its radius; and the level-wide
+    /// (unplaced, per-level) regions of `levels` (default: the point's level; a walker on stairs
+    /// hears both floors). A region behind a wall is not entered through the wall.
+    public func insideRegions(_ point: VenuePoint, levels: Set<String>? = nil, using search: WalkingDistanceSearch) -> Set<Int> {
         var result = Set<Int>()
+        let heard = levels ?? [point.level]
+        for region in levelRegions where heard.contains(region.level) { result.insert(region.region) }
+        // Straight-line distance never exceeds walking distance: only regions within their radius
+        // in a straight line can contain the point.
+        var candidates: [Int] = []
         for region in placedRegions where region.level == point.level {
             let dx = region.x - point.x, dy = region.y - point.y
-            if dx * dx + dy * dy <= region.radius * region.radius { result.insert(region.region) }
+            if dx * dx + dy * dy <= region.radius * region.radius { candidates.append(region.region) }
+        }
+        guard !candidates.isEmpty, let location = try? topology.snap(point) else { return result }
+        for (region, distance) in zip(candidates, search.distances(from: location, toRegions: candidates)) where distance == 0 {
+            result.insert(region)
         }
         return result
     }
 
+    /// ``insideRegions(_:using:)`` with a search of its own.
+    public func insideRegions(_ point: VenuePoint) -> Set<Int> {
+        insideRegions(point, using: WalkingDistanceSearch(topology: topology))
+    }
+
     private func constraint(_ region: Int, _ kind: PositionConstraint.Kind) -> PositionConstraint {
         let r = topology.regions[region]
-        let p = r.position!
+        guard let p = r.position else {
+            return PositionConstraint(kind, x: 0, y: 0, level: r.level ?? "", radius: .infinity)
+        }
         return PositionConstraint(kind, x: p.x, y: p.y, level: p.level, radius: r.radius)
     }
 
     /// The readings of one report: every anchor heard from the true position, the strongest kept.
-    private func readings(at truth: VenuePoint, client: Int, tick: Int, noise: CounterNoise) -> [PositionObservation] {
+    private func readings(at truth: VenuePoint, climb: (level: String, fraction: Double)?, client: Int, tick: Int, noise: CounterNoise) -> [PositionObservation] {
         guard configuration.evidence != .truth else { return [] }
-        let order = levelOrder[truth.level] ?? 0
-        let z = (levelElevation[truth.level] ?? 0) + configuration.phoneHeight
+        var order = levelOrder[truth.level] ?? 0
+        var z = (levelElevation[truth.level] ?? 0) + configuration.phoneHeight
+        if let climb {
+            // Part-way up (or down) the stairs: between the floors, nearer the one it is closer to.
+            let target = levelElevation[climb.level] ?? 0
+            z += climb.fraction * (target - (levelElevation[truth.level] ?? 0))
+            if climb.fraction >= 0.5 { order = levelOrder[climb.level] ?? order }
+        }
         var heard: [PositionObservation] = []
         for (index, anchor) in anchorGeometry.enumerated() {
             let dx = anchor.x - truth.x, dy = anchor.y - truth.y, dz = anchor.z - z

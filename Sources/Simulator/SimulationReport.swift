@@ -31,6 +31,13 @@ public struct SimulationReport: Sendable, Codable {
     public var evidence: OfflineSimulation.Evidence
     public var wakeDuration: Double
     public var reportInterval: Double
+    /// The `planner` strategy's hysteresis settings.
+    public struct Hysteresis: Sendable, Codable, Hashable {
+        public var margin: Int
+        public var swapThreshold: Double
+        public var guardDistance: Double
+    }
+    public var hysteresis: Hysteresis
     public var strategies: [StrategyResult]
     /// Estimate vs truth at each report, metres (same-level estimates only).
     public var positionError: TetamReport.Summary
@@ -55,6 +62,7 @@ public struct SimulationReport: Sendable, Codable {
         let metres = strategies.first?.tally.metresWalked ?? 0
         lines.append("venue \(venue): \(regions) regions, budget \(budget), \(clients) clients × \(Self.format(duration, 0)) s, \(Self.format(metres, 0)) m walked, seed \(seed)")
         lines.append("evidence: \(evidence.rawValue); the phone wakes \(Self.format(wakeDuration, 0)) s on an event of a monitored region and reports every \(Self.format(reportInterval, 1)) s while awake")
+        lines.append("planner hysteresis: margin \(hysteresis.margin), swap threshold \(Self.format(hysteresis.swapThreshold, 1)) m, guard distance \(Self.format(hysteresis.guardDistance, 1)) m")
         lines.append("strategy          coverage   entries  missed   adds  removes  churn/100m   plans  wakes")
         for result in strategies {
             let t = result.tally

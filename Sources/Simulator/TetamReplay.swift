@@ -1,5 +1,6 @@
 public import Foundation
 public import Planner
+public import Topology
 
 /// Replays the tetam tracks as twelve gateways' sightings: readings are cut into windows (as an
 /// agent would aggregate them), each window's per-sensor mean RSSI goes to the estimator, and each
@@ -119,8 +120,8 @@ public struct TetamReplay: Sendable {
         return estimates
     }
 
-    /// Runs every method on every track and summarises the errors.
-    public func run(snapper: (any PositionSnapping)? = nil) throws -> TetamReport {
+    /// Runs every method on every track (or on the tracks named) and summarises the errors.
+    public func run(tracks selected: [String]? = nil, snapper: (any PositionSnapping)? = nil) throws -> TetamReport {
         let calibration = try TetamCalibration.fit(dataset, tracks: trainingTracks, minimumRSSI: configuration.minimumRSSI, maximumRSSI: configuration.maximumRSSI)
         let calibrated = try estimator(calibration: calibration, perSensor: true, snapper: snapper)
         let uncalibrated = try estimator(calibration: calibration, perSensor: false)
@@ -128,7 +129,11 @@ public struct TetamReplay: Sendable {
         var errors: [String: [String: [Double]]] = [:]
         var rejected = 0
         var windowCount = 0
-        for track in dataset.tracks {
+        let tracks = dataset.tracks.filter { selected?.contains($0.name) ?? true }
+        if let selected, let unknown = selected.first(where: { name in !dataset.tracks.contains { $0.name == name } }) {
+            throw SimulationError.invalidParameter(name: "track", reason: "no track named '\(unknown)' (known: \(dataset.tracks.map(\.name).joined(separator: ", ")))")
+        }
+        for track in tracks {
             let (windows, dropped) = self.windows(track)
             rejected += dropped
             windowCount += windows.count
@@ -150,7 +155,7 @@ public struct TetamReplay: Sendable {
             }
             errors[track.name] = perMethod
         }
-        let trackNames = dataset.tracks.map(\.name)
+        let trackNames = tracks.map(\.name)
         let heldOut = trackNames.filter { !trainingTracks.contains($0) }
         let methods = methodNames.map { method in
             TetamReport.Method(
@@ -162,6 +167,65 @@ public struct TetamReplay: Sendable {
         return TetamReport(
             windowLength: windowLength, windows: windowCount, rejectedReadings: rejected,
             trainingTracks: trainingTracks, heldOutTracks: heldOut, calibration: calibration, methods: methods)
+    }
+}
+
+extension TetamReplay {
+    /// Plans regions from the calibrated estimator's snapped estimates on a topology of the room
+    /// (`topology/tetam`: the sensors as gateways, a grid of regions) and measures them against the
+    /// camera truth. The beacon is heard by the gateways all the time, so a plan is made every
+    /// window (as the coordinator would for a tag); an entry is a window whose true position is
+    /// inside a region it was not inside the window before, covered when that region was in the
+    /// set planned before the window.
+    public func coverage(topology: Topology, planner configuration: PlannerConfiguration = PlannerConfiguration(), tracks selected: [String]? = nil) throws -> TetamCoverage {
+        let calibration = try TetamCalibration.fit(dataset, tracks: trainingTracks, minimumRSSI: self.configuration.minimumRSSI, maximumRSSI: self.configuration.maximumRSSI)
+        guard let level = topology.levels.first?.id else { throw SimulationError.unsuitableTopology("'\(topology.name)' has no level") }
+        var replay = self
+        replay.level = level
+        let estimator = try replay.estimator(calibration: calibration, perSensor: true, snapper: topology)
+        let budget = min(configuration.budget, topology.budget ?? configuration.budget)
+        var planning = configuration
+        planning.budget = budget
+        let planner = RegionPlanner(topology: topology, configuration: planning)
+        let search = WalkingDistanceSearch(topology: topology)
+        let placed = topology.regions.indices.filter { topology.regions[$0].position?.level == level }
+        func inside(_ x: Double, _ y: Double) -> Set<Int> {
+            Set(placed.filter { index in
+                let region = topology.regions[index]
+                let p = region.position!
+                return (p.x - x) * (p.x - x) + (p.y - y) * (p.y - y) <= region.radius * region.radius
+            })
+        }
+        var entries = 0, covered = 0, overlapSum = 0.0, overlapCount = 0
+        for track in dataset.tracks where selected?.contains(track.name) ?? true {
+            let windows = self.windows(track).windows
+            let estimates = replay.estimate(windows, with: estimator)
+            var monitored: [String] = []
+            var previousInside = Set<Int>()
+            for (number, (window, estimate)) in zip(windows, estimates).enumerated() {
+                let insideNow = inside(window.truthX, window.truthY)
+                let monitoredSet = Set(monitored.compactMap { topology.regionIndex(id: $0) })
+                if number > 0 {
+                    for region in insideNow.subtracting(previousInside) {
+                        entries += 1
+                        if monitoredSet.contains(region) { covered += 1 }
+                    }
+                    // The true nearest regions (walking distance from the true position).
+                    if !monitored.isEmpty, let truth = try? topology.snap(VenuePoint(x: window.truthX, y: window.truthY, level: level)) {
+                        let nearest = search.nearestRegions(from: truth, count: budget)
+                        let hits = nearest.filter { monitoredSet.contains($0.region) }.count
+                        overlapSum += Double(hits) / Double(max(nearest.count, 1))
+                        overlapCount += 1
+                    }
+                }
+                previousInside = insideNow
+                guard let estimate, let snapped = try? topology.snap(VenuePoint(x: estimate.x, y: estimate.y, level: level)) else { continue }
+                let knownInside = insideNow.filter { monitoredSet.contains($0) }.map { topology.regions[$0].id }
+                let plan = planner.plan(PlanRequest(location: snapped, monitored: monitored, inside: knownInside, now: Date(timeIntervalSince1970: window.end)), using: search)
+                monitored = plan.ids
+            }
+        }
+        return TetamCoverage(budget: budget, entries: entries, covered: covered, nearestOverlap: overlapCount == 0 ? 0 : overlapSum / Double(overlapCount))
     }
 }
 

@@ -1,14 +1,22 @@
 public import Topology
 
 /// A person walking the venue along its graph: to a random region, a pause there, then to another,
-/// at a walking speed drawn per leg. Positions between nodes are interpolated along the link
-/// (a link between levels changes level half-way). Deterministic for its seed.
+/// at a walking speed drawn per leg. Positions between nodes are interpolated along the link; on a
+/// link between levels the walker stays at its start (see ``climb``) until it arrives. Deterministic
+/// for its seed.
 ///
 /// Also scripted: ``init(graph:route:speed:)`` walks a fixed list of nodes once, then stands still.
 public struct Walker: Sendable {
     public let graph: WalkGraph
     /// Where it is now.
     public private(set) var position: VenuePoint
+    /// The levels it can hear as its own: its level, and on a link between levels (stairs, lift)
+    /// both ends' levels — what makes a per-level wildcard region fire while climbing.
+    public private(set) var levels: Set<String> = []
+    /// On a link between levels (stairs, lift): the level it is going to and how far along it is
+    /// (0…1). The position stays at the link's start until it arrives; radio models can raise the
+    /// walker by this fraction of the height between the levels.
+    public private(set) var climb: (level: String, fraction: Double)? = nil
     /// Metres walked so far (along links, as the planner measures walking).
     public private(set) var distanceWalked: Double = 0
     /// Walking speed range, m/s.
@@ -32,6 +40,7 @@ public struct Walker: Sendable {
         self.generator = SeededGenerator(seed: seed)
         let start = graph.regionNodes[Int(generator.next() % UInt64(graph.regionNodes.count))]
         self.position = graph.nodes[start].point
+        self.levels = [graph.nodes[start].point.level]
         self.path = [start]
         self.speed = speedRange.lowerBound
         self.scripted = false
@@ -54,6 +63,7 @@ public struct Walker: Sendable {
         self.pauseRange = 0...0
         self.generator = SeededGenerator(seed: 0)
         self.position = graph.nodes[first].point
+        self.levels = [graph.nodes[first].point.level]
         self.path = nodes
         self.speed = speed
         self.scripted = true
@@ -95,12 +105,23 @@ public struct Walker: Sendable {
     private mutating func updatePosition() {
         guard leg + 1 < path.count else {
             position = graph.nodes[path[leg]].point
+            levels = [position.level]
+            climb = nil
             return
         }
         let a = graph.nodes[path[leg]].point, b = graph.nodes[path[leg + 1]].point
         let length = graph.linkDistance(path[leg], path[leg + 1]) ?? 0
         let t = length > 0 ? along / length : 1
-        position = VenuePoint(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t, level: t < 0.5 ? a.level : b.level)
+        if a.level != b.level {
+            // In the stairwell or the lift: on neither floor's graph until it arrives.
+            position = a
+            levels = along > 0 ? [a.level, b.level] : [a.level]
+            climb = along > 0 ? (b.level, t) : nil
+            return
+        }
+        position = VenuePoint(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t, level: a.level)
+        levels = [a.level]
+        climb = nil
     }
 
     private mutating func planNextLeg() {

@@ -39,6 +39,7 @@ public final class Topology: Sendable {
     let regionNode: [Int32]
     let graph: WalkingGraph
     let segmentIndex: SegmentIndex
+    let regionGrid: RegionGrid
 
     init(name: String, revision: String, budget: Int?, levels: [Level], regions: [Region], waypoints: [Waypoint], gateways: [Gateway], links: [Link], regionNode: [Int32], graph: WalkingGraph) {
         self.name = name
@@ -58,6 +59,7 @@ public final class Topology: Sendable {
         pinnedRegions = regions.indices.filter { regions[$0].isPinned }.sorted { regions[$0].id < regions[$1].id }
         maximumRadius = regions.reduce(0) { Swift.max($0, $1.position == nil ? 0 : $1.radius) }
         segmentIndex = SegmentIndex(graph: graph, levelCount: levels.count)
+        regionGrid = RegionGrid(regions: regions, levelIndex: levelIndexByID, levelCount: levels.count)
     }
 
     // MARK: Lookups
@@ -133,6 +135,14 @@ public final class Topology: Sendable {
     /// ``WalkingDistanceSearch`` instead.
     public func nearestRegions(from location: GraphLocation, count: Int) -> [RegionDistance] {
         WalkingDistanceSearch(topology: self).nearestRegions(from: location, count: count)
+    }
+
+    /// Placed regions on the point's level whose edge is within `radius` metres of it in a straight
+    /// line (walls and floors ignored), by index. For position uncertainty: a client estimated at
+    /// `point` with that confidence radius could be in any of them.
+    public func regions(near point: VenuePoint, within radius: Double) -> [Int] {
+        guard let level = levelIndexByID[point.level] else { return [] }
+        return regionGrid.regions(nearX: point.x, y: point.y, level: level, within: radius, maximumRadius: maximumRadius, regions: regions)
     }
 
     /// The graph's size, for statistics and benchmarks.

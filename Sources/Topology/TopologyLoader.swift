@@ -234,6 +234,7 @@ struct LoadContext {
 
     mutating func parseLevels(_ bytes: [UInt8]) {
         let file = TopologyLoader.FileName.levels
+        let filePath = path(file)  // one shared string for every record's location
         var firstLine: [String: Int] = [:]
         parseCSV(bytes, file: file, required: ["id"], optional: ["name", "elevation"]) { context, row, columns in
             guard let id = context.id(row, columns["id"], file: file, field: "id") else { return }
@@ -242,7 +243,7 @@ struct LoadContext {
             if let first = firstLine[id] { context.error(file, row.line, "duplicate level id '\(id)' (first at line \(first))"); return }
             firstLine[id] = row.line
             context.levelIDs.insert(id)
-            context.levels.append(Level(id: id, name: row.string(columns["name"] ?? -1), elevation: elevation, source: SourceLocation(file: context.path(file), line: row.line)))
+            context.levels.append(Level(id: id, name: row.string(columns["name"] ?? -1), elevation: elevation, source: SourceLocation(file: filePath, line: row.line)))
         }
         if levels.isEmpty, !diagnostics.contains(where: { $0.severity == .error && $0.location.file == path(file) }) {
             error(file, 0, "no level defined: a venue needs at least one")
@@ -251,6 +252,8 @@ struct LoadContext {
 
     mutating func parseRegions(_ bytes: [UInt8]) {
         let file = TopologyLoader.FileName.regions
+        let filePath = path(file)  // one shared string for every record's location
+        var lastUUIDText = "", lastUUID: UUID? = nil
         parseCSV(bytes, file: file, required: ["id", "x", "y", "level", "radius"], optional: ["uuid", "major", "minor", "tags", "name"]) { context, row, columns in
             guard let id = context.id(row, columns["id"], file: file, field: "id") else { return }
             var failed = false
@@ -258,7 +261,12 @@ struct LoadContext {
             var uuid = context.venueUUID
             let uuidText = row.string(columns["uuid"] ?? -1)
             if !uuidText.isEmpty {
-                uuid = UUID(uuidString: uuidText)
+                // Most rows repeat the previous row's UUID: parse each distinct text once.
+                if uuidText == lastUUIDText { uuid = lastUUID } else {
+                    uuid = UUID(uuidString: uuidText)
+                    lastUUIDText = uuidText
+                    lastUUID = uuid
+                }
                 if uuid == nil { context.error(file, row.line, "uuid: '\(uuidText)' is not a UUID"); failed = true }
             } else if uuid == nil {
                 context.error(file, row.line, "uuid: missing (and venue.conf sets no default uuid)"); failed = true
@@ -290,12 +298,13 @@ struct LoadContext {
             let radiusValue = radius ?? 0
             if radiusValue == 0, x != nil { context.warning(file, row.line, "radius 0: a phone is inside region '\(id)' only exactly at its beacon") }
             let position = x.map { VenuePoint(x: $0, y: y!, level: levelText) }
-            context.regions.append(Region(id: id, identity: RegionIdentity(uuid: uuid, major: major, minor: minor), position: position, level: levelText.isEmpty ? nil : levelText, radius: radiusValue, tags: tags, source: SourceLocation(file: context.path(file), line: row.line)))
+            context.regions.append(Region(id: id, identity: RegionIdentity(uuid: uuid, major: major, minor: minor), position: position, level: levelText.isEmpty ? nil : levelText, radius: radiusValue, tags: tags, source: SourceLocation(file: filePath, line: row.line)))
         }
     }
 
     mutating func parseWaypoints(_ bytes: [UInt8]) {
         let file = TopologyLoader.FileName.waypoints
+        let filePath = path(file)  // one shared string for every record's location
         parseCSV(bytes, file: file, required: ["id", "x", "y", "level"], optional: ["name"]) { context, row, columns in
             guard let id = context.id(row, columns["id"], file: file, field: "id") else { return }
             var failed = false
@@ -305,12 +314,13 @@ struct LoadContext {
             if !failed, x == nil || y == nil || level.isEmpty { context.error(file, row.line, "a waypoint needs x, y and level"); failed = true }
             if !level.isEmpty, !context.levelExists(level, file: file, line: row.line) { failed = true }
             guard !failed, let x, let y else { return }
-            context.waypoints.append(Waypoint(id: id, position: VenuePoint(x: x, y: y, level: level), source: SourceLocation(file: context.path(file), line: row.line)))
+            context.waypoints.append(Waypoint(id: id, position: VenuePoint(x: x, y: y, level: level), source: SourceLocation(file: filePath, line: row.line)))
         }
     }
 
     mutating func parseGateways(_ bytes: [UInt8]) {
         let file = TopologyLoader.FileName.gateways
+        let filePath = path(file)  // one shared string for every record's location
         parseCSV(bytes, file: file, required: ["id", "x", "y", "level"], optional: ["z", "height", "name"]) { context, row, columns in
             guard let id = context.id(row, columns["id"], file: file, field: "id") else { return }
             var failed = false
@@ -321,12 +331,13 @@ struct LoadContext {
             if !failed, x == nil || y == nil || level.isEmpty { context.error(file, row.line, "a gateway needs x, y and level"); failed = true }
             if !level.isEmpty, !context.levelExists(level, file: file, line: row.line) { failed = true }
             guard !failed, let x, let y else { return }
-            context.gateways.append(Gateway(id: id, position: VenuePoint(x: x, y: y, level: level), height: height, source: SourceLocation(file: context.path(file), line: row.line)))
+            context.gateways.append(Gateway(id: id, position: VenuePoint(x: x, y: y, level: level), height: height, source: SourceLocation(file: filePath, line: row.line)))
         }
     }
 
     mutating func parseLinks(_ bytes: [UInt8]) {
         let file = TopologyLoader.FileName.links
+        let filePath = path(file)  // one shared string for every record's location
         parseCSV(bytes, file: file, required: ["from", "to"], optional: ["distance", "kind"]) { context, row, columns in
             let from = row.string(columns["from"] ?? -1), to = row.string(columns["to"] ?? -1)
             var failed = false
@@ -342,7 +353,7 @@ struct LoadContext {
                 }
             }
             guard !failed else { return }
-            context.rawLinks.append(RawLink(from: from, to: to, distance: distance, kind: kind, source: SourceLocation(file: context.path(file), line: row.line)))
+            context.rawLinks.append(RawLink(from: from, to: to, distance: distance, kind: kind, source: SourceLocation(file: filePath, line: row.line)))
         }
     }
 }

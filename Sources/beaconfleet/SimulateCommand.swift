@@ -103,22 +103,34 @@ struct SimulateCommand: AsyncParsableCommand {
         if let train {
             replay.trainingTracks = train.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         }
-        let report = try replay.run()
+        var report = try replay.run()
+        if let topology {
+            let venue = try Topology.load(directory: URL(fileURLWithPath: topology, isDirectory: true))
+            var planner = plannerConfiguration()
+            if let budget { planner.budget = budget }
+            report.coverage = try replay.coverage(topology: venue, planner: planner)
+        }
         try emit(report, text: report.text)
     }
 
     private func runOffline() throws {
         let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
-        var planner = PlannerConfiguration()
-        if let margin { planner.margin = margin }
-        if let swapThreshold { planner.swapThreshold = swapThreshold }
-        if let guardDistance { planner.guardDistance = guardDistance }
+        let planner = plannerConfiguration()
         let configuration = OfflineSimulation.Configuration(
             clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, budget: budget,
             evidence: OfflineSimulation.Evidence(rawValue: evidence)!, planner: planner, wakeDuration: wakeSeconds)
         let simulation = try OfflineSimulation(topology: venue, configuration: configuration)
         let report = simulation.run()
         try emit(report, text: report.text)
+    }
+
+    /// The planner's defaults with the hysteresis options applied.
+    private func plannerConfiguration() -> PlannerConfiguration {
+        var planner = PlannerConfiguration()
+        if let margin { planner.margin = margin }
+        if let swapThreshold { planner.swapThreshold = swapThreshold }
+        if let guardDistance { planner.guardDistance = guardDistance }
+        return planner
     }
 
     private func emit<Report: Encodable>(_ report: Report, text: String) throws {

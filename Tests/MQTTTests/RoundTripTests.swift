@@ -2,7 +2,7 @@ import MQTT
 import TestSupport
 import Testing
 
-@Suite("Publish and subscribe through a real mosquitto")
+@Suite("Publish and subscribe through a real mosquitto", .timeLimit(.minutes(1)))
 struct RoundTripTests {
     @Test("QoS 0, 1 and 2 round trips deliver topic, payload, QoS and user properties", arguments: QoS.allCases)
     func roundTrip(qos: QoS) async throws {

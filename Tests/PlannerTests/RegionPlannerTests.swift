@@ -191,3 +191,39 @@ import Topology
         #expect(sticky.churn < eager.churn, "hysteresis \(sticky.churn) vs none \(eager.churn)")
     }
 }
+
+/// A position's uncertainty brings in the regions the client may really be in, even across a wall.
+@Suite struct UncertaintyTests {
+    @Test func regionsWithinTheUncertaintyComeFirstEvenBehindAWall() throws {
+        let mall = try PlannerFixture.example("mall")
+        // In shop s05 (x = 27), near its east wall: shop s06's left region (x = 31.5, y = 5) is 3 m
+        // away in a straight line but a long walk around through both doors and the concourse.
+        let location = try mall.snap(VenuePoint(x: 28.5, y: 5, level: "L1"))
+        let planner = RegionPlanner(topology: mall, configuration: PlannerConfiguration(budget: 8))
+        let exact = planner.plan(PlanRequest(location: location, now: PlannerFixture.epoch))
+        #expect(!exact.ids.contains("L1-shop-s06-left"))
+        let uncertain = planner.plan(PlanRequest(location: location, uncertainty: 2, now: PlannerFixture.epoch))
+        #expect(uncertain.ids.contains("L1-shop-s06-left"))
+        // Every region within 2 m (+ snap offset) in a straight line is there.
+        for index in mall.regions(near: location.point, within: 2 + location.offset) {
+            #expect(uncertain.ids.contains(mall.regions[index].id))
+        }
+        #expect(uncertain.ids.count == 8)
+        // With no uncertainty the plan is the pure walking-distance one.
+        #expect(planner.plan(PlanRequest(location: location, uncertainty: 0, now: PlannerFixture.epoch)) == exact)
+    }
+
+    @Test func straightLineProximityMatchesBruteForce() throws {
+        let mall = try PlannerFixture.example("mall")
+        var random = SplitMix64(seed: 8)
+        for _ in 0..<200 {
+            let point = VenuePoint(x: Double(random.int(in: -2500...14500)) / 100, y: Double(random.int(in: -500...4500)) / 100, level: random.int(in: 0...1) == 0 ? "L1" : "L2")
+            let radius = Double(random.int(in: 0...800)) / 100
+            let expected = mall.regions.indices.filter { index in
+                guard let p = mall.regions[index].position, p.level == point.level else { return false }
+                return ((p.x - point.x) * (p.x - point.x) + (p.y - point.y) * (p.y - point.y)).squareRoot() - mall.regions[index].radius <= radius
+            }
+            #expect(mall.regions(near: point, within: radius) == expected)
+        }
+    }
+}

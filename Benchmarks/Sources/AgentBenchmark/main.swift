@@ -1,1 +1,242 @@
-print("AgentBenchmark: not built yet")
+// Agent benchmark: CPU time per advertising report through the whole agent pipeline (replay at max
+// speed → decode → filter → aggregate per window → spool → publish QoS 1 to a live mosquitto), and the
+// agent's peak resident memory; against a baseline measured in the same run: reading the same capture
+// without decoding it (and, for reference, decoding it without the rest of the pipeline).
+//
+// Each measurement runs in a child process of its own (this executable with `--child MODE`), so
+// getrusage's user+sys time and ru_maxrss belong to that measurement alone.
+//
+//   scripts/bench agent                       # builds release and runs this
+//   Benchmarks/.build/release/AgentBenchmark [--reports N] [--beacons B]
+import Agent
+import BeaconKit
+import Foundation
+import MQTT
+import WireProtocol
+
+struct Measurement: Codable {
+    var mode: String
+    var reports: Int
+    var cpuSeconds: Double
+    var maxRSSBytes: Int
+    var wallSeconds: Double
+    var windows: Int = 0
+    var note: String = ""
+    var userSeconds: Double = 0
+    var systemSeconds: Double = 0
+    var anonymousRSSBytes: Int = 0
+
+    var nanosecondsPerReport: Double { reports > 0 ? cpuSeconds * 1e9 / Double(reports) : 0 }
+}
+
+func resourceUsage() -> (cpu: Double, maxRSS: Int) {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    return (cpu, usage.ru_maxrss * 1024)  // Linux reports kilobytes
+}
+
+func wallClock() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
+// MARK: - The generated capture
+
+/// Writes a btsnoop (1002, H4) capture of `reports` iBeacon advertisements from `beacons` beacons,
+/// each advertising about every 100 ms, streaming to disk in constant memory.
+func writeCapture(path: String, reports: Int, beacons: Int) throws {
+    FileManager.default.createFile(atPath: path, contents: nil)
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    defer { try? handle.close() }
+    var chunk: [UInt8] = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]
+    chunk.reserveCapacity(1 << 20)
+    let uuid: [UInt8] = [0xB9, 0x40, 0x7F, 0x30, 0xF5, 0xF8, 0x46, 0x6E, 0xAF, 0xF9, 0x25, 0x55, 0x6B, 0x57, 0xFE, 0x6D]
+    let start: Int64 = 1_795_000_000_000_000
+    let spacing = Int64(100_000 / beacons)  // all beacons once per 100 ms, evenly spread
+    var random: UInt64 = 0x9E37_79B9_7F4A_7C15
+    for index in 0..<reports {
+        let beacon = index % beacons
+        let time = start + Int64(index) * max(1, spacing)
+        random = random &* 6364136223846793005 &+ 1442695040888963407
+        let rssi = UInt8(bitPattern: Int8(-50 - Int((random >> 33) % 45)))
+        let major = UInt16(100 + beacon / 100), minor = UInt16(beacon % 100)
+        var data: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15]
+        data += uuid
+        data += [UInt8(major >> 8), UInt8(major & 0xFF), UInt8(minor >> 8), UInt8(minor & 0xFF), 0xC5]
+        let report: [UInt8] = [0x03, 0x00, UInt8(beacon & 0xFF), UInt8(beacon >> 8), 0x00, 0xEE, 0xFF, 0xC0, UInt8(data.count)] + data + [rssi]
+        let packet: [UInt8] = [0x04, 0x3E, UInt8(2 + report.count), 0x02, 0x01] + report
+        let length = UInt32(packet.count)
+        let stamp = UInt64(bitPattern: time) &+ 0x00dc_ddb3_0f2f_8000
+        for value in [length, length, 3, 0] {
+            chunk += [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+        }
+        for shift in stride(from: 56, through: 0, by: -8) { chunk.append(UInt8(truncatingIfNeeded: stamp >> UInt64(shift))) }
+        chunk += packet
+        if chunk.count >= 1 << 20 {
+            handle.write(Data(chunk))
+            chunk.removeAll(keepingCapacity: true)
+        }
+    }
+    handle.write(Data(chunk))
+}
+
+// MARK: - Child modes
+
+/// Reads every record without decoding: the floor any pipeline pays.
+func measureRead(path: String) throws -> Measurement {
+    let wall = wallClock()
+    let before = resourceUsage()
+    let reader = try CaptureReader(path: path)
+    var count = 0
+    var checksum = 0
+    while let record = try reader.next() {
+        count += 1
+        checksum &+= record.h4Packet.count
+    }
+    let after = resourceUsage()
+    return Measurement(mode: "read", reports: count, cpuSeconds: after.cpu - before.cpu, maxRSSBytes: after.maxRSS, wallSeconds: wallClock() - wall, note: "checksum \(checksum)")
+}
+
+/// The agent's pipeline (replay, decode, filter, aggregate) without spooling or publishing; with
+/// `encode`, each closed window is also encoded as the JSON batch the agent would publish.
+func measurePipeline(path: String, encode: Bool) throws -> Measurement {
+    let wall = wallClock()
+    let before = resourceUsage()
+    let counters = PipelineCounters()
+    var writer = SightingsBatchWriter()
+    var bytes = 0
+    let pipeline = SightingsPipeline(
+        source: try CaptureReplaySource(path: path, speed: .max), filter: BeaconFilter(), aggregator: WindowAggregator(), counters: counters
+    ) { window, _ in
+        guard encode else { return }
+        bytes += writer.encode(gateway: "bench", seq: 1, startMicros: window.startMicros, endMicros: window.endMicros, sightings: window.sightings).count
+    }
+    try pipeline.run()
+    let after = resourceUsage()
+    let counts = counters.snapshot
+    return Measurement(mode: encode ? "+encode" : "pipeline", reports: Int(counts.reports), cpuSeconds: after.cpu - before.cpu, maxRSSBytes: after.maxRSS,
+        wallSeconds: wallClock() - wall, windows: Int(counts.windows), note: encode ? "\(bytes) JSON bytes" : "")
+}
+
+/// Reads and decodes (BeaconKit) without aggregating or publishing.
+func measureDecode(path: String) throws -> Measurement {
+    let wall = wallClock()
+    let before = resourceUsage()
+    let reader = try CaptureReader(path: path)
+    var decoder = AdvertisementDecoder()
+    while let record = try reader.next() { decoder.decode(record) { _ in } }
+    let after = resourceUsage()
+    return Measurement(mode: "decode", reports: decoder.statistics.advertisingReports, cpuSeconds: after.cpu - before.cpu, maxRSSBytes: after.maxRSS, wallSeconds: wallClock() - wall)
+}
+
+/// The whole agent, in this process, to the broker at `url`.
+func measureAgent(path: String, url: String) async throws -> Measurement {
+    let spool = FileManager.default.temporaryDirectory.appendingPathComponent("agent-bench-spool-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: spool) }
+    let configuration = try AgentConfiguration(broker: url, gateway: try Identifier("bench"), source: .replay(path: path, speed: .max), spoolDirectory: spool)
+    var mqtt = MQTTConfiguration(url: try BrokerURL(parsing: url), clientID: "agent-bench")
+    mqtt.will = GatewayAgent.lastWill(configuration: configuration, version: "bench")
+    let client = try MQTTClient(configuration: mqtt)
+
+    let wall = wallClock()
+    let before = resourceUsage()
+    let source = try CaptureReplaySource(path: path, speed: .max)
+    let agent = try GatewayAgent(configuration: configuration, source: source, client: client, version: "bench")
+    try await agent.runWithClient(handleSignals: false)
+    let after = resourceUsage()
+    let counts = agent.counts
+    let spooled = agent.spoolStatistics
+    return Measurement(
+        mode: "agent", reports: Int(counts.reports), cpuSeconds: after.cpu - before.cpu, maxRSSBytes: after.maxRSS,
+        wallSeconds: wallClock() - wall, windows: Int(counts.windows),
+        note: "batches left unacknowledged: \(spooled.batches), dropped: \(spooled.dropped)")
+}
+
+// MARK: - Parent
+
+func runChild(_ mode: String, path: String, url: String) throws -> Measurement {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+    if !FileManager.default.isExecutableFile(atPath: process.executableURL!.path), let resolved = Bundle.main.executableURL {
+        process.executableURL = resolved
+    }
+    process.arguments = ["--child", mode, path, url]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, let line = String(data: data, encoding: .utf8)?.split(separator: "\n").last else {
+        throw NSError(domain: "AgentBenchmark", code: Int(process.terminationStatus), userInfo: [NSLocalizedDescriptionKey: "child \(mode) failed"])
+    }
+    return try JSONDecoder().decode(Measurement.self, from: Data(line.utf8))
+}
+
+let arguments = CommandLine.arguments
+if arguments.count >= 5, arguments[1] == "--child" {
+    let mode = arguments[2], path = arguments[3], url = arguments[4]
+    let measurement: Measurement
+    switch mode {
+    case "read": measurement = try measureRead(path: path)
+    case "decode": measurement = try measureDecode(path: path)
+    case "pipeline": measurement = try measurePipeline(path: path, encode: false)
+    case "encode": measurement = try measurePipeline(path: path, encode: true)
+    default: measurement = try await measureAgent(path: path, url: url)
+    }
+    var final = measurement
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    final.userSeconds = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    final.systemSeconds = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    // Resident memory the process allocated itself (not shared-library pages), at the end of the run.
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
+        let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    {
+        final.anonymousRSSBytes = kilobytes * 1024
+    }
+    print(String(decoding: try JSONEncoder().encode(final), as: UTF8.self))
+    exit(0)
+}
+
+func option(_ name: String, _ fallback: Int) -> Int {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let value = Int(arguments[index + 1]) else { return fallback }
+    return value
+}
+let reports = option("--reports", 1_000_000)
+let beacons = option("--beacons", 500)
+let path = FileManager.default.temporaryDirectory.appendingPathComponent("agent-bench-\(getpid()).btsnoop").path
+defer { try? FileManager.default.removeItem(atPath: path) }
+print("generating \(reports) iBeacon reports from \(beacons) beacons (\(Double(reports) / Double(beacons) / 10, format: 1) s of recorded time)…")
+try writeCapture(path: path, reports: reports, beacons: beacons)
+
+let broker = try await MosquittoBroker.start()
+defer { broker.kill() }
+let url = broker.url.description
+
+let read = try runChild("read", path: path, url: url)
+let decode = try runChild("decode", path: path, url: url)
+let pipelineOnly = try runChild("pipeline", path: path, url: url)
+let encodeToo = try runChild("encode", path: path, url: url)
+let agent = try runChild("agent", path: path, url: url)
+await broker.stop()
+
+func show(_ m: Measurement) {
+    print("  \(m.mode.padding(toLength: 7, withPad: " ", startingAt: 0)) \(m.reports) reports, CPU \(m.cpuSeconds, format: 3) s = \(m.nanosecondsPerReport, format: 1) ns/report, (user \(m.userSeconds, format: 3), sys \(m.systemSeconds, format: 3)), wall \(m.wallSeconds, format: 2) s, peak RSS \(Double(m.maxRSSBytes) / 1_048_576, format: 1) MiB (own \(Double(m.anonymousRSSBytes) / 1_048_576, format: 1) MiB)\(m.windows > 0 ? ", \(m.windows) windows" : "")\(m.note.isEmpty ? "" : " (\(m.note))")")
+}
+print("agent pipeline, replay at max speed to a live mosquitto (each in its own process):")
+show(read)
+show(decode)
+show(pipelineOnly)
+show(encodeToo)
+show(agent)
+print("agent CPU per report: \(agent.nanosecondsPerReport, format: 1) ns (target ≤ 1000 ns) — \(agent.nanosecondsPerReport / max(read.nanosecondsPerReport, 0.001), format: 2)× the read-only baseline, \(agent.nanosecondsPerReport / max(decode.nanosecondsPerReport, 0.001), format: 2)× decode-only")
+print("agent peak RSS: \(Double(agent.maxRSSBytes) / 1_048_576, format: 1) MiB (target ≤ 20 MiB) — \(Double(agent.maxRSSBytes) / Double(max(read.maxRSSBytes, 1)), format: 2)× the read-only baseline process (\(Double(read.maxRSSBytes) / 1_048_576, format: 1) MiB, mostly shared-library pages); memory the agent allocated itself (RssAnon at the end): \(Double(agent.anonymousRSSBytes) / 1_048_576, format: 1) MiB vs \(Double(read.anonymousRSSBytes) / 1_048_576, format: 1) MiB")
+
+extension DefaultStringInterpolation {
+    mutating func appendInterpolation(_ value: Double, format digits: Int) {
+        appendLiteral(String(format: "%.\(digits)f", value))
+    }
+}

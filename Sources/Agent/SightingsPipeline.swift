@@ -1,0 +1,156 @@
+import BeaconKit
+import Foundation
+
+/// Reads HCI packets from a source, decodes beacons, filters them and aggregates them per window,
+/// handing each closed window to `sink` with the source position it accounts for.
+///
+/// It runs synchronously on a thread of its own (``run()``): the per-report path (decode, filter,
+/// aggregate) takes no lock and allocates nothing for a beacon already seen. ``requestStop()``
+/// from any thread makes it flush the current window and return.
+public final class SightingsPipeline: @unchecked Sendable {
+    /// Receives each closed window and the number of source packets it (and every earlier window)
+    /// accounts for.
+    public typealias Sink = (_ window: ClosedWindow, _ position: UInt64) -> Void
+
+    private let source: any HCIEventSource
+    private let filter: BeaconFilter
+    private var aggregator: WindowAggregator
+    private let counters: PipelineCounters
+    private let sink: Sink
+    private let stopFlag = StopFlag()
+    private var decoder = AdvertisementDecoder()
+    private var aggregated: UInt64 = 0
+    private var filtered: UInt64 = 0
+    private var windows: UInt64 = 0
+
+    /// - Parameters:
+    ///   - source: where packets come from; the pipeline closes it when it returns.
+    ///   - filter: which beacons to keep.
+    ///   - aggregator: the window aggregator (its window length decides the batches).
+    ///   - counters: where the pipeline publishes its counts.
+    ///   - sink: called on the pipeline's thread for every closed window, in order.
+    public init(source: any HCIEventSource, filter: BeaconFilter, aggregator: WindowAggregator, counters: PipelineCounters, sink: @escaping Sink) {
+        self.source = source
+        self.filter = filter
+        self.aggregator = aggregator
+        self.counters = counters
+        self.sink = sink
+    }
+
+    /// Asks ``run()`` to flush its window and return; safe from any thread.
+    public func requestStop() {
+        stopFlag.set()
+    }
+
+    /// Reads until the source ends or a stop is requested, then flushes the current window.
+    /// - Returns: `true` when the source reached its end, `false` when stopped.
+    @discardableResult
+    public func run() throws -> Bool {
+        defer {
+            source.close()
+            counters.publish(counts)
+        }
+        var reachedEnd = false
+        var sinceCheck = 0
+        loop: while true {
+            sinceCheck += 1
+            if sinceCheck >= 256 {
+                sinceCheck = 0
+                if stopFlag.isSet { break }
+            }
+            let status = try source.read(timeout: 0.1) { time, packet in
+                handle(time: time, packet: packet)
+            }
+            switch status {
+            case .packet:
+                continue
+            case .idle(let now):
+                if stopFlag.isSet { break loop }
+                let position = source.position
+                aggregator.advance(to: now) { emit($0, position: position) }
+                counters.publish(counts)
+            case .end:
+                reachedEnd = true
+                break loop
+            }
+        }
+        if let window = aggregator.flush() { emit(window, position: source.position) }
+        return reachedEnd
+    }
+
+    @inline(__always)
+    private func handle(time: Int64, packet: UnsafeRawBufferPointer) {
+        // Windows that end before this packet close first; the packet itself belongs to the next.
+        if packet.count > 1, packet[0] == HCIPacketType.event.rawValue {
+            let before = source.position - 1
+            aggregator.advance(to: time) { emit($0, position: before) }
+        }
+        decoder.decode(h4Packet: packet, timestampMicroseconds: time) { advertisement in
+            guard let beacon = advertisement.beacon,
+                let observation = BeaconObservation(beacon, report: advertisement.report, timeMicros: time)
+            else { return }
+            guard filter.admits(observation) else {
+                filtered += 1
+                return
+            }
+            aggregated += 1
+            aggregator.add(observation)
+        }
+    }
+
+    /// The counts so far, from the decoder's exact statistics and the pipeline's own.
+    private var counts: PipelineCounts {
+        let statistics = decoder.statistics
+        var counts = PipelineCounts()
+        counts.packets = UInt64(statistics.packets)
+        counts.reports = UInt64(statistics.advertisingReports)
+        counts.beacons = UInt64(statistics.beacons.total)
+        counts.malformed = UInt64(statistics.malformed) + source.malformedPackets
+        counts.aggregated = aggregated
+        counts.filtered = filtered
+        counts.windows = windows
+        return counts
+    }
+
+    private func emit(_ window: ClosedWindow, position: UInt64) {
+        windows += 1
+        counters.publish(counts)
+        sink(window, position)
+    }
+}
+
+extension BeaconObservation {
+    /// The observation of `beacon` in `report`; `nil` for Eddystone frames of unknown type.
+    init?(_ beacon: Beacon, report: AdvertisingReport, timeMicros: Int64) {
+        let address = DeviceAddress(value: report.address.rawValue)
+        // A report without RSSI (0x7F) still counts; the aggregator leaves its signal figures alone.
+        let rssi = report.rssi.map(Int.init) ?? Self.unknownRSSI
+        switch beacon {
+        case .iBeacon(let b):
+            self.init(format: .ibeacon, uuid: BeaconUUID(b.uuid), major: b.major, minor: b.minor, address: address, rssi: rssi, txPower: Int(b.measuredPower), timeMicros: timeMicros)
+        case .altBeacon(let b):
+            self.init(format: .altbeacon, uuid: BeaconUUID(b.id1), major: b.id2, minor: b.id3, address: address, rssi: rssi, txPower: Int(b.referenceRSSI), timeMicros: timeMicros)
+        case .eddystoneUID(let b):
+            let uuid = BeaconUUID(high: UInt64(b.namespace.high) << 48 | b.namespace.low >> 16, low: b.namespace.low << 48 | b.instance.rawValue)
+            self.init(format: .eddystoneUID, uuid: uuid, address: address, rssi: rssi, txPower: Int(b.txPower), timeMicros: timeMicros)
+        case .eddystoneURL(let b):
+            self.init(format: .eddystoneURL, address: address, rssi: rssi, txPower: Int(b.txPower), timeMicros: timeMicros)
+        case .eddystoneTLM:
+            self.init(format: .eddystoneTLM, address: address, rssi: rssi, txPower: nil, timeMicros: timeMicros)
+        case .eddystoneUnknown:
+            return nil
+        }
+    }
+}
+
+extension BeaconUUID {
+    /// The UUID's 16 bytes in the order written.
+    @inline(__always) init(_ uuid: UUID) {
+        let u = uuid.uuid
+        let high = UInt64(u.0) << 56 | UInt64(u.1) << 48 | UInt64(u.2) << 40 | UInt64(u.3) << 32
+            | UInt64(u.4) << 24 | UInt64(u.5) << 16 | UInt64(u.6) << 8 | UInt64(u.7)
+        let low = UInt64(u.8) << 56 | UInt64(u.9) << 48 | UInt64(u.10) << 40 | UInt64(u.11) << 32
+            | UInt64(u.12) << 24 | UInt64(u.13) << 16 | UInt64(u.14) << 8 | UInt64(u.15)
+        self.init(high: high, low: low)
+    }
+}

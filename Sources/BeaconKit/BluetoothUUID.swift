@@ -1,0 +1,35 @@
+public import Foundation
+
+/// A Bluetooth service UUID as advertised: 16-bit, 32-bit or 128-bit.
+///
+/// Short forms print as 4 or 8 upper-case hex digits (`FEAA`); 128-bit ones as a standard UUID.
+/// AD structures carry all of them little-endian.
+public enum BluetoothUUID: Sendable, Hashable, CustomStringConvertible {
+    case uuid16(UInt16)
+    case uuid32(UInt32)
+    case uuid128(UUID)
+
+    /// Reads a little-endian UUID of `bytes.count` (2, 4 or 16) bytes; `nil` for other sizes.
+    init?(littleEndian bytes: UnsafeRawBufferPointer) {
+        switch bytes.count {
+        case 2:
+            self = .uuid16(UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
+        case 4:
+            self = .uuid32(UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24)
+        case 16:
+            var reversed = [UInt8](bytes)
+            reversed.reverse()
+            self = .uuid128(reversed.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
+        default:
+            return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .uuid16(let value): String(value, radix: 16, uppercase: true).leftPadded(to: 4)
+        case .uuid32(let value): String(value, radix: 16, uppercase: true).leftPadded(to: 8)
+        case .uuid128(let value): value.uuidString
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import MQTT
+import TestSupport
+import WireProtocol
+
+/// Subscribes to a gateway's sightings and status through a real broker and keeps every batch by
+/// its sequence number (repeats too, to check they are identical).
+final class SightingsCollector: @unchecked Sendable {
+    struct Received {
+        var batches: [UInt64: SightingsBatch] = [:]
+        var payloads: [UInt64: [UInt8]] = [:]
+        var repeats = 0
+        var differingRepeats = 0
+        var status: GatewayStatus?
+        var invalid: [String] = []
+    }
+
+    let client: MQTTClient
+    private let lock = NSLock()
+    private var received = Received()
+    private var task: Task<Void, Never>?
+
+    /// Connects with a persistent session (so messages published while the broker restarts are kept
+    /// for it, with broker persistence on) and subscribes to the gateway's topics at QoS 1.
+    init(broker: BrokerURL, topics: Topics, gateway: Identifier) async throws {
+        var configuration = MQTTConfiguration(url: broker, clientID: "collector-\(UUID().uuidString.prefix(8))")
+        configuration.cleanSession = false
+        configuration.reconnectDelayMin = .milliseconds(50)
+        configuration.reconnectDelayMax = .milliseconds(200)
+        client = try MQTTClient(configuration: configuration)
+        let messages = client.messages
+        try client.connect()
+        try await withTimeout(.seconds(10), "the collector to connect") { try await self.client.connected() }
+        task = Task { [weak self] in
+            for await message in messages { self?.receive(message, topics: topics) }
+        }
+        _ = try await client.subscribe(topics.sightings(gateway), qos: .atLeastOnce)
+        _ = try await client.subscribe(topics.gatewayStatus(gateway), qos: .atLeastOnce)
+    }
+
+    private func receive(_ message: MQTTMessage, topics: Topics) {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            switch try topics.route(message.topic) {
+            case .sightings:
+                let batch = try WireCoding.decode(SightingsBatch.self, from: message.payload, topic: message.topic)
+                if let earlier = received.payloads[batch.seq] {
+                    received.repeats += 1
+                    if earlier != message.payload { received.differingRepeats += 1 }
+                } else {
+                    received.batches[batch.seq] = batch
+                    received.payloads[batch.seq] = message.payload
+                }
+            case .gatewayStatus:
+                received.status = try WireCoding.decode(GatewayStatus.self, from: message.payload, topic: message.topic)
+            default:
+                break
+            }
+        } catch {
+            received.invalid.append("\(error)")
+        }
+    }
+
+    var snapshot: Received {
+        lock.lock()
+        defer { lock.unlock() }
+        return received
+    }
+
+    /// Waits until batches 1…`lastSeq` have all arrived (or `limit` passes, then returns what there is).
+    func waitForBatches(through lastSeq: UInt64, within limit: Duration) async -> Received {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            let now = snapshot
+            if (1...max(1, lastSeq)).allSatisfy({ now.batches[$0] != nil }) { return now }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return snapshot
+    }
+
+    /// Waits until a status with `state` arrives.
+    func waitForStatus(_ state: GatewayStatus.State, within limit: Duration) async -> GatewayStatus? {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let status = snapshot.status, status.state == state { return status }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
+    func close() async {
+        await client.disconnect()
+        task?.cancel()
+    }
+}
+
+extension SightingsCollector.Received {
+    /// Frames per beacon (identity and address), summed over every distinct batch.
+    var framesPerBeacon: [SyntheticCapture.BeaconKey: Int] {
+        var result: [SyntheticCapture.BeaconKey: Int] = [:]
+        for batch in batches.values {
+            for sighting in batch.sightings {
+                let key = SyntheticCapture.BeaconKey(uuid: sighting.uuid ?? sighting.namespace ?? "", major: sighting.major ?? 0, minor: sighting.minor ?? 0, address: sighting.address)
+                result[key, default: 0] += sighting.count
+            }
+        }
+        return result
+    }
+
+    /// The sequence numbers received, in order.
+    var sequenceNumbers: [UInt64] { batches.keys.sorted() }
+}

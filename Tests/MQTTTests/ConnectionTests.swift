@@ -1,0 +1,136 @@
+@testable import MQTT
+import TestSupport
+import Testing
+
+@Suite("Last will, reconnection and the bounded queue", .timeLimit(.minutes(1)))
+struct ConnectionTests {
+    @Test("the broker publishes the last will when the connection dies without DISCONNECT, not after a clean one")
+    func lastWill() async throws {
+        try await withMosquittoBroker { broker in
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { watcher in
+                let messages = watcher.messages
+                try await watcher.subscribe("gw/+/status")
+
+                var clean = MQTTConfiguration(url: broker.url)
+                clean.will = LastWill(topic: "gw/clean/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+                try await withConnectedClient(clean) { _ in }  // clean DISCONNECT: no will
+
+                var abrupt = MQTTConfiguration(url: broker.url)
+                abrupt.will = LastWill(topic: "gw/abrupt/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+                abrupt.reconnectDelayMin = .seconds(5)
+                abrupt.reconnectDelayMax = .seconds(5)
+                try await withConnectedClient(abrupt) { client in
+                    client.core.severConnection()
+                    let will = try await collect(1, from: messages)
+                    #expect(will.map(\.topic) == ["gw/abrupt/status"])
+                    #expect(will.map(\.payloadString) == ["offline"])
+                }
+            }
+        }
+    }
+
+    @Test("after the broker restarts, the client reconnects, its subscriptions return and queued QoS 1 messages are delivered")
+    func reconnectAfterBrokerRestart() async throws {
+        try await withMosquittoBroker { broker in
+            var configuration = MQTTConfiguration(url: broker.url)
+            configuration.reconnectDelayMin = .milliseconds(50)
+            configuration.reconnectDelayMax = .milliseconds(400)
+            try await withConnectedClient(configuration) { subscriber in
+                let messages = subscriber.messages
+                let states = subscriber.connectionStates
+                try await subscriber.subscribe("sightings/#", qos: .atLeastOnce)
+                var publisherConfiguration = configuration
+                publisherConfiguration.clientID = MQTTConfiguration.randomClientID()  // one id per connection
+                try await withConnectedClient(publisherConfiguration) { publisher in
+                    broker.kill()
+                    try await withTimeout(.seconds(10), "both clients to notice the outage") {
+                        while publisher.connectionState.isConnected || subscriber.connectionState.isConnected {
+                            try await Task.sleep(for: .milliseconds(10))
+                        }
+                    }
+                    guard case .disconnected(let reason) = subscriber.connectionState else {
+                        Issue.record("expected disconnected, got \(subscriber.connectionState)")
+                        return
+                    }
+                    #expect(reason.description.contains(broker.url.endpoint))
+                    // Published during the outage: libmosquitto keeps QoS 1 messages until it reconnects.
+                    try publisher.enqueue(topic: "sightings/outage", payload: [42], qos: .atLeastOnce)
+                    #expect(publisher.outstandingMessageCount == 1)
+                    try await broker.restart()
+                    try await withTimeout(.seconds(10), "the queued message to be acknowledged") { await publisher.drain() }
+
+                    // The subscriber subscribed once, before the outage; it must get messages again.
+                    let probing = Task {
+                        while !Task.isCancelled {
+                            try? await publisher.publish(topic: "sightings/probe", payload: [1], qos: .atLeastOnce)
+                            try await Task.sleep(for: .milliseconds(50))
+                        }
+                    }
+                    defer { probing.cancel() }
+                    let received = try await collect(1, from: messages.filter { $0.topic == "sightings/probe" })
+                    #expect(received.count == 1)
+                }
+                let history = try await withTimeout(.seconds(10), "the state history") {
+                    var seen: [MQTTConnectionState] = []
+                    for await state in states {
+                        seen.append(state)
+                        if seen.count > 1 && state == .connected { break }
+                    }
+                    return seen
+                }
+                #expect(history.first == .connected)
+                #expect(history.contains { if case .disconnected = $0 { true } else { false } })
+                #expect(history.contains(.connecting))
+                #expect(history.last == .connected)
+            }
+        }
+    }
+
+    @Test("the outgoing queue is bounded: past maxQueued, publishing fails with queueFull naming the topic")
+    func boundedQueue() async throws {
+        try await withMosquittoBroker { broker in
+            await broker.stop()
+            var configuration = MQTTConfiguration(url: broker.url)
+            configuration.maxQueued = 3
+            configuration.reconnectDelayMin = .milliseconds(50)
+            configuration.reconnectDelayMax = .milliseconds(200)
+            let client = try MQTTClient(configuration: configuration)
+            try client.connect()
+            #expect(throws: MQTTError.notConnected(topic: "q0")) {
+                try client.enqueue(topic: "q0", payload: [3], qos: .atMostOnce)
+            }
+            for index in 0..<3 {
+                try client.enqueue(topic: "q/\(index)", payload: [UInt8(index)], qos: .atLeastOnce)
+            }
+            #expect(throws: MQTTError.queueFull(topic: "q/3", limit: 3)) {
+                try client.enqueue(topic: "q/3", payload: [3], qos: .atLeastOnce)
+            }
+            try await broker.restart()
+            try await withTimeout(.seconds(10), "the queue to drain") { await client.drain() }
+            #expect(client.outstandingMessageCount == 0)
+            try client.enqueue(topic: "q/4", payload: [4], qos: .atLeastOnce)
+            await client.disconnect()
+            #expect(client.connectionState == .closed)
+            #expect(throws: MQTTError.closed) { try client.enqueue(topic: "q/5", payload: [5]) }
+        }
+    }
+
+    @Test("an awaiting QoS 1 publish made during an outage completes once the broker is back")
+    func awaitAcrossOutage() async throws {
+        try await withMosquittoBroker { broker in
+            var configuration = MQTTConfiguration(url: broker.url)
+            configuration.reconnectDelayMin = .milliseconds(50)
+            configuration.reconnectDelayMax = .milliseconds(200)
+            try await withConnectedClient(configuration) { client in
+                broker.kill()
+                try await withTimeout(.seconds(10), "the outage to be noticed") {
+                    while client.connectionState.isConnected { try await Task.sleep(for: .milliseconds(10)) }
+                }
+                let acknowledged = Task { try await client.publish(topic: "late", payload: [1], qos: .atLeastOnce) }
+                try await Task.sleep(for: .milliseconds(100))
+                try await broker.restart()
+                try await withTimeout(.seconds(10), "the PUBACK") { try await acknowledged.value }
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import MQTT
+import TestSupport
+import Testing
+
+@Suite("Retained messages, wildcards, unsubscribe, bad topics", .timeLimit(.minutes(1)))
+struct DeliveryTests {
+    @Test("a retained message reaches a subscriber that arrives later, flagged retained")
+    func retained() async throws {
+        try await withMosquittoBroker { broker in
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { publisher in
+                try await publisher.publish(topic: "fleet/gw-1/status", string: #"{"state":"online"}"#, qos: .atLeastOnce, retain: true)
+                try await publisher.publish(topic: "fleet/gw-2/status", string: #"{"state":"offline"}"#, qos: .exactlyOnce, retain: true)
+            }
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { late in
+                let messages = late.messages
+                try await late.subscribe("fleet/#")
+                let received = try await collect(2, from: messages).sorted { $0.topic < $1.topic }
+                #expect(received.map(\.topic) == ["fleet/gw-1/status", "fleet/gw-2/status"])
+                #expect(received.map(\.payloadString) == [#"{"state":"online"}"#, #"{"state":"offline"}"#])
+                #expect(received.allSatisfy { $0.retain })
+            }
+        }
+    }
+
+    @Test("after unsubscribe, messages on that filter stop; other subscriptions continue")
+    func unsubscribe() async throws {
+        try await withMosquittoBroker { broker in
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
+                let messages = client.messages
+                try await client.subscribe("a/+")
+                try await client.subscribe("b/#")
+                try await client.unsubscribe("a/+")
+                try await client.publish(topic: "a/1", payload: [1])
+                try await client.publish(topic: "b/1/2", payload: [2])
+                let received = try await collect(1, from: messages)
+                #expect(received.map(\.topic) == ["b/1/2"])
+            }
+        }
+    }
+
+    @Test("invalid topics and filters are refused before reaching the broker, naming them")
+    func invalidTopics() async throws {
+        try await withMosquittoBroker { broker in
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
+                for topic in ["a/+/b", "a/#", ""] {
+                    await #expect(throws: MQTTError.self) { try await client.publish(topic: topic, payload: [1]) }
+                    #expect {
+                        try client.enqueue(topic: topic, payload: [1], qos: .atMostOnce)
+                    } throws: { error in
+                        guard case .invalidTopic(let named, _) = error as? MQTTError else { return false }
+                        return named == topic
+                    }
+                }
+                for filter in ["a/#/b", "a+/b", ""] {
+                    await #expect {
+                        try await client.subscribe(filter)
+                    } throws: { error in
+                        guard case .invalidFilter(let named, _) = error as? MQTTError else { return false }
+                        return named == filter
+                    }
+                }
+                // The client is still usable afterwards.
+                try await client.publish(topic: "ok", payload: [1])
+            }
+        }
+    }
+
+    @Test("each messages stream sees every message; the first one also gets what arrived before it")
+    func severalConsumers() async throws {
+        try await withMosquittoBroker { broker in
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
+                try await client.subscribe("x/#")
+                try await client.publish(topic: "x/early", payload: [0], qos: .atLeastOnce)
+                // Let the broker deliver the early message before anyone listens.
+                try await client.publish(topic: "other", payload: [0], qos: .exactlyOnce)
+                try await withTimeout(.seconds(5), "the early message to be parked") {
+                    while client.outstandingMessageCount > 0 { try await Task.sleep(for: .milliseconds(5)) }
+                }
+                let first = client.messages
+                let second = client.messages
+                try await client.publish(topic: "x/late", payload: [1])
+                #expect(try await collect(2, from: first).map(\.topic) == ["x/early", "x/late"])
+                #expect(try await collect(1, from: second).map(\.topic) == ["x/late"])
+            }
+        }
+    }
+}
