@@ -99,6 +99,7 @@ public final class CoordinatorService: Service, Sendable {
                 await publishStatus()
                 logger.info("coordinator online", metadata: ["broker": "\(configuration.mqtt.url)", "topology": "\(configuration.topologyDirectory.path)"])
                 group.addTask { [self] in await self.housekeepingLoop() }
+                group.addTask { [self] in await self.flushLoop() }
                 group.addTask { [self] in await self.topologyLoop() }
             }
         } onGracefulShutdown: { [queue] in
@@ -180,6 +181,14 @@ public final class CoordinatorService: Service, Sendable {
             metrics.messagesOut["status"]?.increment()
         } catch {
             logger.warning("cannot publish the coordinator status: \(error)")
+        }
+    }
+
+    /// Plans sighting-only clients even when no new message arrives to trigger it.
+    private func flushLoop() async {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: .milliseconds(200))
+            await publish(await core.flushIfDue())
         }
     }
 
