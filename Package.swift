@@ -123,6 +123,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "WireProtocol", "MQTT", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -25,6 +25,9 @@ public struct CoordinatorConfiguration: Sendable {
     /// Whether to plan with the topology's walking-distance planner and the radio filter
     /// (`true`), or the straight-line planner and weighted centroid (`false`: for tests without a graph).
     public var usesWalkingDistance = true
+    /// Whether to locate clients with the Planner's radio filter (`true`, the most accurate) or
+    /// the weighted centroid (`false`: far cheaper, for debug builds and very large fleets).
+    public var usesRadioFilter = true
 
     /// A configuration for `broker`, with the coordinator's last will (`offline`, retained) set.
     public init(broker: BrokerURL, topologyDirectory: URL, statePath: String? = nil, http: (host: String, port: Int)? = nil,

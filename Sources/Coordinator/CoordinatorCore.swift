@@ -12,6 +12,7 @@ public actor CoordinatorCore {
     let metrics: CoordinatorMetrics
     private var log: RateLimitedLog
     private var exported = IngestCounters()
+    private var lastFlush = ContinuousClock.now
     private var topologyError: String?
     private var topologyInfo: CoordinatorStatus.TopologyInfo
 
@@ -31,10 +32,15 @@ public actor CoordinatorCore {
 
     /// Applies `batch`, plans the clients it touched, writes their state and returns what to
     /// publish (already durable).
-    public func process(_ batch: [InboundMessage], now: Date = Date()) -> [CoordinatorOutput] {
+    ///
+    /// Clients touched only by sightings are estimated and planned at most every `flushInterval`
+    /// (their evidence accumulates meanwhile); a batch holding a phone's report is planned at once.
+    public func process(_ batch: [InboundMessage], now: Date = Date(), flushInterval: Duration = .milliseconds(200)) -> [CoordinatorOutput] {
         let millis = Int64(now.timeIntervalSince1970 * 1000)
+        var urgent = false
         for inbound in batch {
             let message = inbound.message
+            if !urgent, !message.topic.hasSuffix("/sightings") { urgent = true }
             let failure: WireError? = message.payload.withUnsafeBytes { raw -> WireError? in
                 do throws(WireError) {
                     try engine.handle(topic: message.topic, payload: raw, now: millis)
@@ -47,7 +53,18 @@ public actor CoordinatorCore {
                 log.warning("rejected: \(failure)", source: CoordinatorCore.source(of: message.topic))
             }
         }
+        let clock = ContinuousClock.now
+        guard urgent || clock - lastFlush >= flushInterval else { return commit() }
+        lastFlush = clock
         engine.flush(now: millis)
+        return commit()
+    }
+
+    /// Plans clients whose sightings are waiting, when the flush interval has passed.
+    public func flushIfDue(now: Date = Date(), flushInterval: Duration = .milliseconds(200)) -> [CoordinatorOutput] {
+        guard ContinuousClock.now - lastFlush >= flushInterval else { return [] }
+        lastFlush = ContinuousClock.now
+        engine.flush(now: Int64(now.timeIntervalSince1970 * 1000))
         return commit()
     }
 

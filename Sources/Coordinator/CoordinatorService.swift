@@ -61,7 +61,7 @@ public final class CoordinatorService: Service, Sendable {
         } catch {
             throw CoordinatorError("topology \(configuration.topologyDirectory.path) is invalid:\n\(error)")
         }
-        let setup = configuration.usesWalkingDistance ? PlanningSetup.walkingDistance(topology, budget: configuration.engine.budget)
+        let setup = configuration.usesWalkingDistance ? PlanningSetup.walkingDistance(topology, budget: configuration.engine.budget, radioFilter: configuration.usesRadioFilter)
                                                       : PlanningSetup.straightLine(VenueIndex(topology: topology))
         do {
             _ = try setup.make()  // fail now, not inside the actor
@@ -79,7 +79,8 @@ public final class CoordinatorService: Service, Sendable {
                 // Receive: classify and queue, nothing else, so the client's buffer never fills.
                 group.addTask { [queue] in
                     let suffix = Array("/sightings".utf8)
-                    for await message in messages {
+                    // The MQTT client shuts down after this service: stop listening on graceful shutdown.
+                    for await message in messages.cancelOnGracefulShutdown() {
                         let isSightings = message.topic.utf8.count > suffix.count && message.topic.utf8.suffix(suffix.count).elementsEqual(suffix)
                         queue.push(InboundMessage(message: message), isSightings: isSightings)
                     }
@@ -98,6 +99,7 @@ public final class CoordinatorService: Service, Sendable {
                 await publishStatus()
                 logger.info("coordinator online", metadata: ["broker": "\(configuration.mqtt.url)", "topology": "\(configuration.topologyDirectory.path)"])
                 group.addTask { [self] in await self.housekeepingLoop() }
+                group.addTask { [self] in await self.flushLoop() }
                 group.addTask { [self] in await self.topologyLoop() }
             }
         } onGracefulShutdown: { [queue] in
@@ -105,9 +107,10 @@ public final class CoordinatorService: Service, Sendable {
         }
         // Say goodbye: a clean disconnect does not fire the will.
         if let payload = try? WireCoding.encode(CoordinatorStatus(state: .offline, time: Date())) {
-            try? await client.publish(topic: topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)
+            try? client.enqueue(topic: topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)
         }
-        await client.drain()
+        // Bounded: with the broker gone nothing would ever be acknowledged.
+        for _ in 0..<100 where client.outstandingMessageCount > 0 { try? await Task.sleep(for: .milliseconds(20)) }
     }
 
     private func processLoop() async {
@@ -161,7 +164,7 @@ public final class CoordinatorService: Service, Sendable {
                     try self.client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain)
                     break
                 } catch .queueFull {
-                    await self.client.drain()
+                    try? await Task.sleep(for: .milliseconds(5))
                 } catch {
                     logger.warning("cannot publish on \(topic): \(error)")
                     break
@@ -178,6 +181,14 @@ public final class CoordinatorService: Service, Sendable {
             metrics.messagesOut["status"]?.increment()
         } catch {
             logger.warning("cannot publish the coordinator status: \(error)")
+        }
+    }
+
+    /// Plans sighting-only clients even when no new message arrives to trigger it.
+    private func flushLoop() async {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: .milliseconds(200))
+            await publish(await core.flushIfDue())
         }
     }
 

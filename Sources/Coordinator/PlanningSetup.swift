@@ -14,9 +14,10 @@ public struct PlanningSetup: Sendable {
     public func make() throws -> (any RegionPlanning, any LocationEstimating) { try build() }
 
     /// The production setup: walking distance on the topology's graph and its radio filter.
-    public static func walkingDistance(_ topology: Topology, budget: Int) -> PlanningSetup {
+    public static func walkingDistance(_ topology: Topology, budget: Int, radioFilter: Bool = true) -> PlanningSetup {
         PlanningSetup {
             let planner = WalkingDistancePlanner(topology: topology, configuration: PlannerConfiguration(budget: budget))
+            guard radioFilter else { return (planner, WeightedCentroidEstimator()) }
             return (planner, try FilterLocationEstimator(topology: topology, venue: planner.venue))
         }
     }

@@ -86,6 +86,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Sightings batches that may wait before the oldest are shed.")
     var queueLimit: Int = 10_000
 
+    @Flag(help: "Locate clients with a weighted centroid instead of the radio filter (cheaper, less accurate).")
+    var centroid = false
+
     @Option(help: "MQTT client id (default: random).")
     var clientId: String?
 
@@ -121,6 +124,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             engine: .init(budget: budget, absenceWindows: absenceWindows, idleTimeout: Int64(idleTimeout) * 1000),
             clientID: clientId)
         configuration.sightingsQueueLimit = queueLimit
+        configuration.usesRadioFilter = !centroid
         connection.apply(to: &configuration.mqtt)
         let client: MQTTClient
         let coordinator: CoordinatorService

@@ -1,1 +1,253 @@
-print("CoordinatorBenchmark: not built yet")
+// Coordinator benchmarks (release): each figure next to a baseline measured in the same run.
+//   1. ingest in-process: sightings/s through decode + apply, against Foundation's JSONDecoder decoding alone
+//   2. end to end through mosquitto: coordinator ingest rate against `mosquitto_sub` consuming the same stream
+//   3. rotation latency report → regions with 10,000 active clients, against a plain broker round trip
+//   4. resident memory per active client
+// Usage: CoordinatorBenchmark [ingest] [e2e] [latency] [memory]   (default: all)
+import Coordinator
+import Foundation
+import Logging
+import MQTT
+import ServiceLifecycle
+import Topology
+import WireProtocol
+
+let topics = try! Topics()
+let selected = Set(CommandLine.arguments.dropFirst())
+func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let museum = root.appendingPathComponent("topology/museum")
+
+func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
+}
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let parts = text.split(separator: " ")
+    return (Int(parts[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// Gateways on the museum, each window hearing `perBatch` of `tags` tags.
+func makeBatches(venue: VenueIndex, tags: Int, perBatch: Int, windows: Int) -> [(String, [UInt8])] {
+    var batches: [(String, [UInt8])] = []
+    let encoder = WireCoding.makeEncoder()
+    var seq = [String: UInt64]()
+    var next = 0
+    for window in 0..<windows {
+        for gateway in venue.gatewayIDs {
+            var sightings: [Sighting] = []
+            for _ in 0..<perBatch {
+                let tag = next % tags
+                next += 1
+                sightings.append(Sighting(format: "ibeacon", uuid: "5A1D0000-BEAC-4F1E-9E70-000000000001", major: UInt16(tag / 60000),
+                                          minor: UInt16(tag % 60000), address: String(format: "5A:1D:00:%02X:%02X:%02X", tag >> 16 & 0xFF, tag >> 8 & 0xFF, tag & 0xFF),
+                                          rssi: -60.5 - Double(tag % 30), rssiMax: -55, count: 8, txPower: -59, distance: 2.25 + Double(tag % 17)))
+            }
+            seq[gateway, default: 0] += 1
+            let start = Date(timeIntervalSince1970: 1_795_424_400 + Double(window))
+            let batch = SightingsBatch(gateway: gateway, seq: seq[gateway]!, start: start, end: start.addingTimeInterval(1), sightings: sightings)
+            batches.append((topics.sightings(try! Identifier(gateway)), Array(try! encoder.encode(batch))))
+        }
+    }
+    return batches
+}
+
+let topology = try Topology.load(directory: museum)
+
+// MARK: 1. Ingest in-process
+if wanted("ingest") {
+    let venue = VenueIndex(topology: topology)
+    let batches = makeBatches(venue: venue, tags: 10_000, perBatch: 200, windows: 100)
+    let total = batches.count * 200
+    let bytes = batches.reduce(0) { $0 + $1.1.count }
+    print("ingest: \(batches.count) batches, \(total) sightings, \(bytes / batches.count) bytes per batch, 10,000 tags")
+    let clock = ContinuousClock()
+    // Baseline: Foundation's JSONDecoder (WireCoding) decoding the same payloads, nothing applied.
+    var decoded = 0
+    let baseline = clock.measure {
+        for (topic, payload) in batches {
+            decoded += (try? WireCoding.decode(SightingsBatch.self, from: payload, topic: topic))?.sightings.count ?? 0
+        }
+    }
+    precondition(decoded == total)
+    // Decode only, with the byte-level decoder.
+    let decoder = SightingsBatchDecoder()
+    var scratch = DecodedSightingsBatch()
+    var fastDecoded = 0
+    let decodeOnly = clock.measure {
+        for (topic, payload) in batches {
+            payload.withUnsafeBytes { try? decoder.decode($0, topic: topic, gateway: nil, into: &scratch) }
+            fastDecoded += scratch.sightings.count
+        }
+    }
+    precondition(fastDecoded == total)
+    // Decode + apply (route, validate, per-client state, coverage), two rounds; flush (estimate + plan) measured apart.
+    var best = Duration.seconds(1000)
+    var flushTime = Duration.zero
+    for _ in 0..<2 {
+        let engine = CoordinatorEngine(topics: topics, planner: StraightLinePlanner(venue: venue), estimator: WeightedCentroidEstimator())
+        let elapsed = clock.measure {
+            for (topic, payload) in batches {
+                payload.withUnsafeBytes { try? engine.handle(topic: topic, payload: $0, now: 1_795_424_500_000) }
+            }
+        }
+        precondition(engine.counters.sightings == UInt64(total) && engine.counters.invalid == 0)
+        best = min(best, elapsed)
+        flushTime = clock.measure { engine.flush(now: 1_795_424_500_000) }
+    }
+    let rate = Double(total) / seconds(best)
+    let baseRate = Double(total) / seconds(baseline)
+    print(String(format: "ingest (decode + apply): %.0f sightings/s  | decode only: %.0f/s | JSONDecoder decode only (baseline): %.0f/s | ratio %.1fx | target >= 1,000,000/s: %@",
+                 rate, Double(total) / seconds(decodeOnly), baseRate, rate / baseRate, rate >= 1_000_000 ? "met" : "NOT met"))
+    print(String(format: "  then one flush (estimate + plan for 10,000 tags): %.1f ms", seconds(flushTime) * 1000))
+}
+
+// MARK: helpers for the broker benchmarks
+func startCoordinator(_ broker: MosquittoBroker, logger: Logger) async throws -> (CoordinatorService, ServiceGroup, Task<Void, any Error>) {
+    var configuration = try CoordinatorConfiguration(broker: broker.url, topologyDirectory: museum, topics: topics)
+    configuration.sightingsQueueLimit = 1_000_000
+    let client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
+    let service = try CoordinatorService(configuration: configuration, client: client, logger: logger)
+    let group = ServiceGroup(configuration: .init(services: [client, service], logger: logger))
+    let task = Task { try await group.run() }
+    let probe = try MQTTClient(configuration: MQTTConfiguration(url: broker.url))
+    try probe.connect()
+    let messages = probe.messages
+    try await probe.connected()
+    try await probe.subscribe(topics.coordinatorStatus)
+    for await message in messages where message.payloadString.contains("online") { break }
+    await probe.disconnect()
+    return (service, group, task)
+}
+
+var logger = Logger(label: "bench")
+logger.logLevel = .error
+
+// MARK: 2. End to end through mosquitto against mosquitto_sub
+if wanted("e2e") {
+    let broker = try await MosquittoBroker.start()
+    let (service, group, task) = try await startCoordinator(broker, logger: logger)
+    let venue = VenueIndex(topology: topology)
+    let batches = makeBatches(venue: venue, tags: 10_000, perBatch: 200, windows: 400)
+    let perBatch = 200
+    let publisher = try MQTTClient(configuration: { var c = MQTTConfiguration(url: broker.url); c.maxQueued = 1_000_000; c.maxInflight = 1000; return c }())
+    try publisher.connect()
+    try await publisher.connected()
+    func publishAll(_ list: ArraySlice<(String, [UInt8])>) throws {
+        for (topic, payload) in list { try publisher.enqueue(topic: topic, payload: payload, qos: .atLeastOnce) }
+    }
+    // Baseline: mosquitto_sub receiving the same stream (QoS 1), counted to the end.
+    let half = batches.count / 2
+    let sub = Process()
+    sub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+    sub.arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-t", "bench/v1/gateways/+/sightings", "-C", "\(half)"]
+    sub.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    try sub.run()
+    try await Task.sleep(for: .milliseconds(500))
+    let clock = ContinuousClock()
+    let subStart = clock.now
+    try publishAll(batches[..<half].map { ($0.0.replacingOccurrences(of: "beaconfleet/v1", with: "bench/v1"), $0.1) }[...])
+    sub.waitUntilExit()
+    let subElapsed = clock.now - subStart
+    await publisher.drain()
+    // The coordinator on the other half.
+    let before = await service.core.counters.sightings
+    let start = clock.now
+    try publishAll(batches[half...])
+    let expected = before + UInt64((batches.count - half) * perBatch)
+    while await service.core.counters.sightings < expected { try await Task.sleep(for: .milliseconds(2)) }
+    let elapsed = clock.now - start
+    let shed = service.queue.depths.shed
+    let subRate = Double(half * perBatch) / seconds(subElapsed)
+    let rate = Double((batches.count - half) * perBatch) / seconds(elapsed)
+    print(String(format: "end to end (QoS 1, %d batches of %d): coordinator %.0f sightings/s, mosquitto_sub %.0f sightings/s (baseline) | ratio %.2f | target >= 0.9: %@ | shed %d",
+                 batches.count - half, perBatch, rate, subRate, rate / subRate, rate / subRate >= 0.9 ? "met" : "NOT met", shed))
+    await publisher.disconnect()
+    await group.triggerGracefulShutdown()
+    _ = await task.result
+    await broker.stop()
+}
+
+// MARK: 3. Rotation latency with 10,000 active clients
+if wanted("latency") {
+    let clients = 10_000
+    let broker = try await MosquittoBroker.start()
+    let (service, group, task) = try await startCoordinator(broker, logger: logger)
+    let phone = try MQTTClient(configuration: { var c = MQTTConfiguration(url: broker.url); c.maxQueued = 1_000_000; c.maxInflight = 1000; return c }())
+    try phone.connect()
+    let messages = phone.messages
+    try await phone.connected()
+    try await phone.subscribe(topics.allClientRegions)
+    try await phone.subscribe("bench/echo")
+    let encoder = WireCoding.makeEncoder()
+    let ends = ["hall-entrance", "library", "cafe", "modern-east-2", "antiquity-west-2"]
+    func report(_ region: String, exit: String?) -> [UInt8] {
+        var events = [RegionEvent]()
+        if let exit { events.append(RegionEvent(type: .exit, region: exit)) }
+        events.append(RegionEvent(type: .enter, region: region))
+        return Array(try! encoder.encode(ClientReport(events: events)))
+    }
+    // Bring 10,000 clients in.
+    for i in 0..<clients {
+        try phone.enqueue(topic: topics.clientReport(try Identifier("p\(i)")), payload: report(ends[i % ends.count], exit: nil), qos: .atLeastOnce)
+    }
+    var planned = 0
+    for await message in messages where message.topic.hasSuffix("/regions") {
+        planned += 1
+        if planned == clients { break }
+    }
+    print("latency: \(await service.core.clientCount) active clients planned")
+    let clock = ContinuousClock()
+    // Baseline: a plain round trip through the broker (publish, receive on a subscription).
+    var echo: [Double] = []
+    for _ in 0..<500 {
+        let start = clock.now
+        try await phone.publish(topic: "bench/echo", payload: [1], qos: .atLeastOnce)
+        for await message in messages where message.topic == "bench/echo" { break }
+        echo.append(seconds(clock.now - start))
+    }
+    // Report → regions for random clients, one at a time, while the others stay active.
+    var latencies: [Double] = []
+    var where_ = (0..<clients).map { ends[$0 % ends.count] }
+    var rng = SystemRandomNumberGenerator()
+    for _ in 0..<2000 {
+        let i = Int.random(in: 0..<clients, using: &rng)
+        let next = ends[(ends.firstIndex(of: where_[i])! + 1 + Int.random(in: 0..<3, using: &rng)) % ends.count]
+        let topic = topics.clientRegions(try Identifier("p\(i)"))
+        let start = clock.now
+        try phone.enqueue(topic: topics.clientReport(try Identifier("p\(i)")), payload: report(next, exit: where_[i]), qos: .atLeastOnce)
+        for await message in messages where message.topic == topic { break }
+        latencies.append(seconds(clock.now - start))
+        where_[i] = next
+    }
+    let p50 = percentile(latencies, 0.5) * 1000, p99 = percentile(latencies, 0.99) * 1000
+    let e50 = percentile(echo, 0.5) * 1000, e99 = percentile(echo, 0.99) * 1000
+    print(String(format: "rotation report -> regions (%d clients): p50 %.2f ms, p99 %.2f ms | broker round trip (baseline): p50 %.2f ms, p99 %.2f ms | p99 ratio %.1fx | target p99 <= 10 ms: %@",
+                 clients, p50, p99, e50, e99, p99 / max(e99, 0.001), p99 <= 10 ? "met" : "NOT met"))
+    await phone.disconnect()
+    await group.triggerGracefulShutdown()
+    _ = await task.result
+    await broker.stop()
+}
+
+// MARK: 4. Memory per active client
+if wanted("memory") {
+    let venue = VenueIndex(topology: topology)
+    let clients = 100_000
+    let batches = makeBatches(venue: venue, tags: clients, perBatch: 500, windows: clients / 500 / venue.gatewayIDs.count + 1)
+    let engine = CoordinatorEngine(topics: topics, planner: StraightLinePlanner(venue: venue), estimator: WeightedCentroidEstimator())
+    let before = residentBytes()
+    for (topic, payload) in batches {
+        payload.withUnsafeBytes { try? engine.handle(topic: topic, payload: $0, now: 1_795_424_500_000) }
+    }
+    engine.flush(now: 1_795_424_500_000)
+    _ = engine.takeOutputs()
+    _ = engine.takeChangedClients()
+    let after = residentBytes()
+    let perClient = Double(after - before) / Double(engine.clientCount)
+    print(String(format: "memory: %d active clients (each planned, with observations and coverage), %.0f bytes each (resident growth) | target <= 1024: %@",
+                 engine.clientCount, perClient, perClient <= 1024 ? "met" : "NOT met"))
+    withExtendedLifetime(batches) {}
+}

@@ -1,0 +1,156 @@
+public import Foundation
+public import MQTT
+import Planner
+public import Topology
+public import WireProtocol
+
+/// Walkers over MQTT against a running coordinator: as phones (reports with ranged beacons,
+/// enter/exit events and their monitored list; they apply each `regions` message they receive)
+/// or as tags heard by simulated gateways (sightings per the contract). It measures what a venue
+/// would see: coverage (region entries that found the region already monitored), churn (adds and
+/// removes per 100 m walked) and whether versions arrive +1 without repeats.
+///
+/// ```swift
+/// let simulation = LiveSimulation(configuration: .init(broker: url, topology: venue, topics: try Topics(), clients: 10))
+/// let report = try await simulation.run { print($0.summary) }
+/// ```
+public struct LiveSimulation: Sendable {
+    /// How the clients are seen by the coordinator.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// Phones that report over MQTT and apply their `regions`.
+        case phones
+        /// Tags (no app) heard by the topology's gateways, which publish sightings.
+        case tags
+    }
+
+    public struct Configuration: Sendable {
+        public var broker: MQTTConfiguration
+        public var topology: Topology
+        public var topics: Topics
+        public var clients: Int
+        public var mode: Mode = .phones
+        /// Seconds of simulated time to run (the run ends earlier if cancelled).
+        public var duration: Double = 120
+        /// Simulated seconds per real second.
+        public var speedup: Double = 1
+        /// Simulated seconds per step.
+        public var tick: Double = 0.2
+        public var seed: UInt64 = 1
+        /// Scripted walks (node ids), one per client in turn; random walks when empty.
+        public var routes: [[String]] = []
+        /// Walking speed for scripted walks, m/s.
+        public var speed: Double = 1.3
+        /// The budget phones ask for (nil: the coordinator's).
+        public var budget: Int?
+        /// Seconds an iOS app stays awake after a region event (it ranges and reports meanwhile).
+        public var wakeDuration: Double = 10
+        /// Seconds between reports while awake.
+        public var reportInterval: Double = 1
+        /// Whether phones also advertise an iBeacon identity (declared in their reports) that the
+        /// topology's gateways hear: how a phone walking a corridor without regions stays located.
+        public var phonesAdvertise = true
+        /// Seconds between gateway windows.
+        public var window: Double = 1
+        public var radio = RadioModel()
+        /// Client ids are `PREFIX-N` (phones) or the tag identity `UUID.MAJOR.N` (tags).
+        public var clientPrefix = "sim-phone"
+        public static let tagUUID = "5A1D0000-BEAC-4F1E-9E70-000000000001"
+        public static let tagMajor: UInt16 = 1000
+
+        public init(broker: BrokerURL, topology: Topology, topics: Topics, clients: Int, mode: Mode = .phones) {
+            self.broker = MQTTConfiguration(url: broker, clientID: MQTTConfiguration.randomClientID(prefix: "beaconfleet-simulate"))
+            self.broker.maxQueued = 100_000
+            self.topology = topology
+            self.topics = topics
+            self.clients = clients
+            self.mode = mode
+        }
+    }
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Runs the walk; `progress` is called about every 5 simulated seconds and at the end.
+    public func run(progress: @escaping @Sendable (LiveSimulationReport) -> Void = { _ in }) async throws -> LiveSimulationReport {
+        let world = try LiveWorld(configuration: configuration)
+        let client = try MQTTClient(configuration: configuration.broker)
+        try client.connect()
+        let messages = client.messages
+        try await client.connected()
+        try await client.subscribe(configuration.topics.allClientRegions, qos: .atLeastOnce)
+        let receiver = Task {
+            for await message in messages {
+                guard case .clientRegions(let id)? = try? configuration.topics.route(message.topic) else { continue }
+                let outgoing = await world.receive(client: id.rawValue, payload: message.payload, retained: message.retain)
+                Self.send(outgoing, through: client)
+            }
+        }
+        defer { receiver.cancel() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var simulated = 0.0
+        var lastProgress = 0.0
+        Self.send(await world.start(), through: client)
+        while simulated < configuration.duration, !Task.isCancelled {
+            simulated += configuration.tick
+            let due = start + .seconds(simulated / max(configuration.speedup, 0.001))
+            try? await Task.sleep(until: due, clock: clock)
+            Self.send(await world.step(to: simulated), through: client)
+            if simulated - lastProgress >= 5 {
+                lastProgress = simulated
+                progress(await world.report(at: simulated))
+            }
+        }
+        // Let the last reports go out and the last decisions arrive (bounded: the broker may be gone).
+        for _ in 0..<40 where client.outstandingMessageCount > 0 { try? await Task.sleep(for: .milliseconds(50)) }
+        try? await Task.sleep(for: .milliseconds(300))
+        let report = await world.report(at: simulated)
+        progress(report)
+        receiver.cancel()
+        await client.disconnect()
+        return report
+    }
+
+    static func send(_ outgoing: [(String, [UInt8])], through client: MQTTClient) {
+        for (topic, payload) in outgoing {
+            do {
+                try client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce)
+            } catch {
+                // The queue is bounded: a dropped report is what a phone out of coverage does too.
+            }
+        }
+    }
+}
+
+/// What a live simulation observed.
+public struct LiveSimulationReport: Sendable, Codable, Equatable {
+    public var seconds: Double
+    public var clients: Int
+    /// Region entries, and those that found the region already monitored.
+    public var entries: Int
+    public var coveredEntries: Int
+    /// Entries that found the region unmonitored: `client region` pairs, first 50.
+    public var missed: [String]
+    public var adds: Int
+    public var removes: Int
+    public var metres: Double
+    public var regionsMessages: Int
+    /// `regions` versions that repeated or went backwards, and ones that skipped ahead.
+    public var versionRepeats: Int
+    public var versionGaps: Int
+    public var reportsSent: Int
+    public var sightingsSent: Int
+
+    /// Entries found monitored, as a share (1 when there were none).
+    public var coverage: Double { entries == 0 ? 1 : Double(coveredEntries) / Double(entries) }
+    /// Adds plus removes per 100 m walked.
+    public var churnPer100m: Double { metres > 0 ? Double(adds + removes) / metres * 100 : 0 }
+
+    public var summary: String {
+        String(format: "t=%.0fs clients=%d entries=%d coverage=%.2f%% churn=%.1f/100m regions=%d versions: %d repeated, %d skipped",
+               seconds, clients, entries, coverage * 100, churnPer100m, regionsMessages, versionRepeats, versionGaps)
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import Planner
+import Topology
+import WireProtocol
+
+/// The simulated venue of a ``LiveSimulation``: walkers, what each phone monitors, what the
+/// gateways hear, and the tallies. One actor, so the tick loop and the MQTT receiver agree.
+actor LiveWorld {
+    struct Phone {
+        var id: String
+        var walker: Walker
+        /// What iOS monitors now, by region id.
+        var monitored: [String: RegionRef] = [:]
+        var version: UInt64 = 0
+        var inside: Set<Int> = []
+        var awakeUntil = -1.0
+        var nextReport = 0.0
+        var events: [RegionEvent] = []
+        var lastVersion: UInt64?
+        var minor: UInt16
+    }
+
+    let configuration: LiveSimulation.Configuration
+    let topology: Topology
+    let graph: WalkGraph
+    /// Regions with a place: index, centre, radius.
+    let placed: [(index: Int, point: VenuePoint, radius: Double)]
+    var phones: [Phone] = []
+    var phoneByID: [String: Int] = [:]
+    var noise: SeededGenerator
+    var clock = 0.0
+    var nextWindow = 0.0
+    var gatewaySeq: [UInt64]
+    var tally = LiveSimulationReport(seconds: 0, clients: 0, entries: 0, coveredEntries: 0, missed: [], adds: 0, removes: 0, metres: 0,
+                                     regionsMessages: 0, versionRepeats: 0, versionGaps: 0, reportsSent: 0, sightingsSent: 0)
+    let encoder = WireCoding.makeEncoder()
+    let epoch = Date()
+
+    init(configuration: LiveSimulation.Configuration) throws {
+        self.configuration = configuration
+        self.topology = configuration.topology
+        self.graph = try WalkGraph(topology: configuration.topology)
+        self.placed = configuration.topology.regions.enumerated().compactMap { index, region in
+            region.position.map { (index, $0, region.radius) }
+        }
+        self.noise = SeededGenerator(seed: configuration.seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+        self.gatewaySeq = Array(repeating: 0, count: configuration.topology.gateways.count)
+        for i in 0..<max(0, configuration.clients) {
+            let walker: Walker
+            if configuration.routes.isEmpty {
+                walker = Walker(graph: graph, seed: configuration.seed &+ UInt64(i) &* 7919)
+            } else {
+                walker = try Walker(graph: graph, route: configuration.routes[i % configuration.routes.count], speed: configuration.speed)
+            }
+            let minor = UInt16(truncatingIfNeeded: i)
+            let id = configuration.mode == .phones
+                ? "\(configuration.clientPrefix)-\(i)"
+                : "\(LiveSimulation.Configuration.tagUUID).\(LiveSimulation.Configuration.tagMajor).\(minor)"
+            phoneByID[id] = phones.count
+            phones.append(Phone(id: id, walker: walker, minor: minor))
+        }
+        tally.clients = phones.count
+    }
+
+    func time(_ seconds: Double) -> Date { epoch.addingTimeInterval(seconds) }
+
+    /// Whether the gateways publish what they hear of the clients (always for tags; for phones
+    /// when they advertise an identity).
+    var hearsClients: Bool { configuration.mode == .tags || configuration.phonesAdvertise }
+
+    /// The major of the identity a client advertises.
+    var advertisedMajor: UInt16 { configuration.mode == .tags ? LiveSimulation.Configuration.tagMajor : LiveSimulation.Configuration.tagMajor + 1 }
+
+    /// The first messages: every phone reports where it starts.
+    func start() -> [(String, [UInt8])] {
+        var out: [(String, [UInt8])] = []
+        for i in phones.indices {
+            phones[i].inside = insideRegions(phones[i].walker.position)
+            if configuration.mode == .phones {
+                phones[i].awakeUntil = configuration.wakeDuration
+                out.append(report(i))
+            }
+        }
+        if hearsClients { out += windows() }
+        return out
+    }
+
+    /// Advances every walker to `seconds`, producing the reports or sightings that causes.
+    func step(to seconds: Double) -> [(String, [UInt8])] {
+        let dt = seconds - clock
+        clock = seconds
+        var out: [(String, [UInt8])] = []
+        for i in phones.indices {
+            let before = phones[i].walker.distanceWalked
+            phones[i].walker.advance(by: dt)
+            tally.metres += phones[i].walker.distanceWalked - before
+            let now = insideRegions(phones[i].walker.position)
+            let id = phones[i].id
+            var woke = false
+            for region in now.subtracting(phones[i].inside).sorted() {
+                let regionID = topology.regions[region].id
+                tally.entries += 1
+                if phones[i].monitored[regionID] != nil {
+                    tally.coveredEntries += 1
+                    phones[i].events.append(RegionEvent(type: .enter, region: regionID, time: time(seconds)))
+                    woke = true
+                } else if tally.missed.count < 50 {
+                    tally.missed.append("\(id) \(regionID) at \(Int(seconds))s")
+                }
+            }
+            for region in phones[i].inside.subtracting(now).sorted() {
+                let regionID = topology.regions[region].id
+                if phones[i].monitored[regionID] != nil {
+                    phones[i].events.append(RegionEvent(type: .exit, region: regionID, time: time(seconds)))
+                    woke = true
+                }
+            }
+            phones[i].inside = now
+            guard configuration.mode == .phones else { continue }
+            if woke { phones[i].awakeUntil = seconds + configuration.wakeDuration }
+            if woke || (seconds <= phones[i].awakeUntil && seconds >= phones[i].nextReport) {
+                out.append(report(i))
+            }
+        }
+        if hearsClients, seconds >= nextWindow {
+            out += windows()
+        }
+        return out
+    }
+
+    /// One phone's report: ranged beacons, pending events, what it monitors and at which version.
+    private func report(_ i: Int) -> (String, [UInt8]) {
+        let position = phones[i].walker.position
+        var ranged: [RangedBeacon] = []
+        for region in placed where region.point.level == position.level {
+            let identity = topology.regions[region.index].identity
+            guard let major = identity.major, let minor = identity.minor else { continue }
+            let d = distance(region.point, position, height: 1.5)
+            guard d < 25, let rssi = configuration.radio.reading(distance: d, standardNormal: normal()) else { continue }
+            let accuracy = configuration.radio.pathLoss.distance(forRSSI: Double(rssi), referencePower: nil)
+            ranged.append(RangedBeacon(uuid: identity.uuidString, major: major, minor: minor, rssi: rssi,
+                                       accuracy: (accuracy * 100).rounded() / 100, proximity: accuracy < 1 ? "immediate" : accuracy < 4 ? "near" : "far"))
+        }
+        ranged.sort { $0.rssi > $1.rssi }
+        let message = ClientReport(time: time(clock), ranged: Array(ranged.prefix(8)), events: phones[i].events,
+                                   monitored: phones[i].monitored.keys.sorted(), budget: configuration.budget,
+                                   advertising: configuration.phonesAdvertise
+                                       ? BeaconIdentity(uuid: LiveSimulation.Configuration.tagUUID, major: advertisedMajor, minor: phones[i].minor) : nil,
+                                   version: phones[i].version)
+        phones[i].events = []
+        phones[i].nextReport = clock + configuration.reportInterval
+        tally.reportsSent += 1
+        let id = (try? Identifier(phones[i].id)) ?? (try! Identifier("invalid"))
+        return (configuration.topics.clientReport(id), (try? Array(encoder.encode(message))) ?? [])
+    }
+
+    /// One window of every gateway: the tags it hears.
+    private func windows() -> [(String, [UInt8])] {
+        nextWindow = clock + configuration.window
+        var out: [(String, [UInt8])] = []
+        for (g, gateway) in topology.gateways.enumerated() {
+            var sightings: [Sighting] = []
+            for phone in phones {
+                let floors = (topology.levelIndex(id: gateway.position.level) ?? 0) - (topology.levelIndex(id: phone.walker.position.level) ?? 0)
+                let d = distance(gateway.position, phone.walker.position, height: (gateway.height ?? 2.5) - 1)
+                guard let rssi = configuration.radio.reading(distance: d, floors: floors, standardNormal: normal()) else { continue }
+                let address = String(format: "5A:1D:00:00:%02X:%02X", phone.minor >> 8, phone.minor & 0xFF)
+                sightings.append(Sighting(format: "ibeacon", uuid: LiveSimulation.Configuration.tagUUID, major: advertisedMajor,
+                                          minor: phone.minor, address: address, rssi: Double(rssi), rssiMax: rssi, count: 5, txPower: -59,
+                                          distance: nil))
+            }
+            gatewaySeq[g] += 1
+            let batch = SightingsBatch(gateway: gateway.id, seq: gatewaySeq[g], start: time(clock - configuration.window), end: time(clock), sightings: sightings)
+            tally.sightingsSent += sightings.count
+            guard let id = Identifier(validating: gateway.id), let payload = try? Array(encoder.encode(batch)) else { continue }
+            out.append((configuration.topics.sightings(id), payload))
+        }
+        return out
+    }
+
+    /// A `regions` message for a client: applied as the phone would (diff when it is the next
+    /// version, whole set otherwise); an `add` for a region the phone is inside fires an enter.
+    func receive(client: String, payload: [UInt8], retained: Bool) -> [(String, [UInt8])] {
+        guard let i = phoneByID[client], !payload.isEmpty,
+              let message = try? WireCoding.decode(RegionsMessage.self, from: payload, topic: client) else { return [] }
+        tally.regionsMessages += 1
+        if let last = phones[i].lastVersion, !retained {
+            if message.version <= last { tally.versionRepeats += 1 }
+            else if message.version > last + 1 { tally.versionGaps += 1 }
+        }
+        phones[i].lastVersion = max(phones[i].lastVersion ?? 0, message.version)
+        guard message.version > phones[i].version else { return [] }
+        let before = Set(phones[i].monitored.keys)
+        if message.version == phones[i].version + 1 {
+            for id in message.remove { phones[i].monitored[id] = nil }
+            for ref in message.add { phones[i].monitored[ref.id] = ref }
+        } else {
+            phones[i].monitored = Dictionary(message.regions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        }
+        while phones[i].monitored.count > 20 { phones[i].monitored.removeValue(forKey: phones[i].monitored.keys.sorted().last!) }  // iOS refuses beyond 20
+        phones[i].version = message.version
+        let after = Set(phones[i].monitored.keys)
+        tally.adds += after.subtracting(before).count
+        tally.removes += before.subtracting(after).count
+        // iOS determines the state of a newly monitored region: inside fires an enter.
+        guard configuration.mode == .phones else { return [] }
+        var woke = false
+        for region in phones[i].inside {
+            let id = topology.regions[region].id
+            if !before.contains(id), after.contains(id) {
+                phones[i].events.append(RegionEvent(type: .enter, region: id, time: time(clock)))
+                woke = true
+            }
+        }
+        guard woke else { return [] }
+        phones[i].awakeUntil = clock + configuration.wakeDuration
+        return [report(i)]
+    }
+
+    func report(at seconds: Double) -> LiveSimulationReport {
+        var result = tally
+        result.seconds = seconds
+        return result
+    }
+
+    private func insideRegions(_ point: VenuePoint) -> Set<Int> {
+        var result = Set<Int>()
+        for region in placed where region.point.level == point.level {
+            let dx = region.point.x - point.x, dy = region.point.y - point.y
+            if dx * dx + dy * dy <= region.radius * region.radius { result.insert(region.index) }
+        }
+        return result
+    }
+
+    private func distance(_ a: VenuePoint, _ b: VenuePoint, height: Double) -> Double {
+        let dx = a.x - b.x, dy = a.y - b.y
+        return (dx * dx + dy * dy + height * height).squareRoot()
+    }
+
+    /// A standard normal draw (Box–Muller).
+    private func normal() -> Double {
+        let u1 = max(Double(noise.next() >> 11) / Double(1 << 53), 1e-12)
+        let u2 = Double(noise.next() >> 11) / Double(1 << 53)
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+    }
+}

@@ -1,0 +1,143 @@
+import Coordinator
+import Foundation
+import MQTT
+import Simulator
+import TestSupport
+import Testing
+import Topology
+import WireProtocol
+
+/// The coordinator through a real mosquitto: walking phones, a kill -9 and restart, a storm of bad input.
+@Suite("Coordinator through a real broker", .serialized)
+struct CoordinatorBrokerTests {
+    let topics = try! Topics()
+
+    func museum() throws -> Topology { try Topology.load(directory: CoordinatorHarness.museum) }
+
+    @Test("a phone walking across the museum has every region it enters already monitored; versions go +1, never repeat")
+    func walkAcrossTheMuseum() async throws {
+        let topology = try museum()
+        let route = try CoordinatorHarness.route(topology, through: [
+            "hall-entrance", "hall", "antiquity-west-1", "antiquity-west-3", "corridor-2", "medieval-east-2", "medieval-east-3",
+            "corridor-4", "modern-west-1", "modern-west-3", "north-end", "library",
+        ])
+        try await withMosquittoBroker { broker in
+            let coordinator = try await CoordinatorHarness.start(broker: broker)
+            var configuration = LiveSimulation.Configuration(broker: broker.url, topology: topology, topics: topics, clients: 2)
+            configuration.routes = [route, route.reversed()]
+            configuration.duration = 150
+            configuration.speedup = Double(ProcessInfo.processInfo.environment["COORDINATOR_TEST_SPEEDUP"] ?? "") ?? 10
+            configuration.tick = 0.25
+            let report = try await LiveSimulation(configuration: configuration).run { debug($0.summary + " missed: \($0.missed)") }
+            debug("simulation done; missed \(report.missed)")
+            debug(coordinator.service.metrics.render().split(separator: "\n").filter { $0.contains("_sum") || $0.contains("_count") || $0.contains("plans") }.joined(separator: "\n"))
+            await coordinator.stop()
+            debug("coordinator stopped")
+            #expect(report.entries >= 10, "the walk crosses regions: \(report.summary)")
+            #expect(report.coveredEntries == report.entries, "missed: \(report.missed)")
+            #expect(report.versionRepeats == 0 && report.versionGaps == 0, "\(report.summary)")
+            #expect(report.regionsMessages > 2)
+            let counters = await coordinator.service.core.counters
+            #expect(counters.invalid == 0)
+        }
+    }
+
+    @Test("kill -9 mid-walk and a restart: every client keeps its set and its version continues")
+    func killAndRestart() async throws {
+        guard CoordinatorHarness.binary != nil else {
+            Issue.record("beaconfleet binary not found next to the test bundle: build it with `swift build` first")
+            return
+        }
+        let topology = try museum()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-kill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = directory.appendingPathComponent("state.sqlite").path
+        let log = directory.appendingPathComponent("coordinator.log")
+        try await withMosquittoBroker { broker in
+            let port = CoordinatorHarness.freePort()
+            var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log)
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            _ = try await CoordinatorHarness.get(port: port, "/healthz")
+            var configuration = LiveSimulation.Configuration(broker: broker.url, topology: topology, topics: topics, clients: 3)
+            configuration.duration = 60
+            configuration.speedup = 6
+            configuration.tick = 0.25
+            configuration.seed = 11
+            let simulation = Task { try await LiveSimulation(configuration: configuration).run() }
+            try await Task.sleep(for: .seconds(4))
+            // kill -9: no clean shutdown, no chance to write anything more.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let store = try StateStore(path: state)
+            let before = Dictionary(uniqueKeysWithValues: try store.loadClients().map { ($0.id, $0) })
+            #expect(before.count == 3, "every phone was planned before the kill")
+            process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log)
+            // Resumed: the API shows each client's stored version and set.
+            for (id, stored) in before {
+                let (code, body) = try await CoordinatorHarness.get(port: port, "/api/clients/\(id)")
+                #expect(code == 200)
+                let snapshot = try WireCoding.makeDecoder().decode(ClientSnapshot.self, from: body)
+                #expect(snapshot.version >= stored.version)
+                if snapshot.version == stored.version { #expect(snapshot.regions == stored.regions) }
+            }
+            let report = try await simulation.value
+            let after = try store.loadClients()
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            #expect(report.versionRepeats == 0, "no version was ever reused: \(report.summary)")
+            for client in after {
+                #expect(client.version >= before[client.id]?.version ?? 0, "\(client.id) continued from its stored version")
+            }
+            #expect(after.map(\.version).reduce(0, +) > before.values.map(\.version).reduce(0, +), "plans went on after the restart")
+            #expect(report.coverage >= 0.9, "\(report.summary) missed \(report.missed)")
+        }
+    }
+
+    @Test("a storm of malformed and oversized messages is counted, never fatal; a good report is still served")
+    func storm() async throws {
+        try await withMosquittoBroker { broker in
+            let coordinator = try await CoordinatorHarness.start(broker: broker)
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
+                let messages = client.messages
+                try await client.subscribe(topics.allClientRegions)
+                var rng = SystemRandomNumberGenerator()
+                let bad: [(String, [UInt8])] = [
+                    ("beaconfleet/v1/gateways/gw-1/sightings", Array("{not json".utf8)),
+                    ("beaconfleet/v1/gateways/gw%1/sightings", Array(#"{"v":1}"#.utf8)),
+                    ("beaconfleet/v1/gateways/gw-1/sightings", Array(#"{"v":1,"seq":1,"start":"x","end":"y","sightings":[]}"#.utf8)),
+                    ("beaconfleet/v1/clients/phone-9/report", Array(#"{"v":1,"events":[{"type":"teleport","region":"hall"}]}"#.utf8)),
+                    ("beaconfleet/v1/clients/phone-9/report", Array(#"{"v":7}"#.utf8)),
+                    ("beaconfleet/v1/gateways/gw-1/status", Array(#"{"v":1,"state":"sideways"}"#.utf8)),
+                    ("beaconfleet/v1/gateways/gw-1/sightings", [UInt8](repeating: 0x7B, count: WireCoding.maximumPayloadBytes + 10)),
+                ]
+                var sent = 0
+                for round in 0..<300 {
+                    for (topic, payload) in bad {
+                        try client.enqueue(topic: topic, payload: payload, qos: .atMostOnce)
+                        sent += 1
+                    }
+                    let garbage = (0..<Int.random(in: 1...400, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                    try client.enqueue(topic: "beaconfleet/v1/clients/p\(round)/report", payload: garbage, qos: .atMostOnce)
+                    sent += 1
+                    if round % 50 == 0 { await client.drain() }
+                }
+                await client.drain()
+                // Still alive: a good report gets its regions.
+                let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "hall-entrance")]))
+                try await client.publish(topic: topics.clientReport(try Identifier("phone-ok")), payload: report)
+                let answer: MQTTMessage? = try await withTimeout(.seconds(20), "regions for phone-ok") { () async throws -> MQTTMessage? in
+                    for await message in messages where message.topic.contains("/phone-ok/") { return message }
+                    return nil
+                }
+                let regions = try WireCoding.decode(RegionsMessage.self, from: try #require(answer).payload, topic: "regions")
+                #expect(regions.regions.contains { $0.id == "hall-entrance" })
+                let counters = await coordinator.service.core.counters
+                #expect(counters.invalid >= UInt64(sent) * 9 / 10, "\(counters.invalid) of \(sent) counted as invalid")
+                #expect(counters.oversizedPayloads >= 300)
+                #expect(await coordinator.service.core.clientCount == 1, "no bad message created a client")
+            }
+            await coordinator.stop()
+        }
+    }
+}

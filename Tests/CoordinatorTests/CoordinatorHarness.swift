@@ -1,0 +1,152 @@
+import Coordinator
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import MQTT
+import ServiceLifecycle
+import Simulator
+import TestSupport
+import Topology
+import WireProtocol
+
+/// Runs a coordinator in-process (under its own ServiceGroup) or as the built `beaconfleet` binary.
+func debug(_ text: String) {
+    if ProcessInfo.processInfo.environment["COORDINATOR_TEST_DEBUG"] != nil { FileHandle.standardError.write(Data("[test] \(text)\n".utf8)) }
+}
+
+enum CoordinatorHarness {
+    static let museum = SharedData.packageRoot.appendingPathComponent("topology/museum", isDirectory: true)
+
+    /// A coordinator service group running in a task; cancel with `stop`.
+    struct InProcess {
+        let service: CoordinatorService
+        let group: ServiceGroup
+        let task: Task<Void, any Error>
+
+        func stop() async {
+            await group.triggerGracefulShutdown()
+            _ = await task.result
+        }
+    }
+
+    static func start(broker: MosquittoBroker, topology: URL = museum, statePath: String? = nil) async throws -> InProcess {
+        var logger = Logger(label: "test.coordinator")
+        logger.logLevel = .error
+        var configuration = try CoordinatorConfiguration(broker: broker.url, topologyDirectory: topology, statePath: statePath, topics: try Topics())
+        // Walking-distance planning as in production; the weighted centroid keeps a debug build fast
+        // (the radio filter is exercised by the Planner's own tests and by the kill -9 test's binary).
+        configuration.usesRadioFilter = ProcessInfo.processInfo.environment["COORDINATOR_TEST_RADIO_FILTER"] != nil
+        let client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
+        let service = try CoordinatorService(configuration: configuration, client: client, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [client, service], logger: logger))
+        let task = Task { try await group.run() }
+        debug("coordinator group started")
+        // Online once the retained status says so.
+        try await withConnectedClient(MQTTConfiguration(url: broker.url)) { probe in
+            let messages = probe.messages
+            try await probe.subscribe(try Topics().coordinatorStatus)
+            _ = try await withTimeout(.seconds(20), "the coordinator's online status") {
+                for await message in messages where message.payloadString.contains("\"online\"") { return true }
+                return false
+            }
+        }
+        debug("coordinator online")
+        return InProcess(service: service, group: group, task: task)
+    }
+
+    /// The built `beaconfleet` executable, next to the test bundle.
+    static var binary: URL? {
+        var candidates: [URL] = []
+        let argument0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = argument0.deletingLastPathComponent()
+        for _ in 0..<4 {
+            candidates.append(directory.appendingPathComponent("beaconfleet"))
+            directory.deleteLastPathComponent()
+        }
+        candidates.append(SharedData.packageRoot.appendingPathComponent(".build/debug/beaconfleet"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// Starts `beaconfleet coordinator` as a child process.
+    static func launch(broker: MosquittoBroker, statePath: String, httpPort: Int, log: URL) throws -> Process {
+        guard let binary else { throw CoordinatorError("beaconfleet binary not found next to the tests; run `swift build` first") }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["coordinator", "--broker", broker.url.description, "--topology", museum.path, "--state", statePath,
+                             "--http", "127.0.0.1:\(httpPort)", "--log-level", "warning"]
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        handle.seekToEndOfFile()
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        return process
+    }
+
+    /// GET `http://127.0.0.1:port/path`, retrying until it answers (or 20 s pass).
+    static func get(port: Int, _ path: String) async throws -> (Int, Data) {
+        try await withTimeout(.seconds(20), "GET \(path)") {
+            while true {
+                if let answer = try? await httpGet(port: port, path) { return answer }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    /// A minimal HTTP/1.0 GET over a loopback socket (keeps FoundationNetworking out of the tests).
+    private static func httpGet(port: Int, _ path: String) async throws -> (Int, Data) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw CoordinatorError("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw CoordinatorError("connection refused on \(port)") }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else { throw CoordinatorError("send failed") }
+        var response = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            response += buffer[0..<n]
+            // Stop once the whole body (by Content-Length) is in.
+            let text = String(decoding: response, as: UTF8.self)
+            if let split = text.range(of: "\r\n\r\n"),
+               let line = text[..<split.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+               let length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)),
+               text.utf8.distance(from: split.upperBound.samePosition(in: text.utf8)!, to: text.utf8.endIndex) >= length { break }
+        }
+        let text = String(decoding: response, as: UTF8.self)
+        guard let statusLine = text.split(separator: "\r\n").first, statusLine.split(separator: " ").count >= 2,
+              let code = Int(statusLine.split(separator: " ")[1]), let split = text.range(of: "\r\n\r\n") else {
+            throw CoordinatorError("malformed HTTP answer on \(port)")
+        }
+        return (code, Data(text[split.upperBound...].utf8))
+    }
+
+    /// A free loopback port.
+    static func freePort() -> Int { Int.random(in: 20_000...45_000) }
+
+    /// A route through `stops` (node ids), joined by shortest paths on the walking graph.
+    static func route(_ topology: Topology, through stops: [String]) throws -> [String] {
+        let graph = try WalkGraph(topology: topology)
+        var route: [String] = []
+        for (a, b) in zip(stops, stops.dropFirst()) {
+            guard let from = graph.node(id: a), let to = graph.node(id: b), let path = graph.shortestPath(from: from, to: to) else {
+                throw CoordinatorError("no path \(a) → \(b)")
+            }
+            let ids = path.map { graph.nodes[$0].id }
+            route += route.isEmpty ? ids : Array(ids.dropFirst())
+        }
+        return route
+    }
+}
