@@ -479,7 +479,8 @@ public final class CoordinatorEngine {
         record.reconcileFrom = nil
         let reason = record.reason ?? (record.version == 0 ? .initial : .moved)
         record.reason = nil
-        let changed = result.regions != record.regions || !record.vanished.isEmpty
+        // The set, not its slot order, is what the phone monitors: a reordering alone is no change.
+        let changed = Set(result.regions) != Set(record.regions) || !record.vanished.isEmpty
         guard changed || reconcile != nil else { return }
         if reconcile != nil { counters.reconciliations += 1 }
         let base = Set(previous)

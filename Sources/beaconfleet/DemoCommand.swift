@@ -1,10 +1,237 @@
+import Agent
 import ArgumentParser
+import Coordinator
+import Foundation
+import Logging
+import MQTT
+import ServiceLifecycle
+import Simulator
+import Topology
+import Synchronization
+import WireProtocol
 
-/// `beaconfleet demo` (placeholder until its issue lands).
+/// `beaconfleet demo`: the whole fleet on one machine, in one command.
+///
+/// Starts a private mosquitto on a free loopback port, the coordinator on a venue, simulated
+/// gateways hearing walking tags, walking phones that report and apply their `regions`, and (when
+/// the shared captures are present) a real agent replaying a recorded HCI capture; prints every
+/// rotation and event as `watch` would, with a running coverage and churn summary, until Ctrl-C
+/// or `--duration`. Everything it started is stopped on the way out.
 struct DemoCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "demo", abstract: "Not built yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run the whole fleet locally: broker, coordinator, gateways and walking phones.",
+        discussion: """
+            Everything runs on this machine: a private mosquitto on a free loopback port (not the \
+            system one), the coordinator on the venue with its state in a temporary SQLite file, \
+            simulated gateways hearing walking tags, walking phones that report what they range \
+            and apply each regions message, and a real gateway agent replaying a recorded HCI \
+            capture when one is found. The output is the same live tail `beaconfleet watch` \
+            prints, with a coverage and churn summary every few seconds. Ctrl-C (or --duration) \
+            stops everything it started.
+
+            Examples:
+              beaconfleet demo
+              beaconfleet demo --topology topology/mall --phones 20 --tags 5 --speedup 4
+              beaconfleet demo --duration 60 --http 127.0.0.1:9090
+              beaconfleet demo --replay ../shared/data/captures/horizon74-ibeacon.btsnoop
+            """
+    )
+
+    @Option(help: "The venue directory.")
+    var topology: String = "topology/museum"
+
+    @Option(help: "Walking phones (report over MQTT and apply their regions).")
+    var phones: Int = 4
+
+    @Option(help: "Walking tags heard by the venue's simulated gateways.")
+    var tags: Int = 2
+
+    @Option(help: "Simulated seconds per real second.")
+    var speedup: Double = 2
+
+    @Option(help: "Stop after this many real seconds (default: run until Ctrl-C).")
+    var duration: Double?
+
+    @Option(help: "A capture for a real agent to replay (default: the shared horizon74 capture when present; 'none' for no agent).")
+    var replay: String?
+
+    @Option(help: "Also serve the coordinator's /healthz, /metrics and /api/clients/{id} on HOST:PORT.")
+    var http: String?
+
+    @Option(help: "Random seed for the walks and the radio.")
+    var seed: UInt64 = 1
+
+    @Flag(help: "Print only the summaries, not every rotation and event.")
+    var quiet = false
+
+    func validate() throws {
+        guard phones >= 0, tags >= 0, phones + tags > 0 else { throw ValidationError("--phones and --tags: at least one walker is needed") }
+        guard speedup > 0 else { throw ValidationError("--speedup must be positive") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if let http { _ = try CoordinatorCommand.parseAddress(http) }
+    }
 
     func run() async throws {
-        throw ValidationError("beaconfleet demo is not built yet")
+        // The demo's output is the live tail; only warnings and errors from the parts are shown.
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        let logger = Logger(label: "beaconfleet.demo")
+        let directory = URL(fileURLWithPath: topology, isDirectory: true)
+        let venue: Topology
+        do {
+            venue = try Topology.load(directory: directory)
+        } catch {
+            throw DemoError("--topology \(topology): \(error)")
+        }
+        let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfleet-demo-\(getpid())")
+        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: workDirectory) }
+
+        let broker: MosquittoBroker
+        do {
+            broker = try await MosquittoBroker.start()
+        } catch {
+            throw DemoError("cannot start a local mosquitto: \(error)")
+        }
+        let topics = try Topics()
+        DemoOutput.say("broker      \(broker.url) (private mosquitto, pid \(broker.processIdentifier.map(String.init) ?? "?"))")
+        DemoOutput.say("venue       \(topology): \(venue.regions.count) regions, \(venue.gateways.count) gateways")
+
+        do {
+            try await runFleet(venue: venue, directory: directory, broker: broker, topics: topics, workDirectory: workDirectory, logger: logger)
+        } catch {
+            await broker.stop()
+            throw error
+        }
+        await broker.stop()
+        DemoOutput.say("stopped     broker, coordinator, gateways and walkers")
+    }
+
+    private func runFleet(venue: Topology, directory: URL, broker: MosquittoBroker, topics: Topics, workDirectory: URL, logger: Logger) async throws {
+        // The coordinator, exactly as `beaconfleet coordinator` runs it.
+        let coordinatorConfiguration = try CoordinatorConfiguration(
+            broker: broker.url, topologyDirectory: directory, statePath: workDirectory.appendingPathComponent("state.sqlite").path,
+            http: try http.map(CoordinatorCommand.parseAddress), topics: topics, engine: .init(budget: 20))
+        let coordinatorClient = try MQTTClient(configuration: coordinatorConfiguration.mqtt, logger: logger)
+        let coordinator = try CoordinatorService(configuration: coordinatorConfiguration, client: coordinatorClient, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: coordinatorClient), .init(service: coordinator)]
+        if let (host, port) = coordinatorConfiguration.http {
+            services.append(.init(service: CoordinatorHTTPServer.make(core: coordinator.core, metrics: coordinator.metrics, client: coordinatorClient, host: host, port: port, logger: logger)))
+            DemoOutput.say("http        http://\(host):\(port)/metrics  /healthz  /api/clients/{id}")
+        }
+
+        // The live tail, the same lines `beaconfleet watch` prints.
+        let watchClient = try MQTTClient(url: broker.url, clientID: "beaconfleet-demo-watch", logger: logger)
+        services.append(.init(service: watchClient))
+        services.append(.init(service: TailService(client: watchClient, formatter: EventFormatter(topics: topics), quiet: quiet)))
+
+        // A real agent replaying a recorded capture, when there is one.
+        if let capture = replayCapture() {
+            let gateway = try Identifier("replay-gw")
+            let agentConfiguration = try AgentConfiguration(
+                broker: broker.url.description, gateway: gateway, source: .replay(path: capture, speed: .factor(speedup)),
+                spoolDirectory: workDirectory.appendingPathComponent("spool").path)
+            var agentMQTT = MQTTConfiguration(url: broker.url, clientID: "beaconfleet-demo-agent")
+            agentMQTT.will = GatewayAgent.lastWill(configuration: agentConfiguration, version: BeaconFleetVersion.current)
+            let agentClient = try MQTTClient(configuration: agentMQTT, logger: logger)
+            let source = try CaptureReplaySource(path: capture, speed: .factor(speedup))
+            let agent = try GatewayAgent(configuration: agentConfiguration, source: source, client: agentClient, version: BeaconFleetVersion.current, logger: logger)
+            services.append(.init(service: agentClient))
+            services.append(.init(service: agent, successTerminationBehavior: .ignore))
+            DemoOutput.say("agent       \(gateway) replaying \(capture) at \(speedup)x")
+        }
+
+        // Walkers: phones over MQTT and tags heard by the venue's simulated gateways.
+        let tally = DemoTally()
+        let runFor = duration.map { $0 * speedup } ?? 365 * 86_400
+        for (mode, count) in [(LiveSimulation.Mode.phones, phones), (.tags, tags)] where count > 0 {
+            var configuration = LiveSimulation.Configuration(broker: broker.url, topology: venue, topics: topics, clients: count, mode: mode)
+            configuration.speedup = speedup
+            configuration.duration = runFor
+            configuration.seed = seed &+ (mode == .phones ? 0 : 1)
+            configuration.clientPrefix = mode == .phones ? "phone" : "tag"
+            configuration.broker.clientID = "beaconfleet-demo-\(mode.rawValue)"
+            services.append(.init(service: WalkersService(simulation: LiveSimulation(configuration: configuration), mode: mode, tally: tally),
+                                  successTerminationBehavior: .gracefullyShutdownGroup))
+            DemoOutput.say("walkers     \(count) \(mode.rawValue) at \(speedup)x real time")
+        }
+        DemoOutput.say(duration.map { "running     for \($0) s" } ?? "running     until Ctrl-C")
+
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        for line in tally.finalLines() { DemoOutput.say(line) }
+    }
+
+    /// The capture the demo's agent replays: `--replay`, else the shared horizon74 capture if present.
+    private func replayCapture() -> String? {
+        if let replay { return replay == "none" ? nil : replay }
+        let shared = URL(fileURLWithPath: "../shared/data/captures/horizon74-ibeacon.btsnoop").standardizedFileURL.path
+        return FileManager.default.fileExists(atPath: shared) ? shared : nil
+    }
+}
+
+/// Why the demo could not run.
+struct DemoError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Lines for the operator, on standard output, unbuffered.
+enum DemoOutput {
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
+
+/// Prints the live tail of rotations and events until graceful shutdown.
+struct TailService: Service {
+    let client: MQTTClient
+    let formatter: EventFormatter
+    let quiet: Bool
+
+    func run() async throws {
+        let messages = client.messages
+        try await cancelWhenGracefulShutdown {
+            try await client.connected()
+            for filter in formatter.filters { _ = try await client.subscribe(filter, qos: .atLeastOnce) }
+            for await message in messages where !quiet {
+                if let line = formatter.line(topic: message.topic, payload: message.payload) { DemoOutput.say(line) }
+            }
+        }
+    }
+}
+
+/// Runs one group of live walkers until their duration or graceful shutdown.
+struct WalkersService: Service {
+    let simulation: LiveSimulation
+    let mode: LiveSimulation.Mode
+    let tally: DemoTally
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            _ = try await simulation.run { report in
+                tally.record(report, mode: mode)
+                DemoOutput.say("summary     \(mode.rawValue): \(report.summary)")
+            }
+        }
+    }
+}
+
+/// The latest report of each walker group, for the closing summary.
+final class DemoTally: Sendable {
+    private let reports = Mutex<[String: LiveSimulationReport]>([:])
+
+    func record(_ report: LiveSimulationReport, mode: LiveSimulation.Mode) {
+        reports.withLock { $0[mode.rawValue] = report }
+    }
+
+    func finalLines() -> [String] {
+        reports.withLock { reports in
+            reports.keys.sorted().map { "final       \($0): \(reports[$0]!.summary)" }
+        }
     }
 }
