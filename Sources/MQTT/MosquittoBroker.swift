@@ -38,7 +38,7 @@ public final class MosquittoBroker: Sendable {
         public init(
             users: [String: String] = [:], allowAnonymous: Bool? = nil, tls: TLSListener? = nil, aclFile: String? = nil,
             maxQueuedMessages: Int = 1_000_000, persistence: Bool = false, extraConfiguration: [String] = [],
-            startTimeout: Duration = .seconds(10)
+            startTimeout: Duration = .seconds(30)
         ) {
             self.users = users
             self.allowAnonymous = allowAnonymous
