@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import MQTT
 import Planner
 import Simulator
 import Topology
+import WireProtocol
 
 /// `beaconfleet simulate`: walking clients for quality measurement (offline), and the replay of
 /// the real tetam tracks. The live mode over MQTT (`--broker`) belongs next to these.
@@ -23,8 +25,16 @@ struct SimulateCommand: AsyncParsableCommand {
             weighted-centroid baseline; with --topology (the tetam room) also the coverage of the \
             regions the beacon truly entered.
 
+            --broker URL: walkers over MQTT against a running coordinator, either as phones \
+            (reports with ranged beacons, enter/exit events and their monitored list, applying \
+            each regions message they receive) or as tags heard by the venue's simulated gateways \
+            (sightings per the contract). Prints the live coverage and churn it observes every \
+            5 simulated seconds and at the end.
+
             Examples:
               beaconfleet simulate --offline --topology topology/museum
+              beaconfleet simulate --broker mqtt://localhost:1883 --topology topology/museum --clients 50
+              beaconfleet simulate --broker mqtt://localhost:1883 --topology topology/mall --clients 200 --mode tags --duration 10m --speedup 5
               beaconfleet simulate --offline --topology topology/mall --clients 20 --duration 30m --seed 7 --json
               beaconfleet simulate --offline --topology topology/mall --evidence gateways
               beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks
@@ -34,6 +44,27 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Run simulated walkers without a broker and print the quality report.")
     var offline = false
+
+    @Option(name: .long, help: "Run walkers live over MQTT against the coordinator on this broker: mqtt://[user:pass@]host[:port] or mqtts://….")
+    var broker: String?
+
+    @Option(name: .long, help: "Live: phones (report and apply regions) or tags (heard by simulated gateways).")
+    var mode: String = "phones"
+
+    @Option(name: .long, help: "Live: simulated seconds per real second.")
+    var speedup: Double = 1
+
+    @Option(name: .long, help: "Live: topic prefix.")
+    var prefix: String = "beaconfleet"
+
+    @Option(name: .customLong("ca-file"), help: "Live: CA certificate file for mqtts://.")
+    var caFile: String?
+
+    @Option(name: .customLong("cert-file"), help: "Live: client certificate file for mqtts://.")
+    var certFile: String?
+
+    @Option(name: .customLong("key-file"), help: "Live: client key file for mqtts://.")
+    var keyFile: String?
 
     @Option(name: .long, help: "Replay the tetam-tracks dataset in this directory (the one holding cnf/ and trk/).")
     var tetam: String?
@@ -75,10 +106,14 @@ struct SimulateCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if offline == (tetam != nil) {
-            throw ValidationError("choose one mode: --offline --topology DIR, or --tetam DIR")
+        if [offline, tetam != nil, broker != nil].filter({ $0 }).count != 1 {
+            throw ValidationError("choose one mode: --offline --topology DIR, --tetam DIR, or --broker URL --topology DIR")
         }
-        if offline && topology == nil { throw ValidationError("--offline needs --topology DIR") }
+        if (offline || broker != nil) && topology == nil { throw ValidationError("\(offline ? "--offline" : "--broker") needs --topology DIR") }
+        if broker != nil {
+            if LiveSimulation.Mode(rawValue: mode) == nil { throw ValidationError("--mode must be phones or tags, got '\(mode)'") }
+            if !(speedup > 0) { throw ValidationError("--speedup must be positive, got \(speedup)") }
+        }
         if clients < 1 { throw ValidationError("--clients must be at least 1, got \(clients)") }
         if let budget, budget < 1 { throw ValidationError("--budget must be at least 1, got \(budget)") }
         if SimulationDuration.seconds(duration) == nil {
@@ -92,6 +127,8 @@ struct SimulateCommand: AsyncParsableCommand {
     func run() async throws {
         if let tetam {
             try runTetam(directory: tetam)
+        } else if let broker {
+            try await runLive(broker: broker)
         } else {
             try runOffline()
         }
@@ -122,6 +159,34 @@ struct SimulateCommand: AsyncParsableCommand {
         let simulation = try OfflineSimulation(topology: venue, configuration: configuration)
         let report = simulation.run()
         try emit(report, text: report.text)
+    }
+
+    private func runLive(broker: String) async throws {
+        let url: BrokerURL
+        do {
+            url = try BrokerURL(parsing: broker)
+        } catch {
+            throw ValidationError("--broker \(broker): \(error)")
+        }
+        let topics: Topics
+        do {
+            topics = try Topics(prefix: prefix)
+        } catch {
+            throw ValidationError("--prefix \(prefix): \(error)")
+        }
+        let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
+        var configuration = LiveSimulation.Configuration(broker: url, topology: venue, topics: topics, clients: clients, mode: LiveSimulation.Mode(rawValue: mode)!)
+        configuration.broker.tls = MQTTTLSFiles(caFile: caFile, certificateFile: certFile, keyFile: keyFile)
+        configuration.duration = SimulationDuration.seconds(duration)!
+        configuration.speedup = speedup
+        configuration.seed = seed
+        configuration.budget = budget
+        let report = try await LiveSimulation(configuration: configuration).run { report in
+            if !json { print(report.summary) }
+        }
+        if json {
+            try emit(report, text: report.summary)
+        }
     }
 
     /// The planner's defaults with the hysteresis options applied.
