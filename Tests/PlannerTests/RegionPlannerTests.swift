@@ -1,6 +1,7 @@
 import Foundation
 import Planner
 import Testing
+import TestSupport
 import Topology
 
 /// The slot model, hysteresis, the diff and "valid for", checked by hand on a corridor and
@@ -13,7 +14,7 @@ import Topology
     @Test func withoutAPreviousSetThePlanIsPinnedThenExactlyTheNearest() throws {
         for name in ["museum", "mall", "tetam"] {
             let venue = try PlannerFixture.example(name)
-            let reference = try ReferenceRanking(exportedJSON: TopologyExporter().json(venue))
+            let reference = try ReferenceDijkstra(exportedJSON: TopologyExporter().json(venue))
             let planner = RegionPlanner(topology: venue)
             let search = WalkingDistanceSearch(topology: venue)
             let pinned = venue.pinnedRegions.map { venue.regions[$0].id }
@@ -35,7 +36,7 @@ import Topology
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("planner-gen-\(UUID().uuidString)")
         try VenueGenerator(regions: 2500, levels: 2, seed: 21).write(to: directory)
         let venue = try Topology.load(directory: directory)
-        let reference = try ReferenceRanking(exportedJSON: TopologyExporter().json(venue))
+        let reference = try ReferenceDijkstra(exportedJSON: TopologyExporter().json(venue))
         let planner = RegionPlanner(topology: venue)
         let search = WalkingDistanceSearch(topology: venue)
         var random = SplitMix64(seed: 4)
@@ -120,7 +121,7 @@ import Topology
 
     @Test func validForIsTheWalkToTheNearestUnmonitoredRegion() throws {
         let venue = try PlannerFixture.example("museum")
-        let reference = try ReferenceRanking(exportedJSON: TopologyExporter().json(venue))
+        let reference = try ReferenceDijkstra(exportedJSON: TopologyExporter().json(venue))
         let planner = RegionPlanner(topology: venue)
         var monitored: [String] = []
         for y in stride(from: 2.0, through: 52, by: 1.5) {

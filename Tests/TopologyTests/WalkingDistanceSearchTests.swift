@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Topology
 
 /// The bounded search returns exactly what a full Dijkstra over the exported graph ranks

@@ -1,20 +1,19 @@
 import Foundation
 
-/// (A copy of TopologyTests/ReferenceDijkstra.swift: test targets cannot share sources.)
 /// An independent oracle for the tests: reads the canonical JSON export (not the loader's
 /// internals), runs a plain full Dijkstra over it, and ranks regions by walking distance to
 /// their edge, ties broken by id. Snapping is brute force over every same-level link.
-struct ReferenceRanking {
-    struct RegionInfo {
-        var id: String
-        var x: Double?
-        var y: Double?
-        var level: String?
-        var radius: Double
-        var pinned: Bool
+public struct ReferenceDijkstra {
+    public struct RegionInfo {
+        public var id: String
+        public var x: Double?
+        public var y: Double?
+        public var level: String?
+        public var radius: Double
+        public var pinned: Bool
     }
 
-    var regions: [RegionInfo] = []
+    public var regions: [RegionInfo] = []
     var nodeIndex: [String: Int] = [:]
     var nodeX: [Double] = []
     var nodeY: [Double] = []
@@ -23,7 +22,7 @@ struct ReferenceRanking {
     var regionOfNode: [Int: Int] = [:]
     var links: [(Int, Int, Double)] = []
 
-    init(exportedJSON: String) throws {
+    public init(exportedJSON: String) throws {
         let object = try JSONSerialization.jsonObject(with: Data(exportedJSON.utf8)) as! [String: Any]
         func addNode(_ id: String, _ x: Double, _ y: Double, _ level: String) {
             nodeIndex[id] = nodeX.count
@@ -55,7 +54,7 @@ struct ReferenceRanking {
     }
 
     /// Full Dijkstra from seeds (node, initial distance).
-    func distances(seeds: [(Int, Double)]) -> [Double] {
+    public func distances(seeds: [(Int, Double)]) -> [Double] {
         var dist = [Double](repeating: .infinity, count: nodeX.count)
         var done = [Bool](repeating: false, count: nodeX.count)
         var heap: [(Double, Int)] = []
@@ -93,7 +92,7 @@ struct ReferenceRanking {
     }
 
     /// Every reachable placed region as (id, edge distance), sorted by distance then id.
-    func ranking(seeds: [(Int, Double)]) -> [(id: String, distance: Double)] {
+    public func ranking(seeds: [(Int, Double)]) -> [(id: String, distance: Double)] {
         let dist = distances(seeds: seeds)
         var result: [(id: String, distance: Double)] = []
         for (node, region) in regionOfNode where dist[node].isFinite {
@@ -103,12 +102,12 @@ struct ReferenceRanking {
         return result
     }
 
-    func ranking(fromRegion id: String) -> [(id: String, distance: Double)] {
+    public func ranking(fromRegion id: String) -> [(id: String, distance: Double)] {
         ranking(seeds: [(nodeIndex[id]!, 0)])
     }
 
     /// Brute-force snap onto the nearest same-level link (or lone node), then rank.
-    func ranking(x: Double, y: Double, level: String) -> [(id: String, distance: Double)] {
+    public func ranking(x: Double, y: Double, level: String) -> [(id: String, distance: Double)] {
         var best: (distance: Double, seeds: [(Int, Double)])? = nil
         var linked = Set<Int>()
         for (a, b, w) in links where nodeLevel[a] == level && nodeLevel[b] == level {
