@@ -7,11 +7,27 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// How release builds link `beaconfleet-agent` on Linux, for the agent's 20 MB resident-memory budget
+/// (measured by `scripts/bench agent`; each step was worth 2–4 MiB of peak RSS):
+/// - the Swift runtime and Foundation linked statically (`-static-stdlib`; the libraries SwiftPM's
+///   `--static-swift-stdlib` would add are named, since this flag reaches only the link): no shared
+///   Swift libraries mapped whole into the process;
+/// - a non-PIE executable: no start-up relocations touching every page of data;
+/// - lld with `symbol-order.txt` (from `scripts/agent-symbol-order`): the functions the agent runs
+///   packed together, so the kernel's 64 KiB fault-around maps hot code, not its cold neighbours.
+let agentReleaseLinkFlags = [
+    "-static-stdlib", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections",
+    "-Xlinker", "-no-pie",
+    "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/beaconfleet-agent/symbol-order.txt",
+    "-Xlinker", "--no-warn-symbol-ordering",
+]
+
 let package = Package(
     name: "BeaconFleet",
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "beaconfleet", targets: ["beaconfleet"]),
+        .executable(name: "beaconfleet-agent", targets: ["beaconfleet-agent"]),
         .library(name: "BeaconKit", targets: ["BeaconKit"]),
         .library(name: "WireProtocol", targets: ["WireProtocol"]),
         .library(name: "Topology", targets: ["Topology"]),
@@ -90,16 +106,40 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The agent's command line, shared by `beaconfleet agent` and `beaconfleet-agent`.
+        .target(
+            name: "AgentCommandLine",
+            dependencies: [
+                "Agent", "MQTT", "WireProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // The command-line tool: one thin subcommand per role.
         .executableTarget(
             name: "beaconfleet",
             dependencies: [
-                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "Agent", "Coordinator",
+                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "Agent", "AgentCommandLine", "Coordinator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
+        ),
+
+        // The agent alone, for gateways: `beaconfleet agent` execs it when it is installed beside
+        // `beaconfleet`. Its release link is tuned for the 20 MB memory budget (see below).
+        .executableTarget(
+            name: "beaconfleet-agent",
+            dependencies: [
+                "AgentCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            exclude: ["symbol-order.txt"],
+            swiftSettings: swiftSettings,
+            linkerSettings: [.unsafeFlags(agentReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
         ),
 
         // Tests. TestSupport starts real mosquitto brokers and locates ../shared/data.

@@ -16,6 +16,8 @@ let package = Package(
         .executableTarget(name: "MQTTBenchmark", dependencies: [.product(name: "MQTT", package: "BeaconFleet"), "MosquittoBaseline"]),
         // The plain C libmosquitto publisher MQTTBenchmark compares the Swift wrapper against.
         .target(name: "MosquittoBaseline", linkerSettings: [.linkedLibrary("mosquitto"), .linkedLibrary("pthread")]),
+        // Runs a command and reports its own peak RSS (AgentBenchmark measures the real agent binary with it).
+        .executableTarget(name: "PeakMemory"),
         .executableTarget(name: "AgentBenchmark", dependencies: [.product(name: "Agent", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"), .product(name: "BeaconKit", package: "BeaconFleet"), .product(name: "WireProtocol", package: "BeaconFleet")]),
         .executableTarget(
             name: "TopologyBenchmark",

@@ -60,6 +60,10 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var drainTimeout: Double
     /// Batches published and not yet acknowledged, at most.
     public var maxInflight: Int
+    /// Payload bytes published and not yet acknowledged, at most (a single larger batch still goes
+    /// alone). Bounds the agent's memory whatever the window's size: a block of spooled batches is
+    /// held in memory, and copied by libmosquitto, until the broker acknowledges it.
+    public var maxInflightBytes: Int = 512 * 1024
 
     /// A configuration for tests and embedding, with the defaults of ``AgentSettings``.
     public init(broker: String, gateway: Identifier, source: AgentSource, spoolDirectory: String) throws(ConfigurationError) {

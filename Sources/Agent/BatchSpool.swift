@@ -201,9 +201,11 @@ public final class BatchSpool {
 
     // MARK: - Reading
 
-    /// Unacknowledged batches with a sequence number above `seq`, oldest first, at most `limit` of them.
-    public func pending(after seq: UInt64, limit: Int) throws -> [SpooledBatch] {
+    /// Unacknowledged batches with a sequence number above `seq`, oldest first, at most `limit` of them
+    /// and, beyond the first, at most `byteLimit` payload bytes in all.
+    public func pending(after seq: UInt64, limit: Int, byteLimit: Int = .max) throws -> [SpooledBatch] {
         var result: [SpooledBatch] = []
+        var bytes = 0
         let floor = max(seq, acknowledgedThrough)
         for segment in segments where segment.lastSeq > floor {
             var low = 0, high = segment.records.count
@@ -212,6 +214,8 @@ public final class BatchSpool {
                 if segment.records[mid].seq <= floor { low = mid + 1 } else { high = mid }
             }
             for record in segment.records[low...] where !acknowledgedAhead.contains(record.seq) {
+                if !result.isEmpty, bytes + record.length > byteLimit { return result }
+                bytes += record.length
                 var payload = [UInt8](repeating: 0, count: record.length)
                 let count = payload.withUnsafeMutableBytes { pread(segment.descriptor, $0.baseAddress, record.length, off_t(record.offset)) }
                 guard count == record.length else { throw SpoolError.io(path: segment.path, operation: "read", errno: count < 0 ? errno : 5) }

@@ -201,7 +201,8 @@ public final class GatewayAgent: Service, Sendable {
         }
     }
 
-    /// Publishes spooled batches in order whenever connected: up to `maxInflight` at a time are handed
+    /// Publishes spooled batches in order whenever connected: up to `maxInflight` at a time (and at
+    /// most `maxInflightBytes` of payload, but always at least one batch) are handed
     /// to the client in `seq` order, and each block leaves the spool once the broker has acknowledged
     /// all of it. Woken by every new batch, every (re)connect, and once a second.
     private func publishSpooled(topic: String, wakeups: AsyncStream<Void>) async {
@@ -210,7 +211,7 @@ public final class GatewayAgent: Service, Sendable {
             while !Task.isCancelled, brokerState.current == "connected" {
                 let block: [SpooledBatch]
                 do {
-                    block = try spool.withLock { try $0.pending(after: lastSent, limit: configuration.maxInflight) }
+                    block = try spool.withLock { try $0.pending(after: lastSent, limit: configuration.maxInflight, byteLimit: configuration.maxInflightBytes) }
                 } catch {
                     logger.error("cannot read the spool", metadata: ["error": "\(error)"])
                     break

@@ -1,4 +1,6 @@
+import AgentCommandLine
 import ArgumentParser
+import WireProtocol
 
 /// `beaconfleet`: one command-line tool, one subcommand per role.
 @main
@@ -25,9 +27,11 @@ struct BeaconFleet: AsyncParsableCommand {
             WatchCommand.self,
         ]
     )
-}
 
-/// The version every role reports in its status messages.
-enum BeaconFleetVersion {
-    static let current = "0.1.0"
+    /// `beaconfleet agent …` becomes the small `beaconfleet-agent` binary when it is installed
+    /// beside this one (see ``AgentExecutable``); everything else runs here.
+    static func main() async {
+        AgentExecutable.replaceProcessIfRequested(arguments: CommandLine.arguments)
+        await main(nil)
+    }
 }

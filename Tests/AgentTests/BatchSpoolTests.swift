@@ -34,6 +34,17 @@ import Testing
         #expect(try reopened.append { self.payload($0) } == 6)
     }
 
+    @Test func pendingStopsAtTheByteLimitButAlwaysReturnsOneBatch() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let spool = try BatchSpool(directory: directory, synchronous: false)
+        for _ in 0..<6 { try spool.append { self.payload($0, size: 300) } }
+        #expect(try spool.pending(after: 0, limit: 10, byteLimit: 1000).map(\.seq) == [1, 2, 3])
+        #expect(try spool.pending(after: 0, limit: 2, byteLimit: 1000).map(\.seq) == [1, 2])
+        #expect(try spool.pending(after: 3, limit: 10, byteLimit: 600).map(\.seq) == [4, 5])
+        // A batch larger than the limit still goes, alone: the limit bounds memory, it never stalls.
+        #expect(try spool.pending(after: 0, limit: 10, byteLimit: 10).map(\.seq) == [1])
+    }
+
     @Test func outOfOrderAcknowledgementsAdvanceOnlyWhenContiguous() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let spool = try BatchSpool(directory: directory, synchronous: false)

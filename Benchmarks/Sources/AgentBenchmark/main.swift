@@ -156,22 +156,75 @@ func measureAgent(path: String, url: String) async throws -> Measurement {
 
 // MARK: - Parent
 
-func runChild(_ mode: String, path: String, url: String) throws -> Measurement {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-    if !FileManager.default.isExecutableFile(atPath: process.executableURL!.path), let resolved = Bundle.main.executableURL {
-        process.executableURL = resolved
+/// What PeakMemory reports about the command it ran.
+struct PeakMemoryResult: Codable {
+    var status: Int32
+    var maxRSSBytes: Int
+    var userSeconds: Double
+    var systemSeconds: Double
+}
+
+let benchmarkExecutable: URL = {
+    let named = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+    if FileManager.default.isExecutableFile(atPath: named.path) { return named }
+    return Bundle.main.executableURL ?? named
+}()
+
+/// PeakMemory, built beside this benchmark: it forks the command from a process of a few hundred
+/// KiB, so the peak RSS it reports is the command's own (a child forked or spawned from this
+/// benchmark would inherit this process's resident set in its high-water mark).
+let peakMemory = benchmarkExecutable.deletingLastPathComponent().appendingPathComponent("PeakMemory")
+
+/// Runs `command` under PeakMemory; returns its stdout and PeakMemory's report.
+func runMeasured(_ command: [String], quiet: Bool) throws -> (output: Data, usage: PeakMemoryResult) {
+    guard FileManager.default.isExecutableFile(atPath: peakMemory.path) else {
+        throw NSError(domain: "AgentBenchmark", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(peakMemory.path) is missing: build the whole benchmark package (scripts/bench agent)"])
     }
-    process.arguments = ["--child", mode, path, url]
+    let result = FileManager.default.temporaryDirectory.appendingPathComponent("agent-bench-usage-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
+    defer { try? FileManager.default.removeItem(at: result) }
+    let process = Process()
+    process.executableURL = peakMemory
+    process.arguments = (quiet ? ["-q"] : []) + [result.path] + command
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    guard process.terminationStatus == 0, let line = String(data: data, encoding: .utf8)?.split(separator: "\n").last else {
-        throw NSError(domain: "AgentBenchmark", code: Int(process.terminationStatus), userInfo: [NSLocalizedDescriptionKey: "child \(mode) failed"])
+    let usage = try JSONDecoder().decode(PeakMemoryResult.self, from: Data(contentsOf: result))
+    guard process.terminationStatus == 0, usage.status == 0 else {
+        throw NSError(domain: "AgentBenchmark", code: Int(usage.status), userInfo: [NSLocalizedDescriptionKey: "\(command.joined(separator: " ")) exited with \(usage.status)"])
     }
-    return try JSONDecoder().decode(Measurement.self, from: Data(line.utf8))
+    return (data, usage)
+}
+
+/// One measurement in a child process of its own (this executable with `--child MODE`); its peak
+/// RSS as PeakMemory saw it.
+func runChild(_ mode: String, path: String, url: String) throws -> Measurement {
+    let (data, usage) = try runMeasured([benchmarkExecutable.path, "--child", mode, path, url], quiet: false)
+    guard let line = String(data: data, encoding: .utf8)?.split(separator: "\n").last else {
+        throw NSError(domain: "AgentBenchmark", code: 1, userInfo: [NSLocalizedDescriptionKey: "child \(mode) printed nothing"])
+    }
+    var measurement = try JSONDecoder().decode(Measurement.self, from: Data(line.utf8))
+    measurement.maxRSSBytes = usage.maxRSSBytes
+    return measurement
+}
+
+/// The release `beaconfleet-agent` binary (what a gateway runs, and what `beaconfleet agent` execs),
+/// replaying the same capture to the same broker: the whole process's CPU time and peak RSS,
+/// start-up included. Nil when the binary has not been built.
+func measureBinary(path: String, url: String) throws -> Measurement? {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let binary = root.appendingPathComponent(".build/release/beaconfleet-agent")
+    guard FileManager.default.isExecutableFile(atPath: binary.path) else { return nil }
+    let spool = FileManager.default.temporaryDirectory.appendingPathComponent("agent-bench-binary-spool-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: spool) }
+    let wall = wallClock()
+    let (_, usage) = try runMeasured(
+        [binary.path, "--broker", url, "--gateway", "bench-binary", "--replay", path, "--speed", "max", "--spool", spool], quiet: true)
+    let reports = option("--reports", 1_000_000)
+    return Measurement(
+        mode: "binary", reports: reports, cpuSeconds: usage.userSeconds + usage.systemSeconds, maxRSSBytes: usage.maxRSSBytes,
+        wallSeconds: wallClock() - wall, note: "whole process, start-up included", userSeconds: usage.userSeconds, systemSeconds: usage.systemSeconds)
 }
 
 let arguments = CommandLine.arguments
@@ -221,6 +274,7 @@ let decode = try runChild("decode", path: path, url: url)
 let pipelineOnly = try runChild("pipeline", path: path, url: url)
 let encodeToo = try runChild("encode", path: path, url: url)
 let agent = try runChild("agent", path: path, url: url)
+let binary = try measureBinary(path: path, url: url)
 await broker.stop()
 
 func show(_ m: Measurement) {
@@ -234,6 +288,13 @@ show(encodeToo)
 show(agent)
 print("agent CPU per report: \(agent.nanosecondsPerReport, format: 1) ns (target ≤ 1000 ns) — \(agent.nanosecondsPerReport / max(read.nanosecondsPerReport, 0.001), format: 2)× the read-only baseline, \(agent.nanosecondsPerReport / max(decode.nanosecondsPerReport, 0.001), format: 2)× decode-only")
 print("agent peak RSS: \(Double(agent.maxRSSBytes) / 1_048_576, format: 1) MiB (target ≤ 20 MiB) — \(Double(agent.maxRSSBytes) / Double(max(read.maxRSSBytes, 1)), format: 2)× the read-only baseline process (\(Double(read.maxRSSBytes) / 1_048_576, format: 1) MiB, mostly shared-library pages); memory the agent allocated itself (RssAnon at the end): \(Double(agent.anonymousRSSBytes) / 1_048_576, format: 1) MiB vs \(Double(read.anonymousRSSBytes) / 1_048_576, format: 1) MiB")
+if let binary {
+    show(binary)
+    let peak = Double(binary.maxRSSBytes) / 1_048_576
+    print("beaconfleet-agent (release binary, \(binary.reports) reports): CPU \(binary.nanosecondsPerReport, format: 1) ns/report, peak RSS \(peak, format: 1) MiB (target ≤ 20 MB = 19.1 MiB: \(peak <= 19.07 ? "met" : "NOT met")) — \(Double(binary.maxRSSBytes) / Double(max(read.maxRSSBytes, 1)), format: 2)× the read-only baseline process")
+} else {
+    print("beaconfleet-agent not measured: build it first (swift build -c release --product beaconfleet-agent; scripts/bench does)")
+}
 
 extension DefaultStringInterpolation {
     mutating func appendInterpolation(_ value: Double, format digits: Int) {

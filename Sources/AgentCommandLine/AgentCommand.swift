@@ -1,12 +1,16 @@
 import Agent
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import Logging
 import MQTT
+import WireProtocol
 
 /// `beaconfleet agent`: the gateway agent (live adapter or capture replay → MQTT).
-struct AgentCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+///
+/// Shared by the `beaconfleet` tool and the small `beaconfleet-agent` executable that gateways run
+/// (see `BeaconFleetAgent`); both parse the same flags.
+public struct AgentCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "agent",
         abstract: "Scan BLE beacons on a gateway (or replay a capture) and publish sightings per window over MQTT.",
         discussion: """
@@ -116,7 +120,9 @@ struct AgentCommand: AsyncParsableCommand {
     @Flag(help: "Print the resolved configuration (with where each value came from) and exit.")
     var printConfig = false
 
-    func run() async throws {
+    public init() {}
+
+    public func run() async throws {
         let settings: AgentSettings
         let configuration: AgentConfiguration
         do {

@@ -1,0 +1,43 @@
+import AgentCommandLine
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `beaconfleet-agent`: the gateway agent on its own, the binary a Raspberry Pi gateway runs.
+///
+/// It takes exactly the flags of `beaconfleet agent` (which hands over to it when both are
+/// installed side by side): `beaconfleet-agent --broker … --gateway … --adapter hci0` and
+/// `beaconfleet-agent agent --broker …` are the same. It links the agent alone, and release builds
+/// link the Swift runtime statically and without position-independent relocations (see
+/// Package.swift), which keeps the whole process under the agent's 20 MB memory budget.
+@main
+struct BeaconFleetAgent: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "beaconfleet",
+        abstract: "The BeaconFleet gateway agent (the same as `beaconfleet agent`).",
+        subcommands: [AgentCommand.self],
+        defaultSubcommand: AgentCommand.self
+    )
+
+    static func main() async {
+        #if canImport(Glibc)
+        // glibc gives every thread that allocates its own malloc arena; the agent's few threads
+        // (network, pipeline, concurrency pool) each kept a mostly empty one resident. One arena
+        // is plenty for a process that allocates a window's batch per second.
+        limitMallocArenas(to: 1)
+        #endif
+        await main(nil)
+    }
+}
+
+#if canImport(Glibc)
+/// Calls glibc's `mallopt(M_ARENA_MAX, count)`; malloc.h is not part of Swift's Glibc module, so
+/// the function is looked up by name (a no-op if it is not there).
+private func limitMallocArenas(to count: Int32) {
+    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+    let arenaMaximum: Int32 = -8  // M_ARENA_MAX
+    guard let symbol = dlsym(nil, "mallopt") else { return }
+    _ = unsafeBitCast(symbol, to: Mallopt.self)(arenaMaximum, count)
+}
+#endif
