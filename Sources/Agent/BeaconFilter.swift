@@ -66,13 +66,20 @@ public struct BeaconUUID: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// Upper case with hyphens, as the wire contract writes UUIDs.
     public var description: String {
-        let hex = hexString(high, digits: 16) + hexString(low, digits: 16)
-        var out = ""
-        for (index, character) in hex.enumerated() {
-            if index == 8 || index == 12 || index == 16 || index == 20 { out.append("-") }
-            out.append(character)
+        // Written byte by byte: this runs for every beacon in every window the agent publishes.
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            var position = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    buffer[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let byte = UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (8 * (7 - index % 8)))
+                writeHexByte(byte, into: buffer, at: position)
+                position += 2
+            }
+            return position
         }
-        return out
     }
 
     public static func < (lhs: BeaconUUID, rhs: BeaconUUID) -> Bool { (lhs.high, lhs.low) < (rhs.high, rhs.low) }
@@ -98,10 +105,13 @@ public struct DeviceAddress: Hashable, Sendable, Comparable, CustomStringConvert
     }
 
     public var description: String {
-        (0..<6).map { index in
-            let byte = UInt8(truncatingIfNeeded: value >> (8 * (5 - index)))
-            return hexString(UInt64(byte), digits: 2)
-        }.joined(separator: ":")
+        String(unsafeUninitializedCapacity: 17) { buffer in
+            for index in 0..<6 {
+                if index > 0 { buffer[3 * index - 1] = UInt8(ascii: ":") }
+                writeHexByte(UInt8(truncatingIfNeeded: value >> (8 * (5 - index))), into: buffer, at: 3 * index)
+            }
+            return 17
+        }
     }
 
     public static func < (lhs: DeviceAddress, rhs: DeviceAddress) -> Bool { lhs.value < rhs.value }
@@ -150,7 +160,22 @@ public struct BeaconFilter: Sendable, Equatable {
     }
 }
 
+/// `value`'s low `digits` hex digits, upper case, zero-padded.
 func hexString(_ value: UInt64, digits: Int) -> String {
-    let text = String(value, radix: 16, uppercase: true)
-    return String(repeating: "0", count: max(0, digits - text.count)) + text
+    String(unsafeUninitializedCapacity: digits) { buffer in
+        for index in 0..<digits {
+            buffer[index] = hexDigit(UInt8(truncatingIfNeeded: value >> (4 * UInt64(digits - 1 - index))) & 0x0F)
+        }
+        return digits
+    }
+}
+
+/// Writes `byte` as two upper-case hex digits at `position`.
+@inline(__always) func writeHexByte(_ byte: UInt8, into buffer: UnsafeMutableBufferPointer<UInt8>, at position: Int) {
+    buffer[position] = hexDigit(byte >> 4)
+    buffer[position + 1] = hexDigit(byte & 0x0F)
+}
+
+@inline(__always) func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
 }
