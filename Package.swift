@@ -7,17 +7,22 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-/// How release builds link `beaconfleet-agent` on Linux, for the agent's 20 MB resident-memory budget
-/// (measured by `scripts/bench agent`; each step was worth 2–4 MiB of peak RSS):
-/// - the Swift runtime and Foundation linked statically (`-static-stdlib`; the libraries SwiftPM's
-///   `--static-swift-stdlib` would add are named, since this flag reaches only the link): no shared
-///   Swift libraries mapped whole into the process;
-/// - a non-PIE executable: no start-up relocations touching every page of data;
-/// - lld with `symbol-order.txt` (from `scripts/agent-symbol-order`): the functions the agent runs
-///   packed together, so the kernel's 64 KiB fault-around maps hot code, not its cold neighbours.
-let agentReleaseLinkFlags = [
+/// How release builds link the executables on Linux: the Swift runtime and Foundation statically
+/// (`-static-stdlib`; the libraries SwiftPM's `--static-swift-stdlib` would add are named, since
+/// this flag reaches only the link) and as a non-PIE executable. No shared Swift libraries are
+/// mapped whole into the process and no start-up relocations touch every page of data: that is
+/// what `beaconfleet agent` costs before it execs `beaconfleet-agent` (about 24 MiB with shared
+/// libraries, more than the agent's whole budget).
+let staticReleaseLinkFlags = [
     "-static-stdlib", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections",
     "-Xlinker", "-no-pie",
+]
+
+/// `beaconfleet-agent` also links with lld and `symbol-order.txt` (from `scripts/agent-symbol-order`):
+/// the functions the agent runs packed together, so the kernel's 64 KiB fault-around maps hot code,
+/// not its cold neighbours. With the static runtime, one malloc arena and a bound on payload in
+/// flight, that keeps the agent's peak RSS at 16–18 MiB (budget 20 MB; `scripts/bench agent`).
+let agentReleaseLinkFlags = staticReleaseLinkFlags + [
     "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/beaconfleet-agent/symbol-order.txt",
     "-Xlinker", "--no-warn-symbol-ordering",
 ]
@@ -126,7 +131,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: [.unsafeFlags(staticReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
         ),
 
         // The agent alone, for gateways: `beaconfleet agent` execs it when it is installed beside
