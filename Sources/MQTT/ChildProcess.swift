@@ -29,7 +29,10 @@ final class ChildProcess: Sendable {
         sigemptyset(&defaultSet)
         for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD, SIGQUIT] { sigaddset(&defaultSet, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaultSet)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // A process group of its own: Ctrl-C in a terminal signals the whole foreground group, and the
+        // parent wants to stop its clients gracefully before it stops the child (`beaconfleet demo`).
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
