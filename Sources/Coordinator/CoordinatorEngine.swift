@@ -313,14 +313,10 @@ public final class CoordinatorEngine {
         records.withUnsafeMutableBufferPointer { records in
             for client in candidates {
                 coverage.removeValue(forKey: client)
-                let i = Int(client)
-                guard let covers = records[i]?.coverCount else { continue }
-                let remaining = covers > 0 ? covers - 1 : 0
-                records[i]!.coverCount = remaining
-                guard remaining == 0, records[i]!.present else { continue }
+                // A mutating call through `?.` works in place; reading a field through it copies the record.
+                guard let outcome = records[Int(client)]?.loseCover(), outcome != .stays else { continue }
                 departures += 1
-                if !records[i]!.inside.isEmpty { exits.append(client) }
-                records[i]!.leave(keepingInside: true)
+                if outcome == .leftFromInside { exits.append(client) }
                 persistPending.append(client)
             }
         }
@@ -764,6 +760,19 @@ public final class CoordinatorEngine {
 }
 
 extension ClientRecord {
+    enum CoverOutcome { case stays, left, leftFromInside }
+
+    /// One gateway stopped covering this client; when none covers it any more it has left (its
+    /// `inside` is kept for the caller's exit events).
+    @inline(__always)
+    mutating func loseCover() -> CoverOutcome {
+        coverCount = coverCount > 0 ? coverCount - 1 : 0
+        guard coverCount == 0, present else { return .stays }
+        let wasInside = !inside.isEmpty
+        leave(keepingInside: true)
+        return wasInside ? .leftFromInside : .left
+    }
+
     /// The client left (absence): not present, no evidence kept. `inside` is emptied unless the
     /// caller still has exit events to emit from it.
     @inline(__always)
