@@ -67,7 +67,34 @@ public struct BeaconKey: Hashable, Sendable, CustomStringConvertible {
         }
         switch kind {
         case .uuidMajorMinor:
-            return "\(uuidString).\(major).\(minor)"
+            // Built byte by byte: a new tag is named this way on its first sighting.
+            return String(unsafeUninitializedCapacity: 48) { out in
+                var n = 0
+                for i in 0..<32 {
+                    if i == 8 || i == 12 || i == 16 || i == 20 {
+                        out[n] = UInt8(ascii: "-")
+                        n += 1
+                    }
+                    let word = i < 16 ? high : low
+                    let nibble = Int((word >> UInt64(60 - (i % 16) * 4)) & 0xF)
+                    out[n] = nibble < 10 ? UInt8(48 + nibble) : UInt8(55 + nibble)
+                    n += 1
+                }
+                for part in [major, minor] {
+                    out[n] = UInt8(ascii: ".")
+                    n += 1
+                    var value = Int(part)
+                    var divisor = 10_000
+                    while divisor > 1, value < divisor { divisor /= 10 }
+                    while divisor > 0 {
+                        out[n] = UInt8(48 + value / divisor)
+                        value %= divisor
+                        divisor /= 10
+                        n += 1
+                    }
+                }
+                return n
+            }
         case .eddystoneUID:
             // 10-byte namespace = high (8 bytes) + top 2 bytes of low; instance = low 6 bytes of low.
             return hex(high, nibbles: 16) + hex(low >> 48, nibbles: 4) + "." + hex(low & 0xFFFF_FFFF_FFFF, nibbles: 12)
@@ -77,6 +104,20 @@ public struct BeaconKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { clientIdentifier }
+
+    /// Hashes the identity as three words (equal keys have equal words), which costs less than
+    /// feeding the five fields one by one; this key is looked up for every sighting.
+    @inline(__always)
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(high)
+        hasher.combine(low)
+        hasher.combine(UInt64(major) << 24 | UInt64(minor) << 8 | UInt64(kind.rawValue))
+    }
+
+    @inline(__always)
+    public static func == (a: BeaconKey, b: BeaconKey) -> Bool {
+        a.high == b.high && a.low == b.low && a.major == b.major && a.minor == b.minor && a.kind == b.kind
+    }
 
     /// A lossless text form for the state store: `kind:high:low:major:minor` (hex words).
     public var storageText: String {

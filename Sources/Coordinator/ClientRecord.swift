@@ -25,41 +25,46 @@ struct CompactObservation: Sendable {
 
 /// Everything the coordinator keeps about one client (a few hundred bytes; see the memory benchmark).
 struct ClientRecord: Sendable {
+    // What every sighting reads and writes comes first, so it shares one cache line: with tens of
+    // thousands of clients the records do not stay in cache, and ingest waits on these lines.
+    /// Recent observations (at most ``CoordinatorEngine/Configuration/maximumObservations``).
+    var observations: [CompactObservation] = []
+    /// Milliseconds since 1970 of the last evidence, and of the last `lastSeen` written to the store.
+    var lastSeen: Int64 = 0
+    var persistedSeen: Int64 = 0
+    /// Gateways (healthy, online) whose recent windows contained the client.
+    var coverCount: UInt8 = 0
+    /// Whether the client is currently believed present (false after an absence exit).
+    var present = true
+    /// Work pending for the next flush.
+    var dirty = false
+    var forcePlan = false
+    /// Whether `lastSeen` is to be written to the store.
+    var needsPersist = false
+    /// Regions the client is inside (from the phone's events, or from its estimated location);
+    /// read when it leaves.
+    var inside: [Int32] = []
+
     /// The client's topic identifier.
     var id: String
     /// The last published `regions` version (0: nothing published yet).
     var version: UInt64 = 0
     /// The last published set, region indices in slot order.
     var regions: [Int32] = []
-    /// Regions the client is inside (from the phone's events, or from its estimated location).
-    var inside: [Int32] = []
     /// The current estimate.
     var location: LocationEstimate?
     /// Where the client was when last planned, and when the last `moved` event was sent.
     var plannedAt: LevelPoint?
     var movedAt: LevelPoint?
-    /// Recent observations (at most ``CoordinatorEngine/Configuration/maximumObservations``).
-    var observations: [CompactObservation] = []
-    /// Milliseconds since 1970 of the last evidence, and of the last `lastSeen` written to the store.
-    var lastSeen: Int64 = 0
-    var persistedSeen: Int64 = 0
     /// The identity the phone advertises (or, for a tag, the identity it was heard with).
     var beacon: BeaconKey?
     /// A budget the client asked for (0: the coordinator's default).
     var budget: UInt8 = 0
-    /// Gateways (healthy, online) whose recent windows contained the client.
-    var coverCount: UInt8 = 0
     /// Whether a phone reports for this client (otherwise it is a tag heard by gateways).
     var isPhone = false
-    /// Whether the client is currently believed present (false after an absence exit).
-    var present = true
-    /// Work pending for the next flush.
-    var dirty = false
-    var forcePlan = false
     var reconcileFrom: [Int32]?
     /// Ids the client monitors that the topology no longer has: removed by the next publish.
     var vanished: [String] = []
-    var needsPersist = false
     /// Why the next publish happens, when not simply `moved`.
     var reason: PlanReason?
 

@@ -44,7 +44,8 @@ public final class CoordinatorEngine {
     public let configuration: Configuration
     public private(set) var planner: any RegionPlanning
     public private(set) var estimator: any LocationEstimating
-    public var venue: VenueIndex { planner.venue }
+    /// The planner's venue, kept here so the ingest path does not ask the planner (an existential) per sighting.
+    public private(set) var venue: VenueIndex
     /// Running totals.
     public internal(set) var counters = IngestCounters()
 
@@ -53,7 +54,7 @@ public final class CoordinatorEngine {
     var clientByID: [String: Int32] = [:]
     var clientByBeacon: [BeaconKey: Int32] = [:]
     /// Per gateway index: clients its recent windows contained, with their consecutive misses.
-    var coverage: [[Int32: UInt8]]
+    var coverage: [CoverageTable]
     var gatewayOnline: [Bool]
     var lastSeq: [String: UInt64] = [:]
     var dirtyClients: [Int32] = []
@@ -65,6 +66,11 @@ public final class CoordinatorEngine {
     var persistPending: [Int32] = []
     private let decoder = SightingsBatchDecoder()
     private var scratchBatch = DecodedSightingsBatch()
+    /// Per sighting of the batch being applied: its client's index (-1: a region beacon).
+    private var scratchIndices: [Int32] = []
+    private var scratchDeparted: [Int32] = []
+    /// The few 16-byte ids the venue's region beacons use, to skip most region lookups.
+    private var regionBeaconIDs: BeaconIDFilter
     private let reportDecoder = WireCoding.makeDecoder()
 
     /// An engine for `planner`'s venue, resuming `restored` clients (from the state store).
@@ -74,7 +80,9 @@ public final class CoordinatorEngine {
         self.planner = planner
         self.estimator = estimator
         self.configuration = configuration
-        self.coverage = Array(repeating: [:], count: planner.venue.gatewayIDs.count)
+        self.venue = planner.venue
+        self.regionBeaconIDs = BeaconIDFilter(planner.venue.regionByBeacon.keys)
+        self.coverage = Array(repeating: CoverageTable(), count: planner.venue.gatewayIDs.count)
         self.gatewayOnline = Array(repeating: true, count: planner.venue.gatewayIDs.count)
         scratchBatch.sightings.reserveCapacity(256)
         for stored in restored { restore(stored) }
@@ -240,54 +248,124 @@ public final class CoordinatorEngine {
             stamp = 1
         }
         let time = batch.endMilliseconds
-        for sighting in batch.sightings {
-            if venue.regionByBeacon[sighting.key] != nil {
-                counters.regionBeaconSightings += 1
+        let sightings = batch.sightings
+        // First resolve every sighting to its client (creating new ones), so the second pass can
+        // work on the records in place without the array growing under it.
+        let venue = self.venue
+        var indices = scratchIndices
+        scratchIndices = []
+        indices.removeAll(keepingCapacity: true)
+        var regionBeacons: UInt64 = 0
+        let regionByBeacon = venue.regionByBeacon
+        let checkRegions = !regionByBeacon.isEmpty
+        let regionIDs = regionBeaconIDs
+        // Known clients are looked up in a local (moved out, not copied) to spare an exclusivity
+        // check per sighting; a new client goes through clientIndex(forBeacon:) with it put back.
+        var byBeacon = clientByBeacon
+        clientByBeacon = [:]
+        for i in sightings.indices {
+            let key = sightings[i].key
+            if checkRegions, regionIDs.mayContain(key), regionByBeacon[key] != nil {
+                regionBeacons += 1
+                indices.append(-1)
                 continue
             }
-            let index = clientIndex(forBeacon: sighting.key, now: now)
-            seenStamp[Int(index)] = stamp
-            let distance = sighting.distance ?? CoordinatorEngine.distance(rssi: sighting.rssi, txPower: sighting.txPower)
-            let observation = CompactObservation(anchor: gatewayIndex, distance: Float(distance), rssi: Float(sighting.rssi),
-                                                 txPower: sighting.txPower.map { Int8(clamping: $0) } ?? .min,
-                                                 count: UInt16(clamping: sighting.count), time: time)
-            let wasCovered = coverage[g].updateValue(0, forKey: index) != nil
-            clients[Int(index)]!.observe(observation, maximum: configuration.maximumObservations, horizon: configuration.observationHorizon)
-            updateSeen(index, time: max(time, now), covered: wasCovered)
-        }
-        // Clients this gateway covered but did not hear in this window.
-        var departedCandidates: [Int32] = []
-        for (client, misses) in coverage[g] where seenStamp[Int(client)] != stamp {
-            let next = misses &+ 1
-            if Int(next) >= configuration.absenceWindows {
-                departedCandidates.append(client)
-            } else {
-                coverage[g][client] = next
+            if let index = byBeacon[key] {
+                indices.append(index)
+                continue
             }
+            clientByBeacon = byBeacon
+            byBeacon = [:]
+            indices.append(clientIndex(forBeacon: key, now: now))
+            byBeacon = clientByBeacon
+            clientByBeacon = [:]
         }
-        for client in departedCandidates {
-            coverage[g][client] = nil
-            guard var record = clients[Int(client)] else { continue }
-            record.coverCount = record.coverCount > 0 ? record.coverCount - 1 : 0
-            clients[Int(client)] = record
-            if record.coverCount == 0, record.present { depart(client, now: time) }
+        clientByBeacon = byBeacon
+        counters.regionBeaconSightings += regionBeacons
+        CoordinatorEngine.observe(sightings, clients: indices, gateway: gatewayIndex, time: time, now: now, stamp: stamp,
+                                  configuration: configuration, records: &clients, seen: &seenStamp, coverage: &coverage[g],
+                                  dirty: &dirtyClients)
+        scratchIndices = indices
+        // Clients this gateway covered but did not hear in this window.
+        var departedCandidates = scratchDeparted
+        scratchDeparted = []
+        departedCandidates.removeAll(keepingCapacity: true)
+        seenStamp.withUnsafeBufferPointer { seen in
+            coverage[g].advanceMisses(seen: seen, stamp: stamp, limit: configuration.absenceWindows, departed: &departedCandidates)
+        }
+        if !departedCandidates.isEmpty {
+            var departures = 0
+            var exits: [Int32] = []
+            CoordinatorEngine.uncover(departedCandidates, coverage: &coverage[g], records: &clients, persistPending: &persistPending,
+                                      departures: &departures, exits: &exits)
+            counters.departures += UInt64(departures)
+            // Clients that left from inside regions: their exits, in the order they left.
+            for client in exits { emitAbsenceExits(client, now: time) }
+        }
+        scratchDeparted = departedCandidates
+    }
+
+    /// Gateway coverage of `candidates` ended (too many windows without them): each one that no
+    /// gateway covers any more has left: every healthy gateway that covered it missed it for several windows. Done in place; those inside
+    /// regions are appended to `exits` for their exit events.
+    private static func uncover(_ candidates: [Int32], coverage: inout CoverageTable, records: inout [ClientRecord?], persistPending: inout [Int32],
+                                departures: inout Int, exits: inout [Int32]) {
+        records.withUnsafeMutableBufferPointer { records in
+            for client in candidates {
+                coverage.removeValue(forKey: client)
+                // A mutating call through `?.` works in place; reading a field through it copies the record.
+                guard let outcome = records[Int(client)]?.loseCover(), outcome != .stays else { continue }
+                departures += 1
+                if outcome == .leftFromInside { exits.append(client) }
+                persistPending.append(client)
+            }
         }
     }
 
-    @inline(__always)
-    private func updateSeen(_ index: Int32, time: Int64, covered: Bool) {
+    /// Emits the absence exits of a client that just left and forgets its regions.
+    private func emitAbsenceExits(_ index: Int32, now: Int64) {
         let i = Int(index)
-        if clients[i]!.lastSeen < time { clients[i]!.lastSeen = time }
-        if !covered { clients[i]!.coverCount &+= 1 }
-        if !clients[i]!.dirty {
-            clients[i]!.dirty = true
-            dirtyClients.append(index)
+        guard clients[i] != nil else { return }
+        let id = clients[i]!.id, location = clients[i]!.location, inside = clients[i]!.inside
+        for region in inside {
+            emit(.exit, region: region, client: id, location: location, time: now, evidence: "absence")
         }
-        if !clients[i]!.present {
-            clients[i]!.present = true
-            clients[i]!.forcePlan = true
+        clients[i]!.inside = []
+    }
+
+    /// The per-sighting part of ``applySightings(gateway:batch:now:)``, on the engine's arrays
+    /// passed in (one access each per batch) and with every record updated in place.
+    private static func observe(_ sightings: [DecodedSighting], clients indices: [Int32], gateway: Int32, time: Int64, now: Int64, stamp: UInt32,
+                                configuration: Configuration, records: inout [ClientRecord?], seen: inout [UInt32],
+                                coverage: inout CoverageTable, dirty: inout [Int32]) {
+        let maximum = configuration.maximumObservations
+        let horizon = configuration.observationHorizon
+        let persistInterval = configuration.lastSeenPersistInterval
+        let seenAt = max(time, now)
+        sightings.withUnsafeBufferPointer { sightings in
+            indices.withUnsafeBufferPointer { indices in
+                seen.withUnsafeMutableBufferPointer { seen in
+                    records.withUnsafeMutableBufferPointer { records in
+                        for n in 0..<sightings.count {
+                            let index = indices[n]
+                            if index < 0 { continue }
+                            let i = Int(index)
+                            let sighting = sightings[n]
+                            seen[i] = stamp
+                            let distance = sighting.distance ?? CoordinatorEngine.distance(rssi: sighting.rssi, txPower: sighting.txPower)
+                            let observation = CompactObservation(anchor: gateway, distance: Float(distance), rssi: Float(sighting.rssi),
+                                                                 txPower: sighting.txPower.map { Int8(clamping: $0) } ?? .min,
+                                                                 count: UInt16(clamping: sighting.count), time: time)
+                            let wasCovered = coverage.updateValue(0, forKey: index) != nil
+                            if records[i]!.absorb(observation, seenAt: seenAt, covered: wasCovered, maximum: maximum, horizon: horizon,
+                                                  persistInterval: persistInterval) {
+                                dirty.append(index)
+                            }
+                        }
+                    }
+                }
+            }
         }
-        if time - clients[i]!.persistedSeen > configuration.lastSeenPersistInterval { clients[i]!.needsPersist = true }
     }
 
     /// Applies a phone's report: its budget, advertising identity, region events, ranged beacons
@@ -381,10 +459,10 @@ public final class CoordinatorEngine {
             gatewayOnline[g] = true
         case .offline:
             gatewayOnline[g] = false
-            for client in coverage[g].keys {
-                guard var record = clients[Int(client)] else { continue }
-                record.coverCount = record.coverCount > 0 ? record.coverCount - 1 : 0
-                clients[Int(client)] = record
+            for client in coverage[g].clients {
+                guard clients[Int(client)] != nil else { continue }
+                let covers = clients[Int(client)]!.coverCount
+                clients[Int(client)]!.coverCount = covers > 0 ? covers - 1 : 0
             }
             coverage[g].removeAll()
         }
@@ -500,27 +578,16 @@ public final class CoordinatorEngine {
     }
 
     private func emit(_ type: ClientEvent.Kind, region: Int32?, record: ClientRecord, time: Int64, evidence: String) {
-        let event = ClientEvent(
-            client: record.id, type: type, region: region.map { venue.regions[Int($0)].id },
-            position: record.location.map { venue.position($0.point, confidence: $0.confidence) },
-            time: Date(timeIntervalSince1970: Double(time) / 1000), evidence: evidence)
-        outputs.append(.event(client: record.id, event))
-        counters.eventsPublished += 1
+        emit(type, region: region, client: record.id, location: record.location, time: time, evidence: evidence)
     }
 
-    /// The client left: every healthy gateway that covered it has missed it for several windows.
-    private func depart(_ index: Int32, now: Int64) {
-        guard var record = clients[Int(index)] else { return }
-        counters.departures += 1
-        for region in record.inside {
-            emit(.exit, region: region, record: record, time: now, evidence: "absence")
-        }
-        record.inside = []
-        record.present = false
-        record.observations = []
-        record.needsPersist = true
-        clients[Int(index)] = record
-        persistPending.append(index)
+    private func emit(_ type: ClientEvent.Kind, region: Int32?, client: String, location: LocationEstimate?, time: Int64, evidence: String) {
+        let event = ClientEvent(
+            client: client, type: type, region: region.map { venue.regions[Int($0)].id },
+            position: location.map { venue.position($0.point, confidence: $0.confidence) },
+            time: Date(timeIntervalSince1970: Double(time) / 1000), evidence: evidence)
+        outputs.append(.event(client: client, event))
+        counters.eventsPublished += 1
     }
 
     /// Expires clients idle longer than the configured timeout: they are forgotten and their
@@ -538,7 +605,7 @@ public final class CoordinatorEngine {
         guard let record = clients[Int(index)] else { return }
         clientByID[record.id] = nil
         if let beacon = record.beacon, clientByBeacon[beacon] == index { clientByBeacon[beacon] = nil }
-        for g in coverage.indices { coverage[g][index] = nil }
+        for g in coverage.indices { coverage[g].removeValue(forKey: index) }
         clients[Int(index)] = nil
         freeSlots.append(index)
         removedClients.append(record.id)
@@ -549,9 +616,11 @@ public final class CoordinatorEngine {
     public func replacePlanner(_ newPlanner: any RegionPlanning, estimator newEstimator: (any LocationEstimating)? = nil, now: Int64) {
         let old = venue
         planner = newPlanner
+        self.venue = newPlanner.venue
+        self.regionBeaconIDs = BeaconIDFilter(newPlanner.venue.regionByBeacon.keys)
         if let newEstimator { estimator = newEstimator }
         let venue = newPlanner.venue
-        var newCoverage = Array(repeating: [Int32: UInt8](), count: venue.gatewayIDs.count)
+        var newCoverage = Array(repeating: CoverageTable(), count: venue.gatewayIDs.count)
         for (g, id) in old.gatewayIDs.enumerated() {
             if let n = venue.gatewayByID[id] { newCoverage[Int(n)] = coverage[g] }
         }
@@ -642,8 +711,7 @@ public final class CoordinatorEngine {
         if let existing = clientByBeacon[key], existing != index, let tag = clients[Int(existing)], !tag.isPhone {
             clients[Int(index)]!.observations.append(contentsOf: tag.observations)
             for g in coverage.indices {
-                if let misses = coverage[g][existing] {
-                    coverage[g][existing] = nil
+                if let misses = coverage[g].removeValue(forKey: existing) {
                     if coverage[g].updateValue(misses, forKey: index) == nil { clients[Int(index)]!.coverCount &+= 1 }
                 }
             }
@@ -692,6 +760,49 @@ public final class CoordinatorEngine {
 }
 
 extension ClientRecord {
+    enum CoverOutcome { case stays, left, leftFromInside }
+
+    /// One gateway stopped covering this client; when none covers it any more it has left (its
+    /// `inside` is kept for the caller's exit events).
+    @inline(__always)
+    mutating func loseCover() -> CoverOutcome {
+        coverCount = coverCount > 0 ? coverCount - 1 : 0
+        guard coverCount == 0, present else { return .stays }
+        let wasInside = !inside.isEmpty
+        leave(keepingInside: true)
+        return wasInside ? .leftFromInside : .left
+    }
+
+    /// The client left (absence): not present, no evidence kept. `inside` is emptied unless the
+    /// caller still has exit events to emit from it.
+    @inline(__always)
+    mutating func leave(keepingInside: Bool) {
+        if !keepingInside { inside = [] }
+        present = false
+        observations.removeAll(keepingCapacity: true)
+        needsPersist = true
+    }
+
+    /// One sighting of this client: keeps the observation and updates when it was seen, whether a
+    /// new gateway covers it and its presence. Returns whether the record just became dirty.
+    @inline(__always)
+    mutating func absorb(_ observation: CompactObservation, seenAt: Int64, covered: Bool, maximum: Int, horizon: Int64, persistInterval: Int64) -> Bool {
+        observe(observation, maximum: maximum, horizon: horizon)
+        if lastSeen < seenAt { lastSeen = seenAt }
+        if !covered { coverCount &+= 1 }
+        var becameDirty = false
+        if !dirty {
+            dirty = true
+            becameDirty = true
+        }
+        if !present {
+            present = true
+            forcePlan = true
+        }
+        if seenAt - persistedSeen > persistInterval { needsPersist = true }
+        return becameDirty
+    }
+
     /// Keeps the newest observation per anchor, drops those past the horizon, keeps at most `maximum`.
     @inline(__always)
     mutating func observe(_ observation: CompactObservation, maximum: Int, horizon: Int64) {
@@ -701,7 +812,9 @@ extension ClientRecord {
             observations.append(observation)
         }
         if observations.count > 1 {
-            observations.removeAll { observation.time - $0.time > horizon }
+            if observations.contains(where: { observation.time - $0.time > horizon }) {
+                observations.removeAll { observation.time - $0.time > horizon }
+            }
             if observations.count > maximum {
                 observations.sort { $0.time > $1.time }
                 observations.removeLast(observations.count - maximum)
@@ -722,4 +835,31 @@ public struct ClientSnapshot: Codable, Sendable, Equatable {
     public var kind: String
     public var present: Bool
     public var advertising: String?
+}
+
+/// The distinct 16-byte ids (`high`, `low`, kind) among a set of beacon keys, when there are few
+/// (a venue's region beacons usually share one UUID): a key whose id is not among them cannot be
+/// in the set, so the hashed lookup can be skipped. With many ids it answers "maybe" to everything.
+struct BeaconIDFilter: Sendable {
+    private var ids: [(high: UInt64, low: UInt64, kind: BeaconKey.Kind)] = []
+    private var everything = false
+
+    init(_ keys: some Sequence<BeaconKey>) {
+        for key in keys where !ids.contains(where: { $0.high == key.high && $0.low == key.low && $0.kind == key.kind }) {
+            ids.append((key.high, key.low, key.kind))
+            if ids.count > 8 {
+                everything = true
+                ids = []
+                return
+            }
+        }
+    }
+
+    /// `false` only when no key of the set has `key`'s id.
+    @inline(__always)
+    func mayContain(_ key: BeaconKey) -> Bool {
+        if everything { return true }
+        for id in ids where id.high == key.high && id.low == key.low && id.kind == key.kind { return true }
+        return false
+    }
 }

@@ -139,7 +139,8 @@ public final class CoordinatorService: Service, Sendable {
     /// is full it waits for it to drain.
     func publish(_ outputs: [CoordinatorOutput]) async {
         let topics = configuration.topics
-        let encoder = WireCoding.makeEncoder()
+        // Hand-written JSON (the same bytes as WireCoding's encoder): a flush can decide thousands.
+        var writer = OutputWriter()
         for output in outputs {
             guard let client = Identifier(validating: output.client) else { continue }
             let topic: String
@@ -148,11 +149,11 @@ public final class CoordinatorService: Service, Sendable {
             switch output {
             case .regions(_, let message):
                 topic = topics.clientRegions(client)
-                payload = (try? Array(encoder.encode(message))) ?? []
+                payload = writer.encode(message)
                 retain = true
             case .event(_, let event):
                 topic = topics.clientEvents(client)
-                payload = (try? Array(encoder.encode(event))) ?? []
+                payload = writer.encode(event)
                 retain = false
             case .clearRegions:
                 topic = topics.clientRegions(client)

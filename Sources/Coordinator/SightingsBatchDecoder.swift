@@ -177,14 +177,14 @@ public struct SightingsBatchDecoder: Sendable {
                         }
                     }
                 } else {
-                    field = FieldPath(String(key.text.prefix(64)))
+                    field = FieldPath(unknown: String(key.text.prefix(64)))
                     try s.skipValue()
                 }
             } while try s.next(close: 0x7D)
         }
         field = FieldPath()
         try s.end()
-        func missing(_ name: String) -> JSONScanner.Failure {
+        func missing(_ name: StaticString) -> JSONScanner.Failure {
             field = FieldPath(name)
             return JSONScanner.Failure(message: "missing", offset: -1)
         }
@@ -232,12 +232,12 @@ public struct SightingsBatchDecoder: Sendable {
             repeat {
                 let key = try s.key()
                 if key.equals("rssi") {
-                    field = FieldPath("rssi", index: index)
+                    field.set("rssi", index)
                     let value = try s.double()
                     guard value >= -128, value <= 20 else { throw JSONScanner.Failure(message: "\(value) dBm is outside -128...20", offset: -1) }
                     rssi = value
                 } else if key.equals("uuid") {
-                    field = FieldPath("uuid", index: index)
+                    field.set("uuid", index)
                     if !s.consumeNull() {
                         let range = try s.stringRange()
                         guard let parsed = BeaconKey.parseUUID(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
@@ -246,43 +246,43 @@ public struct SightingsBatchDecoder: Sendable {
                         uuid = parsed
                     }
                 } else if key.equals("major") {
-                    field = FieldPath("major", index: index)
+                    field.set("major", index)
                     if !s.consumeNull() { major = UInt16(try s.integer(in: 0...65535)) }
                 } else if key.equals("minor") {
-                    field = FieldPath("minor", index: index)
+                    field.set("minor", index)
                     if !s.consumeNull() { minor = UInt16(try s.integer(in: 0...65535)) }
                 } else if key.equals("address") {
-                    field = FieldPath("address", index: index)
+                    field.set("address", index)
                     let range = try s.stringRange()
                     guard let parsed = BeaconKey.parseAddress(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
                         throw JSONScanner.Failure(message: "not an address (AA:BB:CC:DD:EE:FF)", offset: range.lowerBound)
                     }
                     address = parsed
                 } else if key.equals("format") {
-                    field = FieldPath("format", index: index)
+                    field.set("format", index)
                     let range = try s.stringRange()
                     format = SightingsBatchDecoder.format(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range]))
                     if format == nil {
                         throw JSONScanner.Failure(message: "unknown format (expected ibeacon, altbeacon, eddystone-uid, eddystone-url or eddystone-tlm)", offset: range.lowerBound)
                     }
                 } else if key.equals("rssiMax") {
-                    field = FieldPath("rssiMax", index: index)
+                    field.set("rssiMax", index)
                     rssiMax = try s.integer(in: -128...20)
                 } else if key.equals("count") {
-                    field = FieldPath("count", index: index)
+                    field.set("count", index)
                     count = try s.integer(in: 1...Int64(Int32.max))
                 } else if key.equals("txPower") {
-                    field = FieldPath("txPower", index: index)
+                    field.set("txPower", index)
                     if !s.consumeNull() { txPower = try s.integer(in: -128...127) }
                 } else if key.equals("distance") {
-                    field = FieldPath("distance", index: index)
+                    field.set("distance", index)
                     if !s.consumeNull() {
                         let value = try s.double()
                         guard value >= 0 else { throw JSONScanner.Failure(message: "negative distance", offset: -1) }
                         distance = value
                     }
                 } else if key.equals("namespace") {
-                    field = FieldPath("namespace", index: index)
+                    field.set("namespace", index)
                     if !s.consumeNull() {
                         let range = try s.stringRange()
                         let all = UnsafeBufferPointer(start: s.base, count: s.count)
@@ -293,7 +293,7 @@ public struct SightingsBatchDecoder: Sendable {
                         namespaceLow = low
                     }
                 } else if key.equals("instance") {
-                    field = FieldPath("instance", index: index)
+                    field.set("instance", index)
                     if !s.consumeNull() {
                         let range = try s.stringRange()
                         guard range.count == 12, let value = BeaconKey.parseHex(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
@@ -302,12 +302,12 @@ public struct SightingsBatchDecoder: Sendable {
                         instance = value
                     }
                 } else {
-                    field = FieldPath(String(key.text.prefix(64)), index: index)
+                    field = FieldPath(unknown: String(key.text.prefix(64)), index: index)
                     try s.skipValue(depth: 1)
                 }
             } while try s.next(close: 0x7D)
         }
-        func missing(_ name: String) -> JSONScanner.Failure {
+        func missing(_ name: StaticString) -> JSONScanner.Failure {
             field = FieldPath(name, index: index)
             return JSONScanner.Failure(message: "missing", offset: -1)
         }
@@ -350,16 +350,33 @@ public struct SightingsBatchDecoder: Sendable {
 /// Where in a payload the decoder is, for error messages: `field sightings[3].uuid`.
 /// Kept as a name and an index so the hot path never formats a string.
 struct FieldPath: CustomStringConvertible {
-    var name: String
+    /// A contract field (no reference counting: it is set for every key of every sighting).
+    var name: StaticString
+    /// A key the contract does not know, when that is where the decoder is.
+    var other: String?
     var index: Int
 
-    init(_ name: String = "", index: Int = -1) {
+    init(_ name: StaticString = "", index: Int = -1) {
         self.name = name
+        self.other = nil
         self.index = index
     }
 
+    init(unknown: String, index: Int = -1) {
+        self.name = ""
+        self.other = unknown
+        self.index = index
+    }
+
+    @inline(__always) mutating func set(_ name: StaticString, _ index: Int) {
+        self.name = name
+        self.index = index
+        if other != nil { other = nil }
+    }
+
     var description: String {
-        if name.isEmpty { return "the payload" }
-        return index >= 0 ? "field sightings[\(index)].\(name)" : "field \(name)"
+        let text = other ?? name.description
+        if text.isEmpty { return "the payload" }
+        return index >= 0 ? "field sightings[\(index)].\(text)" : "field \(text)"
     }
 }

@@ -1,0 +1,92 @@
+import Coordinator
+import Foundation
+import Testing
+import WireProtocol
+
+@Suite("Output writer")
+struct OutputWriterTests {
+    let topic = "beaconfleet/v1/clients/p1/regions"
+
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static func position(_ rng: inout SplitMix) -> Position? {
+        switch Int.random(in: 0..<4, using: &rng) {
+        case 0: return nil
+        case 1: return Position(x: Double(Int.random(in: -500...500, using: &rng)), y: 0, level: "L0")
+        case 2: return Position(x: Double.random(in: -1000...1000, using: &rng), y: Double.random(in: 0...1, using: &rng) * 1e-6, level: "ground floor",
+                                confidence: Double.random(in: 0...30, using: &rng))
+        default: return Position(x: (Double.random(in: 0...100, using: &rng) * 100).rounded() / 100, y: 12.5, level: "L-1", confidence: 5)
+        }
+    }
+
+    static func ref(_ rng: inout SplitMix, _ i: Int) -> RegionRef {
+        Bool.random(using: &rng) ? RegionRef(id: "r\(i)", uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", major: UInt16.random(in: 0...65535, using: &rng),
+                                             minor: UInt16.random(in: 0...65535, using: &rng))
+                                 : RegionRef(id: "wild-\(i)", uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
+    }
+
+    static func time(_ rng: inout SplitMix) -> Date {
+        Date(timeIntervalSince1970: Double(Int64.random(in: 1_700_000_000_000...1_900_000_000_000, using: &rng)) / 1000)
+    }
+
+    @Test("regions messages decode to the same value and match JSONEncoder's bytes")
+    func regions() throws {
+        var rng = SplitMix(state: 7)
+        var writer = OutputWriter()
+        let encoder = WireCoding.makeEncoder()
+        for n in 0..<500 {
+            let regions = (0..<Int.random(in: 0...20, using: &rng)).map { OutputWriterTests.ref(&rng, $0) }
+            let message = RegionsMessage(
+                version: UInt64.random(in: 0...UInt64.max, using: &rng), budget: Int.random(in: 0...20, using: &rng), regions: regions,
+                add: Array(regions.prefix(Int.random(in: 0...3, using: &rng))), remove: (0..<Int.random(in: 0...3, using: &rng)).map { "gone-\($0)" },
+                position: OutputWriterTests.position(&rng), reason: ["initial", "moved", "reconcile"][n % 3],
+                validFor: Bool.random(using: &rng) ? (Double.random(in: 0...50, using: &rng) * 100).rounded() / 100 : nil,
+                time: Bool.random(using: &rng) ? OutputWriterTests.time(&rng) : nil)
+            let bytes = writer.encode(message)
+            let reference = Array(try encoder.encode(message))
+            // Times go through RFC 3339 milliseconds either way: compare with JSONEncoder's round trip.
+            let decoded = try WireCoding.decode(RegionsMessage.self, from: bytes, topic: topic)
+            #expect(decoded == (try WireCoding.decode(RegionsMessage.self, from: reference, topic: topic)))
+            #expect(bytes == reference, "\(String(decoding: bytes, as: UTF8.self))")
+        }
+    }
+
+    @Test("client events decode to the same value and match JSONEncoder's bytes")
+    func events() throws {
+        var rng = SplitMix(state: 11)
+        var writer = OutputWriter()
+        let encoder = WireCoding.makeEncoder()
+        for n in 0..<500 {
+            let kind: ClientEvent.Kind = [.enter, .exit, .moved][n % 3]
+            let event = ClientEvent(
+                client: n % 2 == 0 ? "5A1D0000-BEAC-4F1E-9E70-000000000001.0.\(n)" : "p\(n)", type: kind,
+                region: kind == .moved ? nil : "r\(n)", position: OutputWriterTests.position(&rng), time: OutputWriterTests.time(&rng),
+                evidence: [nil, "report", "sightings", "absence"][n % 4])
+            let bytes = writer.encode(event)
+            let reference = Array(try encoder.encode(event))
+            let decoded = try WireCoding.decode(ClientEvent.self, from: bytes, topic: "beaconfleet/v1/clients/p1/events")
+            #expect(decoded == (try WireCoding.decode(ClientEvent.self, from: reference, topic: "beaconfleet/v1/clients/p1/events")))
+            #expect(decoded.client == event.client && decoded.region == event.region && decoded.position == event.position)
+            #expect(bytes == reference, "\(String(decoding: bytes, as: UTF8.self))")
+        }
+    }
+
+    @Test("strings that need escaping still decode to the same value")
+    func escaping() throws {
+        var writer = OutputWriter()
+        let event = ClientEvent(client: "p1", type: .enter, region: "a \"quoted\" \\ name\n\t\u{01}/é", position: Position(x: 1, y: 2, level: "L\u{7F}"),
+                                time: Date(timeIntervalSince1970: 1_795_424_400.123), evidence: "report")
+        let decoded = try WireCoding.decode(ClientEvent.self, from: writer.encode(event), topic: "beaconfleet/v1/clients/p1/events")
+        let reference = try WireCoding.decode(ClientEvent.self, from: try WireCoding.encode(event), topic: "beaconfleet/v1/clients/p1/events")
+        #expect(decoded == reference && decoded.region == event.region && decoded.position == event.position)
+    }
+}
