@@ -232,7 +232,10 @@ if wanted("latency") {
     try await phone.subscribe(topics.allClientRegions)
     try await phone.subscribe("bench/echo")
     let encoder = WireCoding.makeEncoder()
-    let ends = ["hall-entrance", "library", "cafe", "modern-east-2", "antiquity-west-2"]
+    // Two groups of places whose nearest-20 sets differ (`beaconfleet plan --from` each): every move
+    // goes from one group to the other, so every report changes the set and must bring a `regions`
+    // message (a move within a group may keep the set, and then nothing is published, rightly).
+    let sides = [["hall-entrance", "cafe", "antiquity-west-2"], ["library", "modern-east-2"]]
     func report(_ region: String, exit: String?) -> [UInt8] {
         var events = [RegionEvent]()
         if let exit { events.append(RegionEvent(type: .exit, region: exit)) }
@@ -241,13 +244,21 @@ if wanted("latency") {
     }
     // Bring 10,000 clients in.
     for i in 0..<clients {
-        try phone.enqueue(topic: topics.clientReport(try Identifier("p\(i)")), payload: report(ends[i % ends.count], exit: nil), qos: .atLeastOnce)
+        try phone.enqueue(topic: topics.clientReport(try Identifier("p\(i)")), payload: report(sides[i % 2][i % sides[i % 2].count], exit: nil), qos: .atLeastOnce)
+    }
+    // Every client's first plan publishes its regions; a stall of 30 s is reported, not waited out.
+    let watchdog = Task {
+        try await Task.sleep(for: .seconds(30))
+        let c = await service.core.counters
+        print("latency stalled bringing clients in: \(await service.core.clientCount) clients, \(c.reports) reports, \(c.invalidPayloads) invalid, \(c.plans) plans, \(c.regionsPublished) regions messages decided")
+        exit(1)
     }
     var planned = 0
     for await message in messages where message.topic.hasSuffix("/regions") {
         planned += 1
         if planned == clients { break }
     }
+    watchdog.cancel()
     print("latency: \(await service.core.clientCount) active clients planned")
     let clock = ContinuousClock()
     // Baseline: a plain round trip through the broker (publish, receive on a subscription).
@@ -260,18 +271,25 @@ if wanted("latency") {
     }
     // Report → regions for random clients, one at a time, while the others stay active.
     var latencies: [Double] = []
-    var where_ = (0..<clients).map { ends[$0 % ends.count] }
+    var where_ = (0..<clients).map { (side: $0 % 2, place: sides[$0 % 2][$0 % sides[$0 % 2].count]) }
     var rng = SystemRandomNumberGenerator()
+    let stalled = Task {
+        try await Task.sleep(for: .seconds(120))
+        print("latency: no regions message for a report within 120 s; is the move still changing the set?")
+        exit(1)
+    }
     for _ in 0..<2000 {
         let i = Int.random(in: 0..<clients, using: &rng)
-        let next = ends[(ends.firstIndex(of: where_[i])! + 1 + Int.random(in: 0..<3, using: &rng)) % ends.count]
+        let side = 1 - where_[i].side
+        let next = sides[side].randomElement(using: &rng)!
         let topic = topics.clientRegions(try Identifier("p\(i)"))
         let start = clock.now
-        try phone.enqueue(topic: topics.clientReport(try Identifier("p\(i)")), payload: report(next, exit: where_[i]), qos: .atLeastOnce)
+        try phone.enqueue(topic: topics.clientReport(try Identifier("p\(i)")), payload: report(next, exit: where_[i].place), qos: .atLeastOnce)
         for await message in messages where message.topic == topic { break }
         latencies.append(seconds(clock.now - start))
-        where_[i] = next
+        where_[i] = (side, next)
     }
+    stalled.cancel()
     let p50 = percentile(latencies, 0.5) * 1000, p99 = percentile(latencies, 0.99) * 1000
     let e50 = percentile(echo, 0.5) * 1000, e99 = percentile(echo, 0.99) * 1000
     print(String(format: "rotation report -> regions (%d clients): p50 %.2f ms, p99 %.2f ms | broker round trip (baseline): p50 %.2f ms, p99 %.2f ms | p99 ratio %.1fx | target p99 <= 10 ms: %@",
