@@ -1,24 +1,15 @@
 import Coordinator
 import Foundation
 import Testing
+import Topology
 import WireProtocol
 
 @Suite("Output writer")
 struct OutputWriterTests {
     let topic = "beaconfleet/v1/clients/p1/regions"
 
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
-    static func position(_ rng: inout SplitMix) -> Position? {
+    static func position(_ rng: inout SplitMix64) -> Position? {
         switch Int.random(in: 0..<4, using: &rng) {
         case 0: return nil
         case 1: return Position(x: Double(Int.random(in: -500...500, using: &rng)), y: 0, level: "L0")
@@ -28,19 +19,19 @@ struct OutputWriterTests {
         }
     }
 
-    static func ref(_ rng: inout SplitMix, _ i: Int) -> RegionRef {
+    static func ref(_ rng: inout SplitMix64, _ i: Int) -> RegionRef {
         Bool.random(using: &rng) ? RegionRef(id: "r\(i)", uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", major: UInt16.random(in: 0...65535, using: &rng),
                                              minor: UInt16.random(in: 0...65535, using: &rng))
                                  : RegionRef(id: "wild-\(i)", uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
     }
 
-    static func time(_ rng: inout SplitMix) -> Date {
+    static func time(_ rng: inout SplitMix64) -> Date {
         Date(timeIntervalSince1970: Double(Int64.random(in: 1_700_000_000_000...1_900_000_000_000, using: &rng)) / 1000)
     }
 
     @Test("regions messages decode to the same value and match JSONEncoder's bytes")
     func regions() throws {
-        var rng = SplitMix(state: 7)
+        var rng = SplitMix64(seed: 7)
         var writer = OutputWriter()
         let encoder = WireCoding.makeEncoder()
         for n in 0..<500 {
@@ -62,7 +53,7 @@ struct OutputWriterTests {
 
     @Test("client events decode to the same value and match JSONEncoder's bytes")
     func events() throws {
-        var rng = SplitMix(state: 11)
+        var rng = SplitMix64(seed: 11)
         var writer = OutputWriter()
         let encoder = WireCoding.makeEncoder()
         for n in 0..<500 {

@@ -1,25 +1,15 @@
 import Coordinator
 import Foundation
 import Testing
+import Topology
 import WireProtocol
 
 @Suite("Sightings batch decoder")
 struct SightingsBatchDecoderTests {
     let topic = "beaconfleet/v1/gateways/gw-1/sightings"
 
-    /// A deterministic pseudo-random source so failures reproduce.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
-    static func randomBatch(_ rng: inout SplitMix, count: Int) -> SightingsBatch {
+    static func randomBatch(_ rng: inout SplitMix64, count: Int) -> SightingsBatch {
         func hex(_ n: Int) -> String { (0..<n).map { _ in String("0123456789ABCDEF".randomElement(using: &rng)!) }.joined() }
         var sightings: [Sighting] = []
         for _ in 0..<count {
@@ -50,7 +40,7 @@ struct SightingsBatchDecoderTests {
 
     @Test("agrees with the Codable reference on random valid batches")
     func agreesWithCodable() throws {
-        var rng = SplitMix(state: 42)
+        var rng = SplitMix64(seed: 42)
         let decoder = SightingsBatchDecoder()
         for round in 0..<200 {
             let batch = Self.randomBatch(&rng, count: round % 17)
@@ -122,7 +112,7 @@ struct SightingsBatchDecoderTests {
 
     @Test("never traps: every prefix and thousands of random mutations either decode or throw")
     func neverTraps() throws {
-        var rng = SplitMix(state: 7)
+        var rng = SplitMix64(seed: 7)
         let valid = try WireCoding.encode(Self.randomBatch(&rng, count: 6))
         let decoder = SightingsBatchDecoder()
         var accepted = 0, rejected = 0
