@@ -89,7 +89,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Flag(help: "Locate clients with a weighted centroid instead of the radio filter (cheaper, less accurate).")
     var centroid = false
 
-    @Option(help: "MQTT client id (default: random).")
+    @Option(help: "MQTT client id; with one, a persistent session: the broker queues reports and sightings while the coordinator is down and a restart with the same id receives them (default: random, clean session).")
     var clientId: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")

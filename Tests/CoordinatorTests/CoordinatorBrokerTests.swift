@@ -94,6 +94,45 @@ struct CoordinatorBrokerTests {
         }
     }
 
+    @Test("a named coordinator killed with -9 still answers the report a phone sent while it was down")
+    func reportWhileDownIsAnsweredAfterRestart() async throws {
+        guard CoordinatorHarness.binary != nil else {
+            Issue.record("beaconfleet binary not found next to the test bundle: build it with `swift build` first")
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-down-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = directory.appendingPathComponent("state.sqlite").path
+        let log = directory.appendingPathComponent("coordinator.log")
+        let named = ["--client-id", "coordinator-under-test"]
+        try await withMosquittoBroker { broker in
+            let port = CoordinatorHarness.freePort()
+            var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: named)
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            _ = try await CoordinatorHarness.get(port: port, "/healthz")
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { phone in
+                // Sent while no coordinator is connected: only the broker's session for it can keep it.
+                let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "hall-entrance")]))
+                try await phone.publish(topic: topics.clientReport(try Identifier("phone-late")), payload: report, qos: .atLeastOnce)
+                process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: named)
+                let messages = phone.messages
+                try await phone.subscribe(topics.clientRegions(try Identifier("phone-late")))
+                let answer: MQTTMessage? = try await withTimeout(.seconds(30), "regions for phone-late") { () async throws -> MQTTMessage? in
+                    for await message in messages where message.topic.hasSuffix("/phone-late/regions") && !message.payload.isEmpty { return message }
+                    return nil
+                }
+                let regions = try WireCoding.decode(RegionsMessage.self, from: try #require(answer).payload, topic: "regions")
+                #expect(regions.version == 1)
+                #expect(regions.regions.contains { $0.id == "hall-entrance" })
+            }
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+    }
+
     @Test("a storm of malformed and oversized messages is counted, never fatal; a good report is still served")
     func storm() async throws {
         try await withMosquittoBroker { broker in
