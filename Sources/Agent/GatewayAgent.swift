@@ -2,7 +2,7 @@ import Foundation
 public import Logging
 public import MQTT
 public import ServiceLifecycle
-import WireProtocol
+public import WireProtocol
 
 /// The gateway agent: source → decode → filter → aggregate per window → spool → publish.
 ///
@@ -45,7 +45,7 @@ public final class GatewayAgent: Service, Sendable {
     ///   - source: the opened source; the agent closes it when it stops.
     ///   - client: the MQTT client, configured with ``lastWill(configuration:version:)``.
     ///   - version: the software version reported in the status.
-    public init(configuration: AgentConfiguration, source: any HCIEventSource, client: MQTTClient, version: String = "0.1.0", logger: Logger = Logger(label: "beaconfleet.agent")) throws(SpoolError) {
+    public init(configuration: AgentConfiguration, source: any HCIEventSource, client: MQTTClient, version: String = BeaconFleetVersion.current, logger: Logger = Logger(label: "beaconfleet.agent")) throws(SpoolError) {
         self.configuration = configuration
         self.source = source
         self.client = client

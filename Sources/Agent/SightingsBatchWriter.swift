@@ -79,14 +79,7 @@ public struct SightingsBatchWriter {
         out.append(contentsOf: text.utf8)
     }
 
-    /// A finite number; integral values without a fraction, like `JSONEncoder`.
-    private mutating func number(_ value: Double) {
-        if value == value.rounded(), abs(value) < 1e15 {
-            raw(String(Int64(value)))
-        } else {
-            raw(String(value))  // Swift's shortest round-trip form is valid JSON (e.g. 0.22, 1e-05)
-        }
-    }
+    private mutating func number(_ value: Double) { JSONBytes.appendNumber(value, to: &out) }
 
     private mutating func time(_ micros: Int64) {
         let (quotient, remainder) = micros.quotientAndRemainder(dividingBy: 1000)
@@ -95,20 +88,5 @@ public struct SightingsBatchWriter {
         out.append(UInt8(ascii: "\""))
     }
 
-    private mutating func string(_ text: String) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case 0..<0x20:
-                raw("\\u00")
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
+    private mutating func string(_ text: String) { JSONBytes.appendString(text, to: &out) }
 }

@@ -241,7 +241,7 @@ public final class CoordinatorService: Service, Sendable {
     }
 
     /// The version every status reports.
-    public static let version = "0.1.0"
+    public static let version = BeaconFleetVersion.current
 }
 
 /// Set when SIGHUP arrives.

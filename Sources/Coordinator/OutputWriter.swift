@@ -120,46 +120,11 @@ public struct OutputWriter {
         out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    private mutating func integer(_ value: Int64) {
-        if value < 0 {
-            out.append(UInt8(ascii: "-"))
-            unsigned(value.magnitude)
-        } else {
-            unsigned(UInt64(value))
-        }
-    }
+    private mutating func integer(_ value: Int64) { JSONBytes.appendInteger(value, to: &out) }
 
-    private mutating func unsigned(_ value: UInt64) {
-        if value < 10 {
-            out.append(UInt8(ascii: "0") + UInt8(value))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-        var n = 0
-        var v = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while v > 0 {
-                buffer[23 - n] = UInt8(ascii: "0") + UInt8(v % 10)
-                v /= 10
-                n += 1
-            }
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - n)...]))
-        }
-    }
+    private mutating func unsigned(_ value: UInt64) { JSONBytes.appendUnsigned(value, to: &out) }
 
-    /// A number as `JSONEncoder` writes it: integral values without a fraction, others in Swift's
-    /// shortest round-trip form. Non-finite values (which `JSONEncoder` refuses) are written as 0.
-    private mutating func number(_ value: Double) {
-        guard value.isFinite else {
-            out.append(UInt8(ascii: "0"))
-            return
-        }
-        if value == value.rounded(), abs(value) < 1e15 {
-            integer(Int64(value))
-        } else {
-            out.append(contentsOf: value.description.utf8)
-        }
-    }
+    private mutating func number(_ value: Double) { JSONBytes.appendNumber(value, to: &out) }
 
     private mutating func date(_ date: Date) {
         out.append(UInt8(ascii: "\""))
@@ -167,25 +132,5 @@ public struct OutputWriter {
         out.append(UInt8(ascii: "\""))
     }
 
-    private mutating func string(_ text: String) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            case 0x08: raw("\\b")
-            case 0x0C: raw("\\f")
-            case 0..<0x20:
-                raw("\\u00")
-                let hex: StaticString = "0123456789abcdef"
-                out.append(hex.utf8Start[Int(byte >> 4)])
-                out.append(hex.utf8Start[Int(byte & 0xF)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
+    private mutating func string(_ text: String) { JSONBytes.appendString(text, to: &out) }
 }

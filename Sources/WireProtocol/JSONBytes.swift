@@ -1,0 +1,70 @@
+/// The byte-level pieces of JSON that the hand-written writers share (the agent's sightings
+/// batches, the coordinator's outputs), written exactly as ``WireCoding``'s `JSONEncoder` writes
+/// them, so a hand-written message and an encoded one are the same bytes.
+public enum JSONBytes {
+    /// Appends `text` as a JSON string, quotes included.
+    public static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): appendASCII("\\\"", to: &out)
+            case UInt8(ascii: "\\"): appendASCII("\\\\", to: &out)
+            case 0x0A: appendASCII("\\n", to: &out)
+            case 0x0D: appendASCII("\\r", to: &out)
+            case 0x09: appendASCII("\\t", to: &out)
+            case 0x08: appendASCII("\\b", to: &out)
+            case 0x0C: appendASCII("\\f", to: &out)
+            case 0..<0x20:
+                appendASCII("\\u00", to: &out)
+                let hex: StaticString = "0123456789abcdef"
+                out.append(hex.utf8Start[Int(byte >> 4)])
+                out.append(hex.utf8Start[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `value` as `JSONEncoder` writes it: integral values without a fraction, others in
+    /// Swift's shortest round-trip form. Non-finite values (which `JSONEncoder` refuses) become 0.
+    public static func appendNumber(_ value: Double, to out: inout [UInt8]) {
+        guard value.isFinite else {
+            out.append(UInt8(ascii: "0"))
+            return
+        }
+        if value == value.rounded(), abs(value) < 1e15 {
+            appendInteger(Int64(value), to: &out)
+        } else {
+            out.append(contentsOf: value.description.utf8)
+        }
+    }
+
+    /// Appends `value` in decimal.
+    public static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        appendUnsigned(value.magnitude, to: &out)
+    }
+
+    /// Appends `value` in decimal, without going through a `String`.
+    public static func appendUnsigned(_ value: UInt64, to out: inout [UInt8]) {
+        if value < 10 {
+            out.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        var n = 0
+        var v = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while v > 0 {
+                buffer[23 - n] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+                n += 1
+            }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - n)...]))
+        }
+    }
+
+    @inline(__always) private static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}
