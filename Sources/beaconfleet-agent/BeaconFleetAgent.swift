@@ -16,6 +16,11 @@ struct BeaconFleetAgent: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beaconfleet",
         abstract: "The BeaconFleet gateway agent (the same as `beaconfleet agent`).",
+        discussion: """
+            Flags, configuration keys and examples: `beaconfleet-agent agent --help`. Without a \
+            subcommand the flags go to the agent: `beaconfleet-agent --broker mqtt://broker:1883 \
+            --gateway gw-1 --adapter hci0`.
+            """,
         subcommands: [AgentCommand.self],
         defaultSubcommand: AgentCommand.self
     )
