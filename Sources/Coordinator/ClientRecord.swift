@@ -51,8 +51,9 @@ struct ClientRecord: Sendable {
     var version: UInt64 = 0
     /// The last published set, region indices in slot order.
     var regions: [Int32] = []
-    /// The current estimate.
+    /// The current estimate, and when (milliseconds since 1970, the coordinator's clock) it was last made.
     var location: LocationEstimate?
+    var estimatedAt: Int64 = .min
     /// Where the client was when last planned, and when the last `moved` event was sent.
     var plannedAt: LevelPoint?
     var movedAt: LevelPoint?

@@ -28,6 +28,14 @@ public final class CoordinatorEngine {
         public var idleTimeout: Int64 = 15 * 60 * 1000
         /// Write `lastSeen` to the store at most this often per client (milliseconds).
         public var lastSeenPersistInterval: Int64 = 60_000
+        /// Re-estimate a tag (a client only gateways hear) at most this often (milliseconds).
+        /// Gateways report in windows (1 s by default), so a tag heard by several gateways gets
+        /// several batches a window; its evidence accumulates meanwhile and one estimate uses it
+        /// all. This also bounds the estimator's cost when sightings arrive faster than real time
+        /// (a backlog after an outage): ingest then costs decoding and bookkeeping, not a position
+        /// estimate per batch. Phones' reports, re-plans forced by events, the topology or
+        /// reconciliation are never held back.
+        public var tagEstimateInterval: Int64 = 1_000
 
         public init(budget: Int = 20, absenceWindows: Int = 3, replanDistance: Double = 1.0, movedEventDistance: Double = 3.0,
                     observationHorizon: Int64 = 3_000, idleTimeout: Int64 = 15 * 60 * 1000) {
@@ -475,7 +483,14 @@ public final class CoordinatorEngine {
     public func flush(now: Int64) {
         let dirty = dirtyClients
         dirtyClients.removeAll(keepingCapacity: true)
+        let interval = configuration.tagEstimateInterval
         for index in dirty {
+            // Checked in place: reading the record out copies it.
+            guard let waits = clients[Int(index)]?.waitsForEstimate(now: now, interval: interval) else { continue }
+            if waits {
+                dirtyClients.append(index)  // stays dirty; its evidence keeps accumulating
+                continue
+            }
             guard var record = clients[Int(index)] else { continue }
             record.dirty = false
             update(&record, now: now)
@@ -514,9 +529,11 @@ public final class CoordinatorEngine {
                     record.observations[i].consumed = true
                 }
             }
-            if !fresh.isEmpty, let estimate = estimator.estimate(LocationEvidence(fresh: fresh, recent: recent, inside: record.inside),
-                                                                previous: record.location, now: now) {
-                record.location = estimate
+            if !fresh.isEmpty {
+                record.estimatedAt = now
+                if let estimate = estimator.estimate(LocationEvidence(fresh: fresh, recent: recent, inside: record.inside), previous: record.location, now: now) {
+                    record.location = estimate
+                }
             }
         }
         guard let location = record.location else { return }
@@ -761,6 +778,14 @@ public final class CoordinatorEngine {
 
 extension ClientRecord {
     enum CoverOutcome { case stays, left, leftFromInside }
+
+    /// Whether this dirty record is a tag whose only news is more sightings, estimated less than
+    /// `interval` ago: it waits for a later flush (see ``CoordinatorEngine/Configuration/tagEstimateInterval``).
+    @inline(__always)
+    func waitsForEstimate(now: Int64, interval: Int64) -> Bool {
+        guard !isPhone, !forcePlan, reconcileFrom == nil, reason == nil, location != nil else { return false }
+        return estimatedAt != .min && now >= estimatedAt && now - estimatedAt < interval
+    }
 
     /// One gateway stopped covering this client; when none covers it any more it has left (its
     /// `inside` is kept for the caller's exit events).

@@ -52,6 +52,35 @@ struct CoordinatorEngineTests {
         #expect(versions == Array(1...UInt64(versions.count)))
     }
 
+    @Test("a tag is estimated at most once per interval: faster batches wait for the next flush and none of their evidence is lost")
+    func tagEstimateInterval() throws {
+        for interval in [Int64(1_000), 0] {
+            var configuration = CoordinatorEngine.Configuration(budget: 5)
+            configuration.tagEstimateInterval = interval
+            let engine = engine(configuration)
+            // Tag 9 next to g0 (x = 0): estimated and planned at once.
+            try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 0, tags: [(9, 0.5)]), at: 0)
+            #expect(engine.step(at: 0).regionsMessages.count == 1)
+            let first = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
+            #expect(first.x < 5)
+            // 200 ms later g3 (x = 60) hears it close by.
+            try engine.feed(gw("g3"), TestVenue.batch(seq: 1, at: 0.2, tags: [(9, 0.5)]), at: 0.2)
+            let early = engine.step(at: 0.2)
+            let afterEarly = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
+            if interval > 0 {
+                #expect(early.regionsMessages.isEmpty && afterEarly == first, "estimated 200 ms ago: waits")
+                // The interval has passed: the waiting evidence is used without a new batch.
+                let later = engine.step(at: 1.0)
+                let moved = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
+                #expect(moved.x > first.x + 10, "g3's sighting moved it (x \(moved.x))")
+                #expect(later.regionsMessages.map(\.1.version) == [2])
+            } else {
+                #expect(afterEarly.x > first.x + 10, "no interval: estimated at once (x \(afterEarly.x))")
+                #expect(early.regionsMessages.map(\.1.version) == [2])
+            }
+        }
+    }
+
     @Test("absence is evidence: missing from several windows of healthy gateways means exit; an offline gateway makes nobody leave")
     func absence() throws {
         let engine = engine(.init(budget: 5, absenceWindows: 3))
