@@ -16,7 +16,9 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
     public var walkingSpeed: Double
     /// Height of the client above its floor, metres (a phone in a hand or pocket).
     public var clientHeight: Double
-    /// Grid spacing of the posterior, metres (coarsened when the searched area is large).
+    /// Grid spacing of the posterior, metres (coarsened when the searched area is large). 0.5 m:
+    /// on the real tetam tracks 0.25 m gives the same median and p90 errors for five times the
+    /// work, and planning re-plans only after 1 m of movement.
     public var gridStep: Double
     /// Upper bound on grid points per level and update: bounds the cost of one update (about
     /// grid points × anchors log10 evaluations; 2,500 × 12 anchors is well under a millisecond in a
@@ -45,7 +47,7 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
         outlierRejection: Double = 2,
         walkingSpeed: Double = 1.5,
         clientHeight: Double = 1.2,
-        gridStep: Double = 0.25,
+        gridStep: Double = 0.5,
         maximumGridPoints: Int = 2500,
         searchMargin: Double = 5,
         floorAttenuation: Double = 15,

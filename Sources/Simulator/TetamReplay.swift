@@ -44,7 +44,7 @@ public struct TetamReplay: Sendable {
 
     /// The estimator settings used for the room (chosen by a sweep during development; see docs/simulation.md).
     public static let defaultConfiguration = PositionEstimatorConfiguration(
-        shadowingSigma: 6, outlierScale: 2, walkingSpeed: 1.5, gridStep: 0.25, maximumGridPoints: 6000, searchMargin: 5)
+        shadowingSigma: 6, outlierScale: 2, walkingSpeed: 1.5, gridStep: 0.5, maximumGridPoints: 6000, searchMargin: 5)
 
     /// Cuts a track into windows of `windowLength` seconds from its first reading; readings outside
     /// the estimator's plausible RSSI range are dropped (and counted in `rejected`).
