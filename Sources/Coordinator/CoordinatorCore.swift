@@ -43,7 +43,7 @@ public actor CoordinatorCore {
             if !urgent, !message.topic.hasSuffix("/sightings") { urgent = true }
             let failure: WireError? = message.payload.withUnsafeBytes { raw -> WireError? in
                 do throws(WireError) {
-                    try engine.handle(topic: message.topic, payload: raw, now: millis)
+                    try engine.handle(inbound.prepared, topic: message.topic, payload: raw, now: millis)
                     return nil
                 } catch {
                     return error

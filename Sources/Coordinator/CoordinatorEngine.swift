@@ -194,6 +194,24 @@ public final class CoordinatorEngine {
         }
     }
 
+    /// Applies a message prepared off the engine's task (see ``PreparedMessage``); `payload` is
+    /// read only when it was not prepared. Throws the ``WireError`` that rejected it (counted).
+    public func handle(_ prepared: PreparedMessage, topic: String, payload: UnsafeRawBufferPointer, now: Int64) throws(WireError) {
+        switch prepared {
+        case .sightings(let gateway, let batch):
+            applySightings(gateway: gateway, batch: batch, now: now)
+        case .rejected(let error, let rejection):
+            switch rejection {
+            case .invalidTopic: counters.invalidTopics += 1
+            case .oversizedPayload: counters.oversizedPayloads += 1
+            case .invalidPayload: counters.invalidPayloads += 1
+            }
+            throw error
+        case .unprepared:
+            try handle(topic: topic, payload: payload, now: now)
+        }
+    }
+
     /// Decodes and validates a phone's report.
     func decodeReport(_ payload: UnsafeRawBufferPointer, topic: String) throws(WireError) -> ClientReport {
         let report: ClientReport

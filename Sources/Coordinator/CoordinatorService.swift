@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 public import MQTT
 import Planner
@@ -76,13 +76,13 @@ public final class CoordinatorService: Service, Sendable {
         let messages = client.messages
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
-                // Receive: classify and queue, nothing else, so the client's buffer never fills.
+                // Receive: route, decode and validate sightings (beside the core, not in it), queue.
                 group.addTask { [queue] in
-                    let suffix = Array("/sightings".utf8)
+                    let decoder = SightingsBatchDecoder()
                     // The MQTT client shuts down after this service: stop listening on graceful shutdown.
                     for await message in messages.cancelOnGracefulShutdown() {
-                        let isSightings = message.topic.utf8.count > suffix.count && message.topic.utf8.suffix(suffix.count).elementsEqual(suffix)
-                        queue.push(InboundMessage(message: message), isSightings: isSightings)
+                        let inbound = InboundMessage(preparing: message, topics: topics, decoder: decoder)
+                        queue.push(inbound, isSightings: inbound.isSightings)
                     }
                     queue.close()
                 }

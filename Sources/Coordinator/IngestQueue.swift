@@ -1,14 +1,34 @@
 public import MQTT
+public import WireProtocol
 import Synchronization
 
 /// A message as it waits for the engine, stamped with when it arrived (for the latency histogram).
 public struct InboundMessage: Sendable {
+    /// The message; a prepared sightings batch no longer carries its payload.
     public var message: MQTTMessage
+    /// What the receive task already made of it.
+    public var prepared: PreparedMessage
     public var received: ContinuousClock.Instant
 
-    public init(message: MQTTMessage, received: ContinuousClock.Instant = .now) {
+    public init(message: MQTTMessage, prepared: PreparedMessage = .unprepared, received: ContinuousClock.Instant = .now) {
         self.message = message
+        self.prepared = prepared
         self.received = received
+    }
+
+    /// Prepares `message` (see ``PreparedMessage``); a decoded sightings batch drops its JSON.
+    public init(preparing message: MQTTMessage, topics: Topics, decoder: SightingsBatchDecoder, received: ContinuousClock.Instant = .now) {
+        let prepared = message.payload.withUnsafeBytes { PreparedMessage(topic: message.topic, payload: $0, topics: topics, decoder: decoder) }
+        var message = message
+        if case .sightings = prepared { message.payload = [] }
+        self.init(message: message, prepared: prepared, received: received)
+    }
+
+    /// Whether this is a sightings batch (which may be shed under overload).
+    public var isSightings: Bool {
+        if case .sightings = prepared { return true }
+        let suffix = "/sightings".utf8
+        return message.topic.utf8.count > suffix.count && message.topic.utf8.suffix(suffix.count).elementsEqual(suffix)
     }
 }
 

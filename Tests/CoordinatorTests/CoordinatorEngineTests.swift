@@ -126,6 +126,40 @@ struct CoordinatorEngineTests {
         #expect(phone.kind == "phone" && abs((phone.position?.x ?? 0) - 40) < 15)
     }
 
+    @Test("a message prepared off the engine's task (decoded sightings, rejections) does exactly what the engine does with its bytes")
+    func preparedMessagesMatchRawHandling() throws {
+        let valid = TestVenue.batch(seq: 1, at: 0, tags: [(1, 0.5), (2, 3)], regionBeacons: [0])
+        var badField = String(decoding: TestVenue.batch(seq: 2, at: 1, tags: [(1, 0.5)]), as: UTF8.self)
+        badField = badField.replacingOccurrences(of: "\"rssi\":-60", with: "\"rssi\":\"loud\"")
+        let messages: [(String, [UInt8])] = [
+            (gw("g0"), valid),
+            (gw("g0"), valid),  // duplicate
+            (gw("g0"), Array(badField.utf8)),
+            (gw("g1"), TestVenue.batch(seq: 7, at: 1, tags: [(3, 1)])),
+            (gw("g1"), [UInt8](repeating: 0x20, count: WireCoding.maximumPayloadBytes + 1)),
+            ("beaconfleet/v1/gateways/bad topic/sightings", valid),
+            (report("p"), try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "r3")]))),
+            (report("p"), Array("{\"v\":1,\"budget\":99}".utf8)),
+        ]
+        let direct = engine(), prepared = engine()
+        for (topic, payload) in messages {
+            let now = TestVenue.millis(1)
+            let expected: String? = payload.withUnsafeBytes { raw in
+                do throws(WireError) { try direct.handle(topic: topic, payload: raw, now: now); return nil } catch { return "\(error)" }
+            }
+            let got: String? = payload.withUnsafeBytes { raw in
+                let message = PreparedMessage(topic: topic, payload: raw, topics: topics)
+                do throws(WireError) { try prepared.handle(message, topic: topic, payload: raw, now: now); return nil } catch { return "\(error)" }
+            }
+            #expect(got == expected, "\(topic)")
+        }
+        #expect(direct.counters == prepared.counters)
+        #expect(direct.counters.invalidPayloads == 2 && direct.counters.invalidTopics == 1 && direct.counters.oversizedPayloads == 1)
+        #expect(direct.counters.duplicateBatches == 1 && direct.counters.sightings == 7, "a duplicate is counted as received, then skipped")
+        #expect(direct.step(at: 1) == prepared.step(at: 1))
+        #expect(direct.clientCount == 4 && prepared.clientCount == 4)
+    }
+
     @Test("reconciliation: a monitored list missing a planned region is re-planned and republished; a stale one is ignored")
     func reconciliation() throws {
         let engine = engine()
