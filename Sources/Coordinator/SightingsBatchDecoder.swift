@@ -88,6 +88,9 @@ public struct DecodedSightingsBatch: Sendable, Equatable {
 /// contract allows (``WireCoding`` stays the reference; tests check that both agree). Every
 /// failure is a ``WireError`` naming the topic, the field (`sightings[3].uuid`) and the reason.
 public struct SightingsBatchDecoder: Sendable {
+    /// The contract's sighting keys as the agent writes them, for the fast key match.
+    private let keys = SightingKeyPatterns()
+
     public init() {}
 
     /// Decodes `payload` received on `topic` from gateway `gateway`.
@@ -230,13 +233,13 @@ public struct SightingsBatchDecoder: Sendable {
         var distance: Double?
         if !s.consume(0x7D) {
             repeat {
-                let key = try s.key()
-                if key.equals("rssi") {
+                switch try sightingKey(&s) {
+                case .rssi:
                     field.set("rssi", index)
                     let value = try s.double()
                     guard value >= -128, value <= 20 else { throw JSONScanner.Failure(message: "\(value) dBm is outside -128...20", offset: -1) }
                     rssi = value
-                } else if key.equals("uuid") {
+                case .uuid:
                     field.set("uuid", index)
                     if !s.consumeNull() {
                         let range = try s.stringRange()
@@ -245,43 +248,43 @@ public struct SightingsBatchDecoder: Sendable {
                         }
                         uuid = parsed
                     }
-                } else if key.equals("major") {
+                case .major:
                     field.set("major", index)
                     if !s.consumeNull() { major = UInt16(try s.integer(in: 0...65535)) }
-                } else if key.equals("minor") {
+                case .minor:
                     field.set("minor", index)
                     if !s.consumeNull() { minor = UInt16(try s.integer(in: 0...65535)) }
-                } else if key.equals("address") {
+                case .address:
                     field.set("address", index)
                     let range = try s.stringRange()
                     guard let parsed = BeaconKey.parseAddress(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
                         throw JSONScanner.Failure(message: "not an address (AA:BB:CC:DD:EE:FF)", offset: range.lowerBound)
                     }
                     address = parsed
-                } else if key.equals("format") {
+                case .format:
                     field.set("format", index)
                     let range = try s.stringRange()
                     format = SightingsBatchDecoder.format(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range]))
                     if format == nil {
                         throw JSONScanner.Failure(message: "unknown format (expected ibeacon, altbeacon, eddystone-uid, eddystone-url or eddystone-tlm)", offset: range.lowerBound)
                     }
-                } else if key.equals("rssiMax") {
+                case .rssiMax:
                     field.set("rssiMax", index)
                     rssiMax = try s.integer(in: -128...20)
-                } else if key.equals("count") {
+                case .count:
                     field.set("count", index)
                     count = try s.integer(in: 1...Int64(Int32.max))
-                } else if key.equals("txPower") {
+                case .txPower:
                     field.set("txPower", index)
                     if !s.consumeNull() { txPower = try s.integer(in: -128...127) }
-                } else if key.equals("distance") {
+                case .distance:
                     field.set("distance", index)
                     if !s.consumeNull() {
                         let value = try s.double()
                         guard value >= 0 else { throw JSONScanner.Failure(message: "negative distance", offset: -1) }
                         distance = value
                     }
-                } else if key.equals("namespace") {
+                case .namespace:
                     field.set("namespace", index)
                     if !s.consumeNull() {
                         let range = try s.stringRange()
@@ -292,7 +295,7 @@ public struct SightingsBatchDecoder: Sendable {
                         namespace = high
                         namespaceLow = low
                     }
-                } else if key.equals("instance") {
+                case .instance:
                     field.set("instance", index)
                     if !s.consumeNull() {
                         let range = try s.stringRange()
@@ -301,7 +304,7 @@ public struct SightingsBatchDecoder: Sendable {
                         }
                         instance = value
                     }
-                } else {
+                case .unknown(let key):
                     field = FieldPath(unknown: String(key.text.prefix(64)), index: index)
                     try s.skipValue(depth: 1)
                 }
@@ -334,6 +337,48 @@ public struct SightingsBatchDecoder: Sendable {
                                txPower: txPower.map { Int16($0) }, distance: distance)
     }
 
+    /// A sighting's key and its `:`. The agent writes every key without blanks or escapes, so the
+    /// key's first letter picks the one or two it can be and a two-word compare confirms it; any
+    /// other spelling (blanks, escapes, unknown keys, the end of the buffer near) goes through
+    /// the scanner's general key reading, with the same result.
+    @inline(__always)
+    private func sightingKey(_ s: inout JSONScanner) throws -> SightingKey {
+        s.skipWhitespace()
+        if s.index + 16 <= s.count, s.base[s.index] == 0x22 {
+            switch s.base[s.index + 1] {
+            case 0x61: if s.consume(keys.address) { return .address }
+            case 0x63: if s.consume(keys.count) { return .count }
+            case 0x64: if s.consume(keys.distance) { return .distance }
+            case 0x66: if s.consume(keys.format) { return .format }
+            case 0x69: if s.consume(keys.instance) { return .instance }
+            case 0x6D:
+                if s.consume(keys.major) { return .major }
+                if s.consume(keys.minor) { return .minor }
+            case 0x6E: if s.consume(keys.namespace) { return .namespace }
+            case 0x72:
+                if s.consume(keys.rssiMax) { return .rssiMax }
+                if s.consume(keys.rssi) { return .rssi }
+            case 0x74: if s.consume(keys.txPower) { return .txPower }
+            case 0x75: if s.consume(keys.uuid) { return .uuid }
+            default: break
+            }
+        }
+        let key = try s.key()
+        if key.equals("rssi") { return .rssi }
+        if key.equals("uuid") { return .uuid }
+        if key.equals("major") { return .major }
+        if key.equals("minor") { return .minor }
+        if key.equals("address") { return .address }
+        if key.equals("format") { return .format }
+        if key.equals("rssiMax") { return .rssiMax }
+        if key.equals("count") { return .count }
+        if key.equals("txPower") { return .txPower }
+        if key.equals("distance") { return .distance }
+        if key.equals("namespace") { return .namespace }
+        if key.equals("instance") { return .instance }
+        return .unknown(key)
+    }
+
     @inline(__always)
     static func format(_ bytes: UnsafeBufferPointer<UInt8>) -> SightingFormat? {
         switch bytes.count {
@@ -345,6 +390,21 @@ public struct SightingsBatchDecoder: Sendable {
         default: return nil
         }
     }
+}
+
+/// A key of a sighting object.
+private enum SightingKey {
+    case address, count, distance, format, instance, major, minor, namespace, rssi, rssiMax, txPower, uuid
+    /// A key the contract does not know (skipped with its value).
+    case unknown(KeyBytes)
+}
+
+/// The sighting keys as the agent writes them (`"rssi":`), for ``JSONScanner/consume(_:)-(KeyPattern)``.
+private struct SightingKeyPatterns: Sendable {
+    let address = KeyPattern("address"), count = KeyPattern("count"), distance = KeyPattern("distance")
+    let format = KeyPattern("format"), instance = KeyPattern("instance"), major = KeyPattern("major")
+    let minor = KeyPattern("minor"), namespace = KeyPattern("namespace"), rssi = KeyPattern("rssi")
+    let rssiMax = KeyPattern("rssiMax"), txPower = KeyPattern("txPower"), uuid = KeyPattern("uuid")
 }
 
 /// Where in a payload the decoder is, for error messages: `field sightings[3].uuid`.

@@ -73,6 +73,21 @@ struct SightingsBatchDecoderTests {
         #expect(fast.seq == 7)
     }
 
+    @Test("keys spelled with escapes, keys that only start like a known one, and keys at the very end are read like Codable reads them")
+    func unusualKeys() throws {
+        // "rssi\u004dax" is rssiMax; "rssiMaximum" and "uuidx" are unknown keys; the last sighting's keys
+        // sit within 16 bytes of the end of the payload.
+        let text = #"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":["#
+            + #"{"address":"AA:BB:CC:DD:EE:01","count":2,"format":"ibeacon","major":1,"minor":2,"rssi":-61,"rssi\u004dax":-50,"rssiMaximum":9,"uuidx":1,"#
+            + #""uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"},"#
+            + #"{"format":"eddystone-url","address":"AA:BB:CC:DD:EE:02","count":1,"rssiMax":-70,"rssi":-71}]}"#
+        let bytes = Array(text.utf8)
+        let reference = try WireCoding.decode(SightingsBatch.self, from: bytes, topic: topic)
+        let fast = try SightingsBatchDecoder().decode(bytes, topic: topic)
+        #expect(fast.sightings.map(\.sighting) == reference.sightings)
+        #expect(fast.sightings.map(\.rssiMax) == [-50, -70])
+    }
+
     @Test("errors name the topic and the field", arguments: [
         (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"ibeacon","uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","minor":2,"address":"AA:BB:CC:DD:EE:FF","rssi":-60,"rssiMax":-50,"count":1}]}"#, "field sightings[0].major"),
         (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"ibeacon","uuid":"E2C56DB5-DFFB-48D2-B060","major":1,"minor":2,"address":"AA:BB:CC:DD:EE:FF","rssi":-60,"rssiMax":-50,"count":1}]}"#, "field sightings[0].uuid"),

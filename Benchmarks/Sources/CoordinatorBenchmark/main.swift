@@ -83,7 +83,9 @@ let topology = try Topology.load(directory: museum)
 if wanted("ingest") {
     let venue = VenueIndex(topology: topology)
     let perBatch = tagsPerGateway
-    let batches = makeBatches(venue: venue, tags: tagsPerGateway * venue.gatewayIDs.count, perBatch: perBatch, windows: 100)
+    // INGEST_WINDOWS=N: a shorter stream (e.g. to count instructions under callgrind).
+    let windows = Int(ProcessInfo.processInfo.environment["INGEST_WINDOWS"] ?? "") ?? 100
+    let batches = makeBatches(venue: venue, tags: tagsPerGateway * venue.gatewayIDs.count, perBatch: perBatch, windows: windows)
     let total = batches.count * perBatch
     let bytes = batches.reduce(0) { $0 + $1.1.count }
     print("ingest: \(batches.count) batches, \(total) sightings, \(bytes / batches.count) bytes per batch (largest \(batches.map(\.1.count).max() ?? 0)), \(tagsPerGateway * venue.gatewayIDs.count) tags, each in every window")
@@ -96,17 +98,20 @@ if wanted("ingest") {
         }
     }
     precondition(decoded == total)
-    // Decode only, with the byte-level decoder.
+    // Decode only, with the byte-level decoder: the best of five rounds (this machine is noisy).
     let decoder = SightingsBatchDecoder()
     var scratch = DecodedSightingsBatch()
-    var fastDecoded = 0
-    let decodeOnly = clock.measure {
-        for (topic, payload) in batches {
-            payload.withUnsafeBytes { try? decoder.decode($0, topic: topic, gateway: nil, into: &scratch) }
-            fastDecoded += scratch.sightings.count
-        }
+    var decodeOnly = Duration.seconds(1000)
+    for _ in 0..<5 {
+        var fastDecoded = 0
+        decodeOnly = min(decodeOnly, clock.measure {
+            for (topic, payload) in batches {
+                payload.withUnsafeBytes { try? decoder.decode($0, topic: topic, gateway: nil, into: &scratch) }
+                fastDecoded += scratch.sightings.count
+            }
+        })
+        precondition(fastDecoded == total)
     }
-    precondition(fastDecoded == total)
     // Decode + apply (route, validate, per-client state, coverage), two rounds; flush (estimate + plan) measured apart.
     var best = Duration.seconds(1000)
     var flushTime = Duration.zero
