@@ -136,42 +136,53 @@ public struct BeaconKey: Hashable, Sendable, CustomStringConvertible {
     /// Parses 36 bytes of `8-4-4-4-12` hex (either case) into two words; `nil` when malformed.
     @inline(__always)
     static func parseUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64)? {
-        guard bytes.count == 36, bytes[8] == 0x2D, bytes[13] == 0x2D, bytes[18] == 0x2D, bytes[23] == 0x2D else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0
-        var nibbles = 0
-        for i in 0..<36 where i != 8 && i != 13 && i != 18 && i != 23 {
-            guard let digit = JSONScanner.hexValue(bytes[i]) else { return nil }
-            if nibbles < 16 { high = high << 4 | UInt64(digit) } else { low = low << 4 | UInt64(digit) }
-            nibbles += 1
-        }
-        return (high, low)
+        guard bytes.count == 36, let p = bytes.baseAddress, p[8] == 0x2D, p[13] == 0x2D, p[18] == 0x2D, p[23] == 0x2D else { return nil }
+        var high: UInt64 = 0, low: UInt64 = 0, invalid: UInt8 = 0
+        accumulateHex(p, 0..<8, into: &high, invalid: &invalid)
+        accumulateHex(p, 9..<13, into: &high, invalid: &invalid)
+        accumulateHex(p, 14..<18, into: &high, invalid: &invalid)
+        accumulateHex(p, 19..<23, into: &low, invalid: &invalid)
+        accumulateHex(p, 24..<36, into: &low, invalid: &invalid)
+        return invalid & 0xF0 == 0 ? (high, low) : nil
     }
 
-    /// Parses `count * 2` hex digits into an integer; `nil` when malformed.
+    /// Parses up to 16 hex digits into an integer; `nil` when malformed.
     @inline(__always)
     static func parseHex(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
         guard bytes.count <= 16 else { return nil }
-        var value: UInt64 = 0
-        for byte in bytes {
-            guard let digit = JSONScanner.hexValue(byte) else { return nil }
-            value = value << 4 | UInt64(digit)
-        }
-        return value
+        guard let p = bytes.baseAddress else { return 0 }
+        var value: UInt64 = 0, invalid: UInt8 = 0
+        accumulateHex(p, 0..<bytes.count, into: &value, invalid: &invalid)
+        return invalid & 0xF0 == 0 ? value : nil
     }
 
     /// Parses `AA:BB:CC:DD:EE:FF` (either case) into 48 bits; `nil` when malformed.
     @inline(__always)
     static func parseAddress(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
-        guard bytes.count == 17 else { return nil }
-        var value: UInt64 = 0
-        for i in 0..<17 {
-            if i % 3 == 2 {
-                guard bytes[i] == 0x3A else { return nil }
-                continue
-            }
-            guard let digit = JSONScanner.hexValue(bytes[i]) else { return nil }
-            value = value << 4 | UInt64(digit)
+        guard bytes.count == 17, let p = bytes.baseAddress,
+              p[2] == 0x3A, p[5] == 0x3A, p[8] == 0x3A, p[11] == 0x3A, p[14] == 0x3A else { return nil }
+        var value: UInt64 = 0, invalid: UInt8 = 0
+        for start in stride(from: 0, to: 17, by: 3) { accumulateHex(p, start..<start + 2, into: &value, invalid: &invalid) }
+        return invalid & 0xF0 == 0 ? value : nil
+    }
+
+    /// Appends the hex digits at `range` to `value`, four bits each; a byte that is not a hex digit
+    /// sets high bits in `invalid`. Without branches: identities are random hex, and a branch per
+    /// digit (digit or letter?) is mispredicted half the time.
+    @inline(__always)
+    static func accumulateHex(_ p: UnsafePointer<UInt8>, _ range: Range<Int>, into value: inout UInt64, invalid: inout UInt8) {
+        for i in range {
+            let nibble = hexNibble(p[i])
+            invalid |= nibble
+            value = value << 4 | UInt64(nibble & 0x0F)
         }
-        return value
+    }
+
+    /// A hex digit's value (either case), or 0xFF.
+    @inline(__always)
+    static func hexNibble(_ c: UInt8) -> UInt8 {
+        let digit = c &- 0x30
+        let letter = (c | 0x20) &- 0x61  // A-F and a-f (and nothing else) land on 0...5
+        return (digit < 10 ? digit : 0xFF) & (letter < 6 ? letter &+ 10 : 0xFF)
     }
 }

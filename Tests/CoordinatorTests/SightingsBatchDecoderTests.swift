@@ -88,6 +88,23 @@ struct SightingsBatchDecoderTests {
         #expect(fast.sightings.map(\.rssiMax) == [-50, -70])
     }
 
+    @Test("a UUID is accepted exactly when every digit is hex (either case) and the hyphens are in place")
+    func uuidDigits() {
+        let valid = Array("e2C56DB5-dffb-48D2-B060-D0F5A71096E0".utf8)
+        for position in valid.indices {
+            for byte in UInt8(0x20)...UInt8(0x7E) {
+                var text = valid
+                text[position] = byte
+                let uuid = String(decoding: text, as: UTF8.self)
+                let hyphen = [8, 13, 18, 23].contains(position)
+                let ok = hyphen ? byte == 0x2D : (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66)
+                let key = BeaconKey(uuid: uuid, major: 1, minor: 2)
+                #expect((key != nil) == ok, "\(uuid)")
+                if let key { #expect(key.uuidString == uuid.uppercased()) }
+            }
+        }
+    }
+
     @Test("errors name the topic and the field", arguments: [
         (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"ibeacon","uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","minor":2,"address":"AA:BB:CC:DD:EE:FF","rssi":-60,"rssiMax":-50,"count":1}]}"#, "field sightings[0].major"),
         (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"ibeacon","uuid":"E2C56DB5-DFFB-48D2-B060","major":1,"minor":2,"address":"AA:BB:CC:DD:EE:FF","rssi":-60,"rssiMax":-50,"count":1}]}"#, "field sightings[0].uuid"),
