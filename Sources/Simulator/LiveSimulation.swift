@@ -90,10 +90,17 @@ public struct LiveSimulation: Sendable {
         }
         defer { receiver.cancel() }
         let clock = ContinuousClock()
-        let start = clock.now
         var simulated = 0.0
         var lastProgress = 0.0
         Self.send(await world.start(), through: client)
+        // The walk starts once every client has its first set (or after 10 s): before the
+        // coordinator's first answer an app monitors nothing, so an entry then says nothing about
+        // rotation, only about how fast the first answer came (its own figure under load).
+        let gate = clock.now + .seconds(10)
+        while await !world.everyClientPlanned, clock.now < gate, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let start = clock.now
         while simulated < configuration.duration, !Task.isCancelled {
             simulated += configuration.tick
             let due = start + .seconds(simulated / max(configuration.speedup, 0.001))
