@@ -18,7 +18,8 @@ public struct CoordinatorConfiguration: Sendable {
     public var engine: CoordinatorEngine.Configuration
     /// Sightings batches that may wait before the oldest are shed.
     public var sightingsQueueLimit: Int = 10_000
-    /// How often the topology files are checked for changes (SIGHUP reloads at once).
+    /// How often the topology files are checked for changes (SIGHUP reloads at once); zero: never
+    /// (reload on SIGHUP only).
     public var topologyPollInterval: Duration = .seconds(2)
     /// How often idle clients are expired and the status refreshed.
     public var housekeepingInterval: Duration = .seconds(5)

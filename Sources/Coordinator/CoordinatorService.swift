@@ -220,7 +220,7 @@ public final class CoordinatorService: Service, Sendable {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
                 let signalled = hangup.raised.exchange(false, ordering: .relaxed)
                 var changed = false
-                if sincePoll >= configuration.topologyPollInterval {
+                if configuration.topologyPollInterval > .zero, sincePoll >= configuration.topologyPollInterval {
                     sincePoll = .zero
                     changed = topologyStamp.changed()
                 }

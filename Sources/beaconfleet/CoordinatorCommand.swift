@@ -86,6 +86,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Sightings batches that may wait before the oldest are shed.")
     var queueLimit: Int = 10_000
 
+    @Option(help: "Check the topology's files for changes every this many seconds; 0: never (reload on SIGHUP only).")
+    var topologyPoll: Double = 2
+
     @Flag(help: "Locate clients with a weighted centroid instead of the radio filter (cheaper, less accurate).")
     var centroid = false
 
@@ -99,6 +102,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard (1...20).contains(budget) else { throw ValidationError("--budget \(budget): must be 1…20 (iOS monitors at most 20 regions)") }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
         guard absenceWindows > 0 else { throw ValidationError("--absence-windows must be positive") }
+        guard topologyPoll >= 0, topologyPoll.isFinite else { throw ValidationError("--topology-poll \(topologyPoll): must be 0 (never) or a number of seconds") }
         if let http { _ = try Self.parseAddress(http) }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel): not a level") }
     }
@@ -124,6 +128,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             engine: .init(budget: budget, absenceWindows: absenceWindows, idleTimeout: Int64(idleTimeout) * 1000),
             clientID: clientId)
         configuration.sightingsQueueLimit = queueLimit
+        configuration.topologyPollInterval = .milliseconds(Int64((topologyPoll * 1000).rounded()))
         configuration.usesRadioFilter = !centroid
         connection.apply(to: &configuration.mqtt)
         let client: MQTTClient

@@ -133,6 +133,78 @@ struct CoordinatorBrokerTests {
         }
     }
 
+    @Test("SIGHUP reloads the topology: an invalid one is refused with the error in the status and the coordinator keeps serving; a valid one re-plans every client")
+    func reloadOnHangup() async throws {
+        guard CoordinatorHarness.binary != nil else {
+            Issue.record("beaconfleet binary not found next to the test bundle: build it with `swift build` first")
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-reload-\(UUID().uuidString)")
+        let venue = directory.appendingPathComponent("museum", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.copyItem(at: CoordinatorHarness.museum, to: venue)
+        let regionsFile = venue.appendingPathComponent("regions.csv")
+        let original = try String(contentsOf: regionsFile, encoding: .utf8)
+        let log = directory.appendingPathComponent("coordinator.log")
+        try await withMosquittoBroker { broker in
+            let port = CoordinatorHarness.freePort()
+            // --topology-poll 0: only SIGHUP reloads, so what happens below is the signal's doing.
+            let process = try CoordinatorHarness.launch(broker: broker, topology: venue, statePath: directory.appendingPathComponent("state.sqlite").path,
+                                                        httpPort: port, log: log, extraArguments: ["--topology-poll", "0"])
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            _ = try await CoordinatorHarness.get(port: port, "/healthz")
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { phone in
+                let messages = phone.messages
+                let regionsTopic = topics.clientRegions(try Identifier("phone-reload"))
+                try await phone.subscribe(regionsTopic)
+                try await phone.subscribe(topics.coordinatorStatus)
+                /// The next `regions` message for the phone.
+                func nextRegions() async throws -> RegionsMessage {
+                    let message: MQTTMessage? = try await withTimeout(.seconds(30), "regions for phone-reload") { () async throws -> MQTTMessage? in
+                        for await message in messages where message.topic == regionsTopic && !message.payload.isEmpty { return message }
+                        return nil
+                    }
+                    return try WireCoding.decode(RegionsMessage.self, from: try #require(message).payload, topic: regionsTopic)
+                }
+                /// The next coordinator status that `accept`s.
+                func nextStatus(_ what: String, _ accept: @escaping @Sendable (CoordinatorStatus) -> Bool) async throws -> CoordinatorStatus {
+                    let status: CoordinatorStatus? = try await withTimeout(.seconds(30), what) { () async throws -> CoordinatorStatus? in
+                        for await message in messages where message.topic == topics.coordinatorStatus {
+                            if let status = try? WireCoding.decode(CoordinatorStatus.self, from: message.payload, topic: message.topic), accept(status) { return status }
+                        }
+                        return nil
+                    }
+                    return try #require(status)
+                }
+                // Online is announced after subscribing (a report sent before would be lost: clean session).
+                _ = try await nextStatus("the coordinator online") { $0.state == .online }
+                let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "hall")]))
+                try await phone.publish(topic: topics.clientReport(try Identifier("phone-reload")), payload: report, qos: .atLeastOnce)
+                let first = try await nextRegions()
+                #expect(first.version == 1)
+                // Invalid: refused, the error (naming the file) in the retained status, still serving.
+                try (original + "broken,,1,999,not-a-number,5,G,3,\n").write(to: regionsFile, atomically: true, encoding: .utf8)
+                kill(process.processIdentifier, SIGHUP)
+                let refused = try await nextStatus("a status with the reload error") { $0.error != nil }
+                #expect(refused.state == .online && refused.error?.contains("regions.csv:") == true, "\(refused.error ?? "")")
+                #expect(process.isRunning)
+                // Valid, with a new region by the hall (and its link): every client re-planned, the
+                // new region added, the error cleared.
+                try (original + "hall-kiosk,,1,900,11,7,G,1.5,\n").write(to: regionsFile, atomically: true, encoding: .utf8)
+                let linksFile = venue.appendingPathComponent("links.csv")
+                try (try String(contentsOf: linksFile, encoding: .utf8) + "hall-kiosk,hall,,\n").write(to: linksFile, atomically: true, encoding: .utf8)
+                kill(process.processIdentifier, SIGHUP)
+                let replanned = try await nextRegions()
+                #expect(replanned.version == 2 && replanned.reason == "topology")
+                #expect(replanned.add.map(\.id).contains("hall-kiosk") && !first.regions.contains { $0.id == "hall-kiosk" })
+                _ = try await nextStatus("a status without the error") { $0.error == nil && $0.state == .online }
+            }
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+    }
+
     @Test("a storm of malformed and oversized messages is counted, never fatal; a good report is still served")
     func storm() async throws {
         try await withMosquittoBroker { broker in

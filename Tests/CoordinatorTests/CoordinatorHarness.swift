@@ -70,11 +70,11 @@ enum CoordinatorHarness {
     }
 
     /// Starts `beaconfleet coordinator` as a child process.
-    static func launch(broker: MosquittoBroker, statePath: String, httpPort: Int, log: URL, extraArguments: [String] = []) throws -> Process {
+    static func launch(broker: MosquittoBroker, topology: URL = museum, statePath: String, httpPort: Int, log: URL, extraArguments: [String] = []) throws -> Process {
         guard let binary else { throw CoordinatorError("beaconfleet binary not found next to the tests; run `swift build` first") }
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["coordinator", "--broker", broker.url.description, "--topology", museum.path, "--state", statePath,
+        process.arguments = ["coordinator", "--broker", broker.url.description, "--topology", topology.path, "--state", statePath,
                              "--http", "127.0.0.1:\(httpPort)", "--log-level", "warning"] + extraArguments
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
