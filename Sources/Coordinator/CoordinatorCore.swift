@@ -35,7 +35,9 @@ public actor CoordinatorCore {
     ///
     /// Clients touched only by sightings are estimated and planned at most every `flushInterval`
     /// (their evidence accumulates meanwhile); a batch holding a phone's report is planned at once.
-    public func process(_ batch: [InboundMessage], now: Date = Date(), flushInterval: Duration = .milliseconds(200)) -> [CoordinatorOutput] {
+    /// `backlogged`: more sightings wait behind this batch (tags' estimates may be skipped, see
+    /// ``CoordinatorEngine/Configuration/tagEstimateInterval``).
+    public func process(_ batch: [InboundMessage], now: Date = Date(), flushInterval: Duration = .milliseconds(200), backlogged: Bool = false) -> [CoordinatorOutput] {
         let millis = Int64(now.timeIntervalSince1970 * 1000)
         var urgent = false
         for inbound in batch {
@@ -56,15 +58,15 @@ public actor CoordinatorCore {
         let clock = ContinuousClock.now
         guard urgent || clock - lastFlush >= flushInterval else { return commit() }
         lastFlush = clock
-        engine.flush(now: millis)
+        engine.flush(now: millis, backlogged: backlogged)
         return commit()
     }
 
     /// Plans clients whose sightings are waiting, when the flush interval has passed.
-    public func flushIfDue(now: Date = Date(), flushInterval: Duration = .milliseconds(200)) -> [CoordinatorOutput] {
+    public func flushIfDue(now: Date = Date(), flushInterval: Duration = .milliseconds(200), backlogged: Bool = false) -> [CoordinatorOutput] {
         guard ContinuousClock.now - lastFlush >= flushInterval else { return [] }
         lastFlush = ContinuousClock.now
-        engine.flush(now: Int64(now.timeIntervalSince1970 * 1000))
+        engine.flush(now: Int64(now.timeIntervalSince1970 * 1000), backlogged: backlogged)
         return commit()
     }
 

@@ -28,13 +28,14 @@ public final class CoordinatorEngine {
         public var idleTimeout: Int64 = 15 * 60 * 1000
         /// Write `lastSeen` to the store at most this often per client (milliseconds).
         public var lastSeenPersistInterval: Int64 = 60_000
-        /// Re-estimate a tag (a client only gateways hear) at most this often (milliseconds).
-        /// Gateways report in windows (1 s by default), so a tag heard by several gateways gets
-        /// several batches a window; its evidence accumulates meanwhile and one estimate uses it
-        /// all. This also bounds the estimator's cost when sightings arrive faster than real time
-        /// (a backlog after an outage): ingest then costs decoding and bookkeeping, not a position
-        /// estimate per batch. Phones' reports, re-plans forced by events, the topology or
-        /// reconciliation are never held back.
+        /// A tag (a client only gateways hear) is re-estimated once its evidence reaches this much
+        /// (milliseconds, the agents' window) past what its last estimate used, or this long after
+        /// that estimate by the coordinator's clock. Gateways report in windows, so a tag heard by
+        /// several gateways gets several batches a window: they wait and one estimate uses them all.
+        /// While sightings are queued behind the one being applied (a backlog, after an outage or
+        /// under overload) only the clock counts: the estimate waiting batches would supersede is
+        /// skipped, so the estimator's cost per tag stays bounded however fast sightings arrive.
+        /// Phones' reports, re-plans forced by events, the topology or reconciliation never wait.
         public var tagEstimateInterval: Int64 = 1_000
 
         public init(budget: Int = 20, absenceWindows: Int = 3, replanDistance: Double = 1.0, movedEventDistance: Double = 3.0,
@@ -498,13 +499,16 @@ public final class CoordinatorEngine {
 
     /// Estimates, plans and decides events for every client touched since the last flush;
     /// the decisions are queued for ``takeOutputs()``.
-    public func flush(now: Int64) {
+    ///
+    /// - Parameter backlogged: more sightings are queued behind those applied (see
+    ///   ``Configuration/tagEstimateInterval``).
+    public func flush(now: Int64, backlogged: Bool = false) {
         let dirty = dirtyClients
         dirtyClients.removeAll(keepingCapacity: true)
         let interval = configuration.tagEstimateInterval
         for index in dirty {
             // Checked in place: reading the record out copies it.
-            guard let waits = clients[Int(index)]?.waitsForEstimate(now: now, interval: interval) else { continue }
+            guard let waits = clients[Int(index)]?.waitsForEstimate(now: now, interval: interval, backlogged: backlogged) else { continue }
             if waits {
                 dirtyClients.append(index)  // stays dirty; its evidence keeps accumulating
                 continue
@@ -797,12 +801,16 @@ public final class CoordinatorEngine {
 extension ClientRecord {
     enum CoverOutcome { case stays, left, leftFromInside }
 
-    /// Whether this dirty record is a tag whose only news is more sightings, estimated less than
-    /// `interval` ago: it waits for a later flush (see ``CoordinatorEngine/Configuration/tagEstimateInterval``).
+    /// Whether this dirty record is a tag whose only news is sightings that can wait for a later
+    /// flush (see ``CoordinatorEngine/Configuration/tagEstimateInterval``).
     @inline(__always)
-    func waitsForEstimate(now: Int64, interval: Int64) -> Bool {
-        guard !isPhone, !forcePlan, reconcileFrom == nil, reason == nil, location != nil else { return false }
-        return estimatedAt != .min && now >= estimatedAt && now - estimatedAt < interval
+    func waitsForEstimate(now: Int64, interval: Int64, backlogged: Bool) -> Bool {
+        guard !isPhone, !forcePlan, reconcileFrom == nil, reason == nil, let location, estimatedAt != .min,
+              now >= estimatedAt, now - estimatedAt < interval else { return false }
+        if backlogged { return true }
+        var newest = Int64.min
+        for observation in observations where observation.time > newest { newest = observation.time }
+        return newest != .min && newest >= location.time && newest - location.time < interval
     }
 
     /// One gateway stopped covering this client; when none covers it any more it has left (its

@@ -119,7 +119,7 @@ public final class CoordinatorService: Service, Sendable {
             if batch.isEmpty { return }
             let clock = ContinuousClock()
             let start = clock.now
-            let outputs = await core.process(batch)
+            let outputs = await core.process(batch, backlogged: queue.depths.sightings > 0)
             metrics.planLatency.record(clock.now - start)
             await publish(outputs)
             let done = clock.now
@@ -189,7 +189,7 @@ public final class CoordinatorService: Service, Sendable {
     private func flushLoop() async {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: .milliseconds(200))
-            await publish(await core.flushIfDue())
+            await publish(await core.flushIfDue(backlogged: queue.depths.sightings > 0))
         }
     }
 

@@ -81,6 +81,26 @@ struct CoordinatorEngineTests {
         }
     }
 
+    @Test("a tag's next window of evidence is estimated at once (a simulation faster than real time keeps pace), unless sightings are backlogged")
+    func tagEstimateFollowsEvidenceWindows() throws {
+        for backlogged in [false, true] {
+            let engine = engine()
+            try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 0, tags: [(9, 0.5)]), at: 0)
+            _ = engine.step(at: 0)
+            let first = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
+            // 300 ms later by the clock, but two windows later by the evidence: g3 (x = 60) hears it.
+            try engine.feed(gw("g3"), TestVenue.batch(seq: 1, at: 2, tags: [(9, 0.5)]), at: 0.3)
+            engine.flush(now: TestVenue.millis(0.3), backlogged: backlogged)
+            let outputs = engine.takeOutputs()
+            let now = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
+            if backlogged {
+                #expect(now == first && outputs.regionsMessages.isEmpty, "backlogged: waits for the clock")
+            } else {
+                #expect(now.x > first.x + 10 && outputs.regionsMessages.map(\.1.version) == [2], "x \(now.x)")
+            }
+        }
+    }
+
     @Test("absence is evidence: missing from several windows of healthy gateways means exit; an offline gateway makes nobody leave")
     func absence() throws {
         let engine = engine(.init(budget: 5, absenceWindows: 3))
