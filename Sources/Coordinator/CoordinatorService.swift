@@ -76,12 +76,12 @@ public final class CoordinatorService: Service, Sendable {
         let messages = client.messages
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
-                // Receive: route, decode and validate sightings (beside the core, not in it), queue.
+                // Receive: classify and queue, nothing else, so the client's buffer never fills (under
+                // overload the queue sheds the oldest sightings; the client would drop anything).
                 group.addTask { [queue] in
-                    let decoder = SightingsBatchDecoder()
                     // The MQTT client shuts down after this service: stop listening on graceful shutdown.
                     for await message in messages.cancelOnGracefulShutdown() {
-                        let inbound = InboundMessage(preparing: message, topics: topics, decoder: decoder)
+                        let inbound = InboundMessage(message: message)
                         queue.push(inbound, isSightings: inbound.isSightings)
                     }
                     queue.close()
@@ -113,26 +113,59 @@ public final class CoordinatorService: Service, Sendable {
         for _ in 0..<100 where client.outstandingMessageCount > 0 { try? await Task.sleep(for: .milliseconds(20)) }
     }
 
+    /// Takes batches from the queue and has the core apply them. Sightings are decoded here,
+    /// while the core applies the previous batch (``PreparedMessage``): decoding is the largest
+    /// cost per sighting, and this way it runs beside the core's actor rather than inside it.
+    /// When nothing more is queued the core's answer is published at once.
     private func processLoop() async {
+        let topics = configuration.topics
+        let decoder = SightingsBatchDecoder()
+        var applying: Applying?
         while true {
-            let batch = await queue.take(upTo: 512)
-            if batch.isEmpty { return }
-            let clock = ContinuousClock()
-            let start = clock.now
-            let outputs = await core.process(batch, backlogged: queue.depths.sightings > 0)
-            metrics.planLatency.record(clock.now - start)
-            await publish(outputs)
-            let done = clock.now
-            if outputs.contains(where: { if case .regions = $0 { true } else { false } }) {
-                for inbound in batch where !inbound.message.topic.hasSuffix("/sightings") {
-                    metrics.rotationLatency.record(done - inbound.received)
+            var taken = queue.poll(upTo: CoordinatorService.batchLimit)
+            if taken.isEmpty {
+                if let current = applying {
+                    applying = nil
+                    await finish(current)
+                    continue
                 }
+                taken = await queue.take(upTo: CoordinatorService.batchLimit)
+                if taken.isEmpty { return }
             }
-            let depths = queue.depths
-            metrics.sightingsQueue.set(Double(depths.sightings))
-            metrics.priorityQueue.set(Double(depths.priority))
-            metrics.publishQueue.set(Double(client.outstandingMessageCount))
+            let batch = taken.map { $0.prepared(topics: topics, decoder: decoder) }
+            if let current = applying { await finish(current) }
+            let backlogged = queue.depths.sightings > 0
+            applying = Applying(batch: batch, started: .now, outputs: Task { [core] in await core.process(batch, backlogged: backlogged) })
         }
+    }
+
+    /// Messages decoded and applied per step: small enough that decoding the next step overlaps
+    /// applying this one all through a backlog (a whole backlog taken at once would be decoded,
+    /// then applied, with nothing overlapping).
+    static let batchLimit = 32
+
+    /// A batch the core is applying.
+    private struct Applying {
+        var batch: [InboundMessage]
+        var started: ContinuousClock.Instant
+        var outputs: Task<[CoordinatorOutput], Never>
+    }
+
+    /// Publishes what the core decided for `applying` and records the latencies and queue depths.
+    private func finish(_ applying: Applying) async {
+        let outputs = await applying.outputs.value
+        metrics.planLatency.record(ContinuousClock.now - applying.started)
+        await publish(outputs)
+        let done = ContinuousClock.now
+        if outputs.contains(where: { if case .regions = $0 { true } else { false } }) {
+            for inbound in applying.batch where !inbound.isSightings {
+                metrics.rotationLatency.record(done - inbound.received)
+            }
+        }
+        let depths = queue.depths
+        metrics.sightingsQueue.set(Double(depths.sightings))
+        metrics.priorityQueue.set(Double(depths.priority))
+        metrics.publishQueue.set(Double(client.outstandingMessageCount))
     }
 
     /// Publishes decisions at QoS 1; `regions` retained. Never drops one: when the client's queue

@@ -16,12 +16,14 @@ public struct InboundMessage: Sendable {
         self.received = received
     }
 
-    /// Prepares `message` (see ``PreparedMessage``); a decoded sightings batch drops its JSON.
-    public init(preparing message: MQTTMessage, topics: Topics, decoder: SightingsBatchDecoder, received: ContinuousClock.Instant = .now) {
-        let prepared = message.payload.withUnsafeBytes { PreparedMessage(topic: message.topic, payload: $0, topics: topics, decoder: decoder) }
-        var message = message
-        if case .sightings = prepared { message.payload = [] }
-        self.init(message: message, prepared: prepared, received: received)
+    /// This message prepared (see ``PreparedMessage``); a decoded sightings batch drops its JSON.
+    public func prepared(topics: Topics, decoder: SightingsBatchDecoder) -> InboundMessage {
+        if case .sightings = prepared { return self }
+        let topic = message.topic
+        let result = message.payload.withUnsafeBytes { PreparedMessage(topic: topic, payload: $0, topics: topics, decoder: decoder) }
+        var lighter = message
+        if case .sightings = result { lighter.payload = [] }
+        return InboundMessage(message: lighter, prepared: result, received: received)
     }
 
     /// Whether this is a sightings batch (which may be shed under overload).
@@ -90,6 +92,16 @@ public final class IngestQueue: Sendable {
             return state.waiter
         }
         waiter?.resume()
+    }
+
+    /// Takes up to `limit` messages, reports and statuses first, without waiting (empty when none is queued).
+    public func poll(upTo limit: Int) -> [InboundMessage] {
+        state.withLock { state in
+            var out: [InboundMessage] = []
+            while out.count < limit, let item = state.priority.popFirst() { out.append(item) }
+            while out.count < limit, let item = state.sightings.popFirst() { out.append(item) }
+            return out
+        }
     }
 
     /// Takes up to `limit` messages, reports and statuses first; waits while the queue is empty.

@@ -3,9 +3,9 @@ public import WireProtocol
 /// A message routed and, when it is a sightings batch, decoded and validated: the part of ingest
 /// that needs no client state.
 ///
-/// The service prepares each message on its receive task, so decoding (the largest cost per
-/// sighting) runs beside the ``CoordinatorCore`` actor instead of inside it, and a waiting
-/// batch holds its compact sightings instead of its JSON. The engine then only applies it
+/// The service prepares each batch of messages while the ``CoordinatorCore`` actor applies the
+/// previous one, so decoding (the largest cost per sighting) runs beside the actor instead of
+/// inside it. The engine then only applies it
 /// (``CoordinatorEngine/handle(_:topic:payload:now:)``); a message that failed here is counted
 /// and reported there exactly as if the engine had rejected it itself.
 public enum PreparedMessage: Sendable {
