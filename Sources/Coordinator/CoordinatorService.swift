@@ -135,7 +135,12 @@ public final class CoordinatorService: Service, Sendable {
             let batch = taken.map { $0.prepared(topics: topics, decoder: decoder) }
             if let current = applying { await finish(current) }
             let backlogged = queue.depths.sightings > 0
-            applying = Applying(batch: batch, started: .now, outputs: Task { [core] in await core.process(batch, backlogged: backlogged) })
+            applying = Applying(batch: batch, outputs: Task { [core, metrics] in
+                let started = ContinuousClock.now
+                let outputs = await core.process(batch, backlogged: backlogged)
+                metrics.planLatency.record(ContinuousClock.now - started)
+                return outputs
+            })
         }
     }
 
@@ -147,14 +152,12 @@ public final class CoordinatorService: Service, Sendable {
     /// A batch the core is applying.
     private struct Applying {
         var batch: [InboundMessage]
-        var started: ContinuousClock.Instant
         var outputs: Task<[CoordinatorOutput], Never>
     }
 
     /// Publishes what the core decided for `applying` and records the latencies and queue depths.
     private func finish(_ applying: Applying) async {
         let outputs = await applying.outputs.value
-        metrics.planLatency.record(ContinuousClock.now - applying.started)
         await publish(outputs)
         let done = ContinuousClock.now
         if outputs.contains(where: { if case .regions = $0 { true } else { false } }) {

@@ -6,7 +6,7 @@ import Synchronization
 public struct InboundMessage: Sendable {
     /// The message; a prepared sightings batch no longer carries its payload.
     public var message: MQTTMessage
-    /// What the receive task already made of it.
+    /// What the service made of it before the core applies it (``PreparedMessage/unprepared`` until then).
     public var prepared: PreparedMessage
     public var received: ContinuousClock.Instant
 
@@ -18,7 +18,7 @@ public struct InboundMessage: Sendable {
 
     /// This message prepared (see ``PreparedMessage``); a decoded sightings batch drops its JSON.
     public func prepared(topics: Topics, decoder: SightingsBatchDecoder) -> InboundMessage {
-        if case .sightings = prepared { return self }
+        guard case .unprepared = prepared else { return self }
         let topic = message.topic
         let result = message.payload.withUnsafeBytes { PreparedMessage(topic: topic, payload: $0, topics: topics, decoder: decoder) }
         var lighter = message
