@@ -199,6 +199,9 @@ public final class MosquittoBroker: Sendable {
             if ports.allSatisfy(LoopbackPort.accepts) { return }
             try? await Task.sleep(for: .milliseconds(10))
         }
+        // A starved process (every thread busy elsewhere) may wake only after the deadline:
+        // look once more before giving up on a broker that is in fact ready.
+        if process.terminationStatus == nil, ports.allSatisfy(LoopbackPort.accepts) { return }
         kill()
         throw .notReady(port: port, log: self.log)
     }
