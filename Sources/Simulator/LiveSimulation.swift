@@ -90,20 +90,10 @@ public struct LiveSimulation: Sendable {
         }
         defer { receiver.cancel() }
         let clock = ContinuousClock()
+        let start = clock.now
         var simulated = 0.0
         var lastProgress = 0.0
         Self.send(await world.start(), through: client)
-        // Phones start walking once each has its first set (or after 10 s): before the
-        // coordinator's answer to its first report an app monitors nothing, so an entry then says
-        // nothing about rotation, only about how fast that answer came (its own figure under load).
-        // Tags are planned only from the gateways' windows, which need the walk's clock: no wait.
-        if configuration.mode == .phones {
-            let gate = clock.now + .seconds(10)
-            while await !world.everyClientPlanned, clock.now < gate, !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        let start = clock.now
         while simulated < configuration.duration, !Task.isCancelled {
             simulated += configuration.tick
             let due = start + .seconds(simulated / max(configuration.speedup, 0.001))

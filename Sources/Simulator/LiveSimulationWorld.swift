@@ -217,9 +217,6 @@ actor LiveWorld {
         return [report(i)]
     }
 
-    /// Whether every client has received its first `regions` message.
-    var everyClientPlanned: Bool { phones.allSatisfy { $0.version > 0 } }
-
     func report(at seconds: Double) -> LiveSimulationReport {
         var result = tally
         result.seconds = seconds
