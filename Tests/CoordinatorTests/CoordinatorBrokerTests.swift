@@ -17,8 +17,11 @@ struct CoordinatorBrokerTests {
     @Test("a phone walking across the museum has every region it enters already monitored; versions go +1, never repeat")
     func walkAcrossTheMuseum() async throws {
         let topology = try museum()
+        // It starts inside the hall, not at the entrance 0.5 m from the hall's edge: that first
+        // entry would come before the answer to the phone's first report could, and under load it
+        // did, which says nothing about rotation.
         let route = try CoordinatorHarness.route(topology, through: [
-            "hall-entrance", "hall", "antiquity-west-1", "antiquity-west-3", "corridor-2", "medieval-east-2", "medieval-east-3",
+            "hall", "antiquity-west-1", "antiquity-west-3", "corridor-2", "medieval-east-2", "medieval-east-3",
             "corridor-4", "modern-west-1", "modern-west-3", "north-end", "library",
         ])
         try await withMosquittoBroker { broker in
