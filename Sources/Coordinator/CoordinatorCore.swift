@@ -42,7 +42,7 @@ public actor CoordinatorCore {
         var urgent = false
         for inbound in batch {
             let message = inbound.message
-            if !urgent, !message.topic.hasSuffix("/sightings") { urgent = true }
+            if !urgent, !inbound.isSightings { urgent = true }
             let failure: WireError? = message.payload.withUnsafeBytes { raw -> WireError? in
                 do throws(WireError) {
                     try engine.handle(inbound.prepared, topic: message.topic, payload: raw, now: millis)

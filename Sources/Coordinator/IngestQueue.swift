@@ -96,12 +96,15 @@ public final class IngestQueue: Sendable {
 
     /// Takes up to `limit` messages, reports and statuses first, without waiting (empty when none is queued).
     public func poll(upTo limit: Int) -> [InboundMessage] {
-        state.withLock { state in
-            var out: [InboundMessage] = []
-            while out.count < limit, let item = state.priority.popFirst() { out.append(item) }
-            while out.count < limit, let item = state.sightings.popFirst() { out.append(item) }
-            return out
-        }
+        state.withLock { IngestQueue.pop(upTo: limit, from: &$0) }
+    }
+
+    /// Up to `limit` messages off `state`'s lanes, reports and statuses first.
+    private static func pop(upTo limit: Int, from state: inout State) -> [InboundMessage] {
+        var out: [InboundMessage] = []
+        while out.count < limit, let item = state.priority.popFirst() { out.append(item) }
+        while out.count < limit, let item = state.sightings.popFirst() { out.append(item) }
+        return out
     }
 
     /// Takes up to `limit` messages, reports and statuses first; waits while the queue is empty.
@@ -109,9 +112,7 @@ public final class IngestQueue: Sendable {
     public func take(upTo limit: Int) async -> [InboundMessage] {
         while true {
             let batch = state.withLock { state -> [InboundMessage]? in
-                var out: [InboundMessage] = []
-                while out.count < limit, let item = state.priority.popFirst() { out.append(item) }
-                while out.count < limit, let item = state.sightings.popFirst() { out.append(item) }
+                let out = IngestQueue.pop(upTo: limit, from: &state)
                 if out.isEmpty && !state.closed { return nil }
                 return out
             }
