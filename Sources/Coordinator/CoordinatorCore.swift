@@ -45,7 +45,11 @@ public actor CoordinatorCore {
             if !urgent, !inbound.isSightings { urgent = true }
             let failure: WireError? = message.payload.withUnsafeBytes { raw -> WireError? in
                 do throws(WireError) {
-                    try engine.handle(inbound.prepared, topic: message.topic, payload: raw, now: millis)
+                    if let prepared = inbound.prepared {
+                        try engine.handle(prepared, topic: message.topic, payload: raw, now: millis)
+                    } else {
+                        try engine.handle(topic: message.topic, payload: raw, now: millis)
+                    }
                     return nil
                 } catch {
                     return error

@@ -150,16 +150,26 @@ public final class CoordinatorEngine {
     /// Routes one message by its topic, validates it and applies it. Throws the ``WireError``
     /// that rejected it (already counted); nothing rejected changes any state.
     public func handle(topic: String, payload: UnsafeRawBufferPointer, now: Int64) throws(WireError) {
+        try handle(PreparedMessage(routing: topic, payloadBytes: payload.count, topics: topics), topic: topic, payload: payload, now: now)
+    }
+
+    /// Applies a message prepared off the engine's task (see ``PreparedMessage``); `payload` is
+    /// read only when the message is `.routed`. Throws the ``WireError`` that rejected it (counted).
+    public func handle(_ prepared: PreparedMessage, topic: String, payload: UnsafeRawBufferPointer, now: Int64) throws(WireError) {
         let route: Topics.Route
-        do {
-            route = try topics.route(topic)
-        } catch {
-            counters.invalidTopics += 1
+        switch prepared {
+        case .sightings(let gateway, let batch):
+            applySightings(gateway: gateway, batch: batch, now: now)
+            return
+        case .rejected(let error, let rejection):
+            switch rejection {
+            case .invalidTopic: counters.invalidTopics += 1
+            case .oversizedPayload: counters.oversizedPayloads += 1
+            case .invalidPayload: counters.invalidPayloads += 1
+            }
             throw error
-        }
-        guard payload.count <= WireCoding.maximumPayloadBytes else {
-            counters.oversizedPayloads += 1
-            throw .oversizedPayload(topic: topic, bytes: payload.count, limit: WireCoding.maximumPayloadBytes)
+        case .routed(let routed):
+            route = routed
         }
         switch route {
         case .sightings(let gateway):
@@ -192,24 +202,6 @@ public final class CoordinatorEngine {
         case .clientRegions, .clientEvents, .coordinatorStatus:
             // Our own outputs (or another coordinator's): not input.
             return
-        }
-    }
-
-    /// Applies a message prepared off the engine's task (see ``PreparedMessage``); `payload` is
-    /// read only when it was not prepared. Throws the ``WireError`` that rejected it (counted).
-    public func handle(_ prepared: PreparedMessage, topic: String, payload: UnsafeRawBufferPointer, now: Int64) throws(WireError) {
-        switch prepared {
-        case .sightings(let gateway, let batch):
-            applySightings(gateway: gateway, batch: batch, now: now)
-        case .rejected(let error, let rejection):
-            switch rejection {
-            case .invalidTopic: counters.invalidTopics += 1
-            case .oversizedPayload: counters.oversizedPayloads += 1
-            case .invalidPayload: counters.invalidPayloads += 1
-            }
-            throw error
-        case .unprepared:
-            try handle(topic: topic, payload: payload, now: now)
         }
     }
 

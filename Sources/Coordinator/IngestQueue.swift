@@ -6,11 +6,12 @@ import Synchronization
 public struct InboundMessage: Sendable {
     /// The message; a prepared sightings batch no longer carries its payload.
     public var message: MQTTMessage
-    /// What the service made of it before the core applies it (``PreparedMessage/unprepared`` until then).
-    public var prepared: PreparedMessage
+    /// What the service made of it before the core applies it (`nil` until then: the core
+    /// prepares it itself).
+    public var prepared: PreparedMessage?
     public var received: ContinuousClock.Instant
 
-    public init(message: MQTTMessage, prepared: PreparedMessage = .unprepared, received: ContinuousClock.Instant = .now) {
+    public init(message: MQTTMessage, prepared: PreparedMessage? = nil, received: ContinuousClock.Instant = .now) {
         self.message = message
         self.prepared = prepared
         self.received = received
@@ -18,7 +19,7 @@ public struct InboundMessage: Sendable {
 
     /// This message prepared (see ``PreparedMessage``); a decoded sightings batch drops its JSON.
     public func prepared(topics: Topics, decoder: SightingsBatchDecoder) -> InboundMessage {
-        guard case .unprepared = prepared else { return self }
+        guard prepared == nil else { return self }
         let topic = message.topic
         let result = message.payload.withUnsafeBytes { PreparedMessage(topic: topic, payload: $0, topics: topics, decoder: decoder) }
         var lighter = message

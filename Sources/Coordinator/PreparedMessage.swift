@@ -1,28 +1,31 @@
 public import WireProtocol
 
-/// A message routed and, when it is a sightings batch, decoded and validated: the part of ingest
-/// that needs no client state.
+/// A message routed, size-checked and, when it is a sightings batch, decoded and validated: the
+/// part of ingest that needs no client state.
 ///
 /// The service prepares each batch of messages while the ``CoordinatorCore`` actor applies the
 /// previous one, so decoding (the largest cost per sighting) runs beside the actor instead of
 /// inside it. The engine then only applies it
-/// (``CoordinatorEngine/handle(_:topic:payload:now:)``); a message that failed here is counted
-/// and reported there exactly as if the engine had rejected it itself.
+/// (``CoordinatorEngine/handle(_:topic:payload:now:)``), and counts and reports a message refused
+/// here exactly as one it refused itself. The engine's own byte path
+/// (``CoordinatorEngine/handle(topic:payload:now:)``) starts from ``init(routing:payloadBytes:topics:)``,
+/// so topics are routed and sizes checked in one place.
 public enum PreparedMessage: Sendable {
     /// A valid sightings batch of `gateway`.
     case sightings(gateway: String, batch: DecodedSightingsBatch)
     /// Refused: the error names the topic and the field; `rejection` says which counter it goes to.
     case rejected(WireError, Rejection)
-    /// Anything else (reports, statuses, our own outputs): the engine reads it from its payload.
-    case unprepared
+    /// Routed and within the size limit; the payload is still to be read (reports, statuses, our
+    /// own outputs, or a sightings batch the engine decodes itself).
+    case routed(Topics.Route)
 
     /// Which ``IngestCounters`` total a refused message counts in.
     public enum Rejection: Sendable {
         case invalidTopic, oversizedPayload, invalidPayload
     }
 
-    /// Routes `topic` and, for a sightings topic, decodes and validates `payload`.
-    public init(topic: String, payload: UnsafeRawBufferPointer, topics: Topics, decoder: SightingsBatchDecoder = SightingsBatchDecoder()) {
+    /// Routes `topic` and checks a payload of `payloadBytes` against the wire contract's limit.
+    public init(routing topic: String, payloadBytes: Int, topics: Topics) {
         let route: Topics.Route
         do {
             route = try topics.route(topic)
@@ -30,14 +33,17 @@ public enum PreparedMessage: Sendable {
             self = .rejected(error, .invalidTopic)
             return
         }
-        guard payload.count <= WireCoding.maximumPayloadBytes else {
-            self = .rejected(.oversizedPayload(topic: topic, bytes: payload.count, limit: WireCoding.maximumPayloadBytes), .oversizedPayload)
+        guard payloadBytes <= WireCoding.maximumPayloadBytes else {
+            self = .rejected(.oversizedPayload(topic: topic, bytes: payloadBytes, limit: WireCoding.maximumPayloadBytes), .oversizedPayload)
             return
         }
-        guard case .sightings(let gateway) = route else {
-            self = .unprepared
-            return
-        }
+        self = .routed(route)
+    }
+
+    /// Routes `topic`, checks the size and, for a sightings topic, decodes and validates `payload`.
+    public init(topic: String, payload: UnsafeRawBufferPointer, topics: Topics, decoder: SightingsBatchDecoder = SightingsBatchDecoder()) {
+        self.init(routing: topic, payloadBytes: payload.count, topics: topics)
+        guard case .routed(.sightings(let gateway)) = self else { return }
         var batch = DecodedSightingsBatch()
         do {
             try decoder.decode(payload, topic: topic, gateway: gateway.rawValue, into: &batch)
