@@ -114,7 +114,10 @@ public final class BatchSpool {
         lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard lockDescriptor >= 0 else { throw .io(path: lockPath, operation: "open", errno: errno) }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            // `self` is fully initialized here, so throwing runs `deinit`, which closes
+            // `lockDescriptor` again: mark it closed, or deinit closes whatever reused the number.
             Glibc.close(lockDescriptor)
+            lockDescriptor = -1
             throw .inUse(path: directory)
         }
         do {
