@@ -113,19 +113,28 @@ extension ClientCore {
             topic: topic, payload: payload, qos: QoS(rawValue: raw.qos) ?? .atMostOnce, retain: raw.retain,
             userProperties: properties.map(Self.userProperties) ?? [])
         var dropped = 0
-        state.withLock { state in
+        let handlers = state.withLock { state -> [@Sendable (MQTTMessage) -> Void] in
             if state.messageObservers.isEmpty {
                 if state.parkedMessages.count < configuration.messageBufferLimit {
                     state.parkedMessages.append(message)
                 } else {
                     dropped += 1
                 }
-                return
+                return []
             }
+            var handlers: [@Sendable (MQTTMessage) -> Void] = []
             for observer in state.messageObservers.values {
-                if case .dropped = observer.yield(message) { dropped += 1 }
+                switch observer {
+                case .stream(let continuation):
+                    if case .dropped = continuation.yield(message) { dropped += 1 }
+                case .handler(let handler):
+                    handlers.append(handler)
+                }
             }
+            return handlers
         }
+        // Outside the lock (a handler may use the client); this thread alone calls them, so in order.
+        for handler in handlers { handler(message) }
         if dropped > 0 {
             let total = droppedMessages.add(dropped, ordering: .relaxed).newValue
             if total == dropped || total % 10_000 < dropped {

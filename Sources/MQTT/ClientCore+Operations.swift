@@ -168,7 +168,7 @@ extension ClientCore {
         for waiter in leftovers.connects { waiter.resume(returning: .failure(.closed)) }
         for waiter in leftovers.drains { waiter.resume() }
         for observer in leftovers.states { observer.finish() }
-        for observer in leftovers.messages { observer.finish() }
+        for case .stream(let observer) in leftovers.messages { observer.finish() }
     }
 }
 

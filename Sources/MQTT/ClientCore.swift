@@ -182,8 +182,8 @@ struct CoreState {
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
     var connectWaiters: [CheckedContinuation<Result<Void, MQTTError>, Never>] = []
     var stateObservers: [UInt64: AsyncStream<MQTTConnectionState>.Continuation] = [:]
-    var messageObservers: [UInt64: AsyncStream<MQTTMessage>.Continuation] = [:]
-    /// Messages that arrived while nobody observed ``MQTTClient/messages``; handed to the first observer.
+    var messageObservers: [UInt64: MessageObserver] = [:]
+    /// Messages that arrived while nobody observed them; handed to the first observer.
     var parkedMessages: [MQTTMessage] = []
     var nextObserverID: UInt64 = 0
 

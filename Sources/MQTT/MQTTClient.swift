@@ -219,7 +219,7 @@ public final class MQTTClient: Sendable {
                 state.parkedMessages.removeAll()
                 let id = state.nextObserverID
                 state.nextObserverID += 1
-                state.messageObservers[id] = continuation
+                state.messageObservers[id] = .stream(continuation)
                 return id
             }
             guard let id else {
@@ -229,6 +229,31 @@ public final class MQTTClient: Sendable {
             continuation.onTermination = { _ in
                 _ = core.state.withLock { $0.messageObservers.removeValue(forKey: id) }
             }
+        }
+    }
+
+    /// Calls `handler` with every message received on any subscription, on the client's network
+    /// thread, one at a time and in order (first those that arrived while nobody was listening),
+    /// until the registration is cancelled or the client closes.
+    ///
+    /// Unlike a ``messages`` stream nothing is buffered and nothing dropped here, and no task is
+    /// woken per message: the handler decides. It must return quickly and never wait (the client
+    /// reads nothing meanwhile); hand the message to your own queue.
+    public func handleMessages(_ handler: @escaping @Sendable (MQTTMessage) -> Void) -> MessageHandlerRegistration {
+        let core = self.core
+        let id = core.state.withLock { state -> UInt64? in
+            guard state.acceptsWork else { return nil }
+            // Under the lock, so that no newer message can overtake these.
+            for message in state.parkedMessages { handler(message) }
+            state.parkedMessages.removeAll()
+            let id = state.nextObserverID
+            state.nextObserverID += 1
+            state.messageObservers[id] = .handler(handler)
+            return id
+        }
+        return MessageHandlerRegistration {
+            guard let id else { return }
+            _ = core.state.withLock { $0.messageObservers.removeValue(forKey: id) }
         }
     }
 

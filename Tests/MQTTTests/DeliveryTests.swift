@@ -1,4 +1,5 @@
 import MQTT
+import Synchronization
 import TestSupport
 import Testing
 
@@ -81,6 +82,38 @@ struct DeliveryTests {
                 try await client.publish(topic: "x/late", payload: [1])
                 #expect(try await collect(2, from: first).map(\.topic) == ["x/early", "x/late"])
                 #expect(try await collect(1, from: second).map(\.topic) == ["x/late"])
+            }
+        }
+    }
+
+    @Test("a message handler gets every message in order, those that arrived before it first, and none once cancelled")
+    func handler() async throws {
+        final class Received: Sendable {
+            let topics = Mutex<[String]>([])
+        }
+        try await withMosquittoBroker { broker in
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
+                try await client.subscribe("x/#")
+                try await client.publish(topic: "x/early", payload: [0], qos: .atLeastOnce)
+                try await client.publish(topic: "other", payload: [0], qos: .exactlyOnce)
+                try await withTimeout(.seconds(5), "the early message to be parked") {
+                    while client.outstandingMessageCount > 0 { try await Task.sleep(for: .milliseconds(5)) }
+                }
+                let received = Received()
+                let registration = client.handleMessages { message in
+                    received.topics.withLock { $0.append(message.topic) }
+                }
+                let expected = ["x/early"] + (0..<300).map { "x/\($0)" }
+                for topic in expected.dropFirst() { try client.enqueue(topic: topic, payload: [1], qos: .atLeastOnce) }
+                try await withTimeout(.seconds(10), "300 messages to reach the handler") {
+                    while received.topics.withLock({ $0.count }) < expected.count { try await Task.sleep(for: .milliseconds(5)) }
+                }
+                #expect(received.topics.withLock { $0 } == expected)
+                registration.cancel()
+                let stream = client.messages
+                try await client.publish(topic: "x/after", payload: [2], qos: .atLeastOnce)
+                #expect(try await collect(1, from: stream).map(\.topic) == ["x/after"])
+                #expect(received.topics.withLock { $0.count } == expected.count, "cancelled: the handler got nothing more")
             }
         }
     }
