@@ -73,34 +73,37 @@ public final class CoordinatorService: Service, Sendable {
 
     public func run() async throws {
         let topics = configuration.topics
-        let messages = client.messages
+        // Receive: classify and queue on the client's network thread, nothing else, so nothing
+        // waits between the socket and the queue (under overload the queue sheds the oldest
+        // sightings and never a report) and no task is woken per message.
+        let receiving = client.handleMessages { [queue] message in
+            let inbound = InboundMessage(message: message)
+            queue.push(inbound, isSightings: inbound.isSightings)
+        }
+        // The MQTT client shuts down after this service: stop listening when this service ends.
+        defer { receiving.cancel() }
         try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { group in
-                // Receive: classify and queue, nothing else, so the client's buffer never fills (under
-                // overload the queue sheds the oldest sightings; the client would drop anything).
-                group.addTask { [queue] in
-                    // The MQTT client shuts down after this service: stop listening on graceful shutdown.
-                    for await message in messages.cancelOnGracefulShutdown() {
-                        let inbound = InboundMessage(message: message)
-                        queue.push(inbound, isSightings: inbound.isSightings)
+            // Cancelled (another service of the group failed): end the process loop too.
+            try await withTaskCancellationHandler {
+                try await withThrowingDiscardingTaskGroup { group in
+                    // Apply and publish.
+                    group.addTask { [self] in await self.processLoop() }
+                    // Subscribe and announce.
+                    do {
+                        for filter in [topics.allGatewayStatus, topics.allSightings, topics.allClientReports] {
+                            try await client.subscribe(filter, qos: .atLeastOnce)
+                        }
+                    } catch {
+                        throw CoordinatorError("cannot subscribe at \(configuration.mqtt.url): \(error)")
                     }
-                    queue.close()
+                    await publishStatus()
+                    logger.info("coordinator online", metadata: ["broker": "\(configuration.mqtt.url)", "topology": "\(configuration.topologyDirectory.path)"])
+                    group.addTask { [self] in await self.housekeepingLoop() }
+                    group.addTask { [self] in await self.flushLoop() }
+                    group.addTask { [self] in await self.topologyLoop() }
                 }
-                // Apply and publish.
-                group.addTask { [self] in await self.processLoop() }
-                // Subscribe and announce.
-                do {
-                    for filter in [topics.allGatewayStatus, topics.allSightings, topics.allClientReports] {
-                        try await client.subscribe(filter, qos: .atLeastOnce)
-                    }
-                } catch {
-                    throw CoordinatorError("cannot subscribe at \(configuration.mqtt.url): \(error)")
-                }
-                await publishStatus()
-                logger.info("coordinator online", metadata: ["broker": "\(configuration.mqtt.url)", "topology": "\(configuration.topologyDirectory.path)"])
-                group.addTask { [self] in await self.housekeepingLoop() }
-                group.addTask { [self] in await self.flushLoop() }
-                group.addTask { [self] in await self.topologyLoop() }
+            } onCancel: { [queue] in
+                queue.close()
             }
         } onGracefulShutdown: { [queue] in
             queue.close()
