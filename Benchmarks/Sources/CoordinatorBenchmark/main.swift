@@ -29,6 +29,20 @@ func processCPUSeconds() -> Double {
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
+/// CPU seconds of the children this process has waited for (`mosquitto_sub` once it exited).
+func childrenCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+/// CPU seconds (user + system) process `pid` has used, from /proc (the broker).
+func cpuSeconds(of pid: Int32?) -> Double {
+    guard let pid, let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = text.lastIndex(of: ")") else { return 0 }
+    let fields = text[text.index(after: close)...].split(separator: " ")  // fields from 3 (state) on
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
 /// CLOCK_MONOTONIC in seconds: the clock `perf record -k CLOCK_MONOTONIC` stamps samples with.
 func monotonicSeconds() -> Double {
     var now = timespec()
@@ -175,8 +189,10 @@ if wanted("e2e") {
     let broker = try await MosquittoBroker.start()
     let (service, group, task) = try await startCoordinator(broker, logger: logger)
     let venue = VenueIndex(topology: topology)
-    let perBatch = tagsPerGateway
-    let batches = makeBatches(venue: venue, tags: tagsPerGateway * venue.gatewayIDs.count, perBatch: perBatch, windows: 150)
+    // E2E_TAGS_PER_GATEWAY=N: a smaller crowd, hence smaller batches (N sightings each), over
+    // proportionally more windows; the default is the heavy stream of 1,000 per batch.
+    let perBatch = ProcessInfo.processInfo.environment["E2E_TAGS_PER_GATEWAY"].flatMap { Int($0) }.map { max(1, min($0, tagsPerGateway)) } ?? tagsPerGateway
+    let batches = makeBatches(venue: venue, tags: perBatch * venue.gatewayIDs.count, perBatch: perBatch, windows: 150 * tagsPerGateway / perBatch)
     let publisher = try MQTTClient(configuration: { var c = MQTTConfiguration(url: broker.url); c.maxQueued = 1_000_000; c.maxInflight = 1000; return c }())
     try publisher.connect()
     try await publisher.connected()
@@ -195,13 +211,16 @@ if wanted("e2e") {
     try await Task.sleep(for: .milliseconds(500))
     let clock = ContinuousClock()
     let subStart = clock.now
+    let (subProcessCPU, subBrokerCPU, subChildrenCPU) = (processCPUSeconds(), cpuSeconds(of: broker.processIdentifier), childrenCPUSeconds())
     try publishAll(subBatches[...])
     sub.waitUntilExit()
     let subElapsed = clock.now - subStart
+    let subCPU = (publisher: processCPUSeconds() - subProcessCPU, broker: cpuSeconds(of: broker.processIdentifier) - subBrokerCPU,
+                  consumer: childrenCPUSeconds() - subChildrenCPU)
     await publisher.drain()
     // The coordinator on the other half, after a warm-up that brings every tag in and plans it
     // (its first plan and regions message is a one-off cost, not the steady stream).
-    let warm = 100
+    let warm = 100 * tagsPerGateway / perBatch
     let beforeWarm = await service.core.counters.sightings  // read before publishing: counting starts at once
     try publishAll(batches[half..<(half + warm)])
     /// Waits until the coordinator has counted `target` sightings; a stall of 30 s is reported with
@@ -224,6 +243,7 @@ if wanted("e2e") {
     let countersBefore = await service.core.counters
     let before = countersBefore.sightings
     let cpuBefore = processCPUSeconds()
+    let brokerCPUBefore = cpuSeconds(of: broker.processIdentifier)
     let monotonicStart = monotonicSeconds()
     let start = clock.now
     try publishAll(batches[(half + warm)...])
@@ -231,6 +251,7 @@ if wanted("e2e") {
     try await waitForSightings(expected, stage: "the timed window")
     let elapsed = clock.now - start
     let cpu = processCPUSeconds() - cpuBefore
+    let brokerCPU = cpuSeconds(of: broker.processIdentifier) - brokerCPUBefore
     let shed = service.queue.depths.shed
     let countersAfter = await service.core.counters
     let subRate = Double(half * perBatch) / seconds(subElapsed)
@@ -238,6 +259,9 @@ if wanted("e2e") {
     print("  estimator: \(ProcessInfo.processInfo.environment["BENCH_CENTROID"] == nil ? "radio filter" : "weighted centroid")")
     print(String(format: "  during the timed window (%.2f s, CLOCK_MONOTONIC %.6f,%.6f for `perf record -k CLOCK_MONOTONIC` + `perf report --time`): this process used %.2f CPU s (of 2 cores)",
                  seconds(elapsed), monotonicStart, monotonicSeconds(), cpu))
+    let subSightings = Double(half * perBatch) / 1e6, coordinatorSightings = Double((batches.count - half - warm) * perBatch) / 1e6
+    print(String(format: "  CPU s per million sightings: baseline: publisher %.2f, broker %.2f, mosquitto_sub %.2f | coordinator's window: publisher + coordinator %.2f, broker %.2f",
+                 subCPU.publisher / subSightings, subCPU.broker / subSightings, subCPU.consumer / subSightings, cpu / coordinatorSightings, brokerCPU / coordinatorSightings))
     print("  during the timed window: \(countersAfter.plans - countersBefore.plans) plans, \(countersAfter.regionsPublished - countersBefore.regionsPublished) regions messages, \(countersAfter.eventsPublished - countersBefore.eventsPublished) events published")
     print(String(format: "end to end (QoS 1, %d batches of %d): coordinator %.0f sightings/s, mosquitto_sub %.0f sightings/s (baseline) | ratio %.2f | target >= 0.9: %@ | shed %d",
                  batches.count - half, perBatch, rate, subRate, rate / subRate, rate / subRate >= 0.9 ? "met" : "NOT met", shed))
