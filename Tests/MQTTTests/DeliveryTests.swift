@@ -70,13 +70,7 @@ struct DeliveryTests {
     func severalConsumers() async throws {
         try await withMosquittoBroker { broker in
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
-                try await client.subscribe("x/#")
-                try await client.publish(topic: "x/early", payload: [0], qos: .atLeastOnce)
-                // Let the broker deliver the early message before anyone listens.
-                try await client.publish(topic: "other", payload: [0], qos: .exactlyOnce)
-                try await withTimeout(.seconds(5), "the early message to be parked") {
-                    while client.outstandingMessageCount > 0 { try await Task.sleep(for: .milliseconds(5)) }
-                }
+                try await parkEarlyMessage(on: client)
                 let first = client.messages
                 let second = client.messages
                 try await client.publish(topic: "x/late", payload: [1])
@@ -93,12 +87,7 @@ struct DeliveryTests {
         }
         try await withMosquittoBroker { broker in
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
-                try await client.subscribe("x/#")
-                try await client.publish(topic: "x/early", payload: [0], qos: .atLeastOnce)
-                try await client.publish(topic: "other", payload: [0], qos: .exactlyOnce)
-                try await withTimeout(.seconds(5), "the early message to be parked") {
-                    while client.outstandingMessageCount > 0 { try await Task.sleep(for: .milliseconds(5)) }
-                }
+                try await parkEarlyMessage(on: client)
                 let received = Received()
                 let registration = client.handleMessages { message in
                     received.topics.withLock { $0.append(message.topic) }
@@ -115,6 +104,18 @@ struct DeliveryTests {
                 #expect(try await collect(1, from: stream).map(\.topic) == ["x/after"])
                 #expect(received.topics.withLock { $0.count } == expected.count, "cancelled: the handler got nothing more")
             }
+        }
+    }
+
+    /// Subscribes `client` to `x/#` and has `x/early` delivered to it before anyone listens, so the
+    /// client parks it for its first consumer.
+    private func parkEarlyMessage(on client: MQTTClient) async throws {
+        try await client.subscribe("x/#")
+        try await client.publish(topic: "x/early", payload: [0], qos: .atLeastOnce)
+        // A QoS 2 publish acknowledged after it: the broker has sent x/early back by then.
+        try await client.publish(topic: "other", payload: [0], qos: .exactlyOnce)
+        try await withTimeout(.seconds(5), "the early message to be parked") {
+            while client.outstandingMessageCount > 0 { try await Task.sleep(for: .milliseconds(5)) }
         }
     }
 }
