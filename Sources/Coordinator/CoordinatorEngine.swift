@@ -737,10 +737,16 @@ public final class CoordinatorEngine {
     }
 
     /// A phone declared `key` as the identity it advertises: sightings of it now locate the phone.
-    /// A tag record created earlier from those sightings is merged into the phone and forgotten.
+    /// A tag record created earlier from those sightings is merged into the phone and forgotten;
+    /// a phone not yet located starts where the tag was estimated (the tag's evidence is already
+    /// used, so without it the phone would wait for the gateways' next window to be planned).
     private func adopt(beacon key: BeaconKey, for index: Int32, now: Int64) {
         if let existing = clientByBeacon[key], existing != index, let tag = clients[Int(existing)], !tag.isPhone {
             clients[Int(index)]!.observations.append(contentsOf: tag.observations)
+            if clients[Int(index)]!.location == nil, let location = tag.location {
+                clients[Int(index)]!.location = location
+                clients[Int(index)]!.estimatedAt = tag.estimatedAt
+            }
             for g in coverage.indices {
                 if let misses = coverage[g].removeValue(forKey: existing) {
                     if coverage[g].updateValue(misses, forKey: index) == nil { clients[Int(index)]!.coverCount &+= 1 }
