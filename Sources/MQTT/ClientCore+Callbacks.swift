@@ -133,7 +133,8 @@ extension ClientCore {
             }
             return handlers
         }
-        // Outside the lock (a handler may use the client); this thread alone calls them, so in order.
+        // Outside the lock, which readers of the client's state need; this thread alone calls the
+        // handlers, so they see the messages in order.
         for handler in handlers { handler(message) }
         if dropped > 0 {
             let total = droppedMessages.add(dropped, ordering: .relaxed).newValue

@@ -238,7 +238,9 @@ public final class MQTTClient: Sendable {
     ///
     /// Unlike a ``messages`` stream nothing is buffered and nothing dropped here, and no task is
     /// woken per message: the handler decides. It must return quickly and never wait (the client
-    /// reads nothing meanwhile); hand the message to your own queue.
+    /// reads nothing meanwhile), and must not call this client (the messages parked before it are
+    /// handed over under the client's lock, so that no newer one overtakes them): hand the message
+    /// to your own queue.
     public func handleMessages(_ handler: @escaping @Sendable (MQTTMessage) -> Void) -> MessageHandlerRegistration {
         let core = self.core
         let id = core.state.withLock { state -> UInt64? in
