@@ -127,8 +127,14 @@ public final class MosquittoBroker: Sendable {
         // Another process may take the free port between choosing it and mosquitto binding it: retry.
         for _ in 0..<3 {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfleet-mosquitto-\(UUID().uuidString)")
-            let port = try LoopbackPort.free()
-            let tlsPort = configuration.tls == nil ? nil : try LoopbackPort.free(excluding: port)
+            let port = try LoopbackPort.hold()
+            let tlsPort: Int?
+            do {
+                tlsPort = configuration.tls == nil ? nil : try LoopbackPort.hold()
+            } catch {
+                LoopbackPort.release(port)
+                throw error
+            }
             let broker = MosquittoBroker(configuration: configuration, port: port, tlsPort: tlsPort, directory: directory)
             do {
                 try broker.writeConfiguration()
@@ -180,6 +186,8 @@ public final class MosquittoBroker: Sendable {
             process.waitForExitBlocking()
         }
         try? FileManager.default.removeItem(at: directory)
+        LoopbackPort.release(port)
+        if let tlsPort { LoopbackPort.release(tlsPort) }
     }
 
     // MARK: Launching
