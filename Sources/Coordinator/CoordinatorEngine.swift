@@ -545,7 +545,11 @@ public final class CoordinatorEngine {
             }
             if !fresh.isEmpty {
                 record.estimatedAt = now
-                if let estimate = estimator.estimate(LocationEvidence(fresh: fresh, recent: recent, inside: record.inside), previous: record.location, now: now) {
+                // A phone's `inside` is evidence (its own enter and exit events). A tag's is only
+                // where its last estimate put it: fed back as a constraint, it would hold the tag
+                // inside the first region it was placed in, however far the gateways hear it walk.
+                let inside = record.isPhone ? record.inside : []
+                if let estimate = estimator.estimate(LocationEvidence(fresh: fresh, recent: recent, inside: inside), previous: record.location, now: now) {
                     record.location = estimate
                 }
             }

@@ -1,6 +1,7 @@
 import Coordinator
 import Foundation
 import Testing
+import Topology
 import WireProtocol
 
 @Suite("Coordinator engine")
@@ -99,6 +100,36 @@ struct CoordinatorEngineTests {
                 #expect(now.x > first.x + 10 && outputs.regionsMessages.map(\.1.version) == [2], "x \(now.x)")
             }
         }
+    }
+
+    @Test("a tag heard only by gateways is followed as it walks with the radio filter: the region its estimate put it in does not hold it there")
+    func tagFollowedByTheRadioFilter() throws {
+        let topology = try Topology.load(directory: CoordinatorHarness.museum)
+        let (planner, estimator) = try PlanningSetup.walkingDistance(topology, budget: 20).make()
+        let engine = CoordinatorEngine(topics: topics, planner: planner, estimator: estimator)
+        let gateways = topology.gateways
+        // The tag walks the museum's corridor (x = 10) from corridor-5 (y = 46) south at 1.2 m/s;
+        // every gateway hears it each second at the log-distance model's RSSI (no noise).
+        var trueY = 46.0
+        var events: [ClientEvent] = []
+        for second in 0..<20 {
+            trueY = 46 - 1.2 * Double(second)
+            for gateway in gateways {
+                let dx = gateway.position.x - 10, dy = gateway.position.y - trueY, dz = (gateway.height ?? 2.5) - 1.2
+                let rssi = -59 - 22 * log10((dx * dx + dy * dy + dz * dz).squareRoot())
+                let start = Date(timeIntervalSince1970: 1_795_424_400 + Double(second))
+                let batch = SightingsBatch(seq: UInt64(second + 1), start: start, end: start.addingTimeInterval(1), sightings: [
+                    Sighting(format: "ibeacon", uuid: TestVenue.tagUUID, major: 7, minor: 3, address: "AA:BB:CC:DD:EE:03",
+                             rssi: (rssi * 10).rounded() / 10, rssiMax: Int(rssi.rounded()), count: 5, txPower: -59, distance: nil),
+                ])
+                try engine.feed(gw(gateway.id), batch, at: Double(second))
+            }
+            events += engine.step(at: Double(second) + 0.9).events
+        }
+        let position = try #require(engine.snapshot(of: TestVenue.tagID(3))?.position)
+        #expect(abs(position.y - trueY) < 3, "estimated y \(position.y), true y \(trueY)")
+        #expect(events.contains { $0.type == .exit && $0.region == "corridor-5" }, "the tag left corridor-5")
+        #expect(events.contains { $0.type == .enter && $0.region == "corridor-3" }, "and entered corridor-3 on its way (y = 30)")
     }
 
     @Test("absence is evidence: missing from several windows of healthy gateways means exit; an offline gateway makes nobody leave")
