@@ -137,7 +137,7 @@ public final class CoordinatorService: Service, Sendable {
             }
             let batch = taken.map { $0.prepared(topics: topics, decoder: decoder) }
             if let current = applying { await finish(current) }
-            let backlogged = queue.depths.sightings > 0
+            let backlogged = queue.sightingsBacklogged(olderThan: CoordinatorService.backlogAge)
             applying = Applying(batch: batch, outputs: Task { [core, metrics] in
                 let started = ContinuousClock.now
                 let outputs = await core.process(batch, backlogged: backlogged)
@@ -151,6 +151,13 @@ public final class CoordinatorService: Service, Sendable {
     /// applying this one all through a backlog (a whole backlog taken at once would be decoded,
     /// then applied, with nothing overlapping).
     static let batchLimit = 32
+
+    /// How long a sightings batch may have waited before the queue counts as a backlog (and tags'
+    /// estimates follow the clock alone, see ``CoordinatorEngine/Configuration/tagEstimateInterval``):
+    /// the core's flush interval. Merely non-empty is not enough: a window's batches from every
+    /// gateway arrive together, and with the demo's gateways at 4x real time that read every
+    /// flush as backlogged, so tags were estimated every fourth window and lagged their walk.
+    static let backlogAge = Duration.milliseconds(200)
 
     /// A batch the core is applying.
     private struct Applying {
@@ -228,7 +235,7 @@ public final class CoordinatorService: Service, Sendable {
     private func flushLoop() async {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: .milliseconds(200))
-            await publish(await core.flushIfDue(backlogged: queue.depths.sightings > 0))
+            await publish(await core.flushIfDue(backlogged: queue.sightingsBacklogged(olderThan: CoordinatorService.backlogAge)))
         }
     }
 

@@ -45,6 +45,7 @@ public final class IngestQueue: Sendable {
         var items: [InboundMessage] = []
         var head = 0
         var count: Int { items.count - head }
+        var first: InboundMessage? { head < items.count ? items[head] : nil }
 
         mutating func append(_ item: InboundMessage) { items.append(item) }
 
@@ -137,6 +138,16 @@ public final class IngestQueue: Sendable {
             return state.waiter
         }
         waiter?.resume()
+    }
+
+    /// Whether the coordinator is behind on sightings: the oldest waiting batch arrived more than
+    /// `age` before `now`. The gateways' batches of one window arrive together and wait a moment
+    /// for one another while the first is applied; that is not a backlog.
+    public func sightingsBacklogged(olderThan age: Duration, now: ContinuousClock.Instant = .now) -> Bool {
+        state.withLock { state in
+            guard let oldest = state.sightings.first else { return false }
+            return now - oldest.received > age
+        }
     }
 
     /// Waiting messages per lane, and sightings batches shed so far.
