@@ -45,7 +45,6 @@ public final class IngestQueue: Sendable {
         var items: [InboundMessage] = []
         var head = 0
         var count: Int { items.count - head }
-        var first: InboundMessage? { head < items.count ? items[head] : nil }
 
         mutating func append(_ item: InboundMessage) { items.append(item) }
 
@@ -61,8 +60,36 @@ public final class IngestQueue: Sendable {
         }
     }
 
+    /// The sightings lane, which also knows whether it holds a backlog (see ``sightingsBacklogged(olderThan:now:)``).
+    private struct SightingsLane {
+        var lane = Lane()
+        /// When the lane last went from empty to waiting (`nil` while it is empty).
+        var waitingSince: ContinuousClock.Instant?
+        /// Batches waiting per topic (per gateway), and how many topics have more than one waiting.
+        var waitingPerTopic: [String: Int] = [:]
+        var repeatedTopics = 0
+        var count: Int { lane.count }
+
+        mutating func append(_ item: InboundMessage) {
+            if lane.count == 0 { waitingSince = item.received }
+            lane.append(item)
+            let waiting = waitingPerTopic[item.message.topic, default: 0] + 1
+            waitingPerTopic[item.message.topic] = waiting
+            if waiting == 2 { repeatedTopics += 1 }
+        }
+
+        mutating func popFirst() -> InboundMessage? {
+            guard let item = lane.popFirst() else { return nil }
+            let waiting = waitingPerTopic[item.message.topic, default: 1] - 1
+            waitingPerTopic[item.message.topic] = waiting > 0 ? waiting : nil
+            if waiting == 1 { repeatedTopics -= 1 }
+            if lane.count == 0 { waitingSince = nil }
+            return item
+        }
+    }
+
     private struct State {
-        var sightings = Lane()
+        var sightings = SightingsLane()
         var priority = Lane()
         var shed: UInt64 = 0
         var waiter: CheckedContinuation<Void, Never>?
@@ -140,13 +167,17 @@ public final class IngestQueue: Sendable {
         waiter?.resume()
     }
 
-    /// Whether the coordinator is behind on sightings: the oldest waiting batch arrived more than
-    /// `age` before `now`. The gateways' batches of one window arrive together and wait a moment
-    /// for one another while the first is applied; that is not a backlog.
+    /// Whether the coordinator is behind on sightings: a gateway has a second batch waiting behind
+    /// its first (more than a window is queued), or batches have been waiting, without the lane
+    /// emptying once, for more than `age` before `now`. The gateways' batches of one window arrive
+    /// together and wait a moment for one another while the first is applied, then the lane
+    /// empties: that is not a backlog.
     public func sightingsBacklogged(olderThan age: Duration, now: ContinuousClock.Instant = .now) -> Bool {
         state.withLock { state in
-            guard let oldest = state.sightings.first else { return false }
-            return now - oldest.received > age
+            guard state.sightings.count > 0 else { return false }
+            if state.sightings.repeatedTopics > 0 { return true }
+            guard let since = state.sightings.waitingSince else { return false }
+            return now - since > age
         }
     }
 

@@ -4,21 +4,34 @@ import Testing
 
 @Suite("Ingest queue")
 struct IngestQueueTests {
-    func sightings(received: ContinuousClock.Instant) -> InboundMessage {
-        InboundMessage(message: MQTTMessage(topic: "beaconfleet/v1/gateways/g1/sightings", payload: [UInt8]("{}".utf8)), received: received)
+    func sightings(received: ContinuousClock.Instant, gateway: String = "g1") -> InboundMessage {
+        InboundMessage(message: MQTTMessage(topic: "beaconfleet/v1/gateways/\(gateway)/sightings", payload: [UInt8]("{}".utf8)), received: received)
     }
 
-    @Test("a backlog is sightings that waited longer than the given age, not merely a non-empty queue")
+    @Test("a backlog is sightings waiting, without the lane emptying once, for longer than the given age; not merely a non-empty queue")
     func backlogByAge() {
         let queue = IngestQueue()
         let now = ContinuousClock.now
         #expect(!queue.sightingsBacklogged(olderThan: .milliseconds(200), now: now), "empty")
-        queue.push(sightings(received: now - .milliseconds(50)), isSightings: true)
+        queue.push(sightings(received: now - .milliseconds(50), gateway: "g1"), isSightings: true)
+        queue.push(sightings(received: now - .milliseconds(10), gateway: "g2"), isSightings: true)
         #expect(!queue.sightingsBacklogged(olderThan: .milliseconds(200), now: now), "one window's batches, just arrived")
-        queue.push(sightings(received: now - .milliseconds(10)), isSightings: true)
-        #expect(queue.sightingsBacklogged(olderThan: .milliseconds(200), now: now + .milliseconds(300)), "the oldest has waited 350 ms")
+        #expect(queue.sightingsBacklogged(olderThan: .milliseconds(200), now: now + .milliseconds(300)), "waiting for 350 ms")
+        // Taking one leaves the lane waiting all along: a stream that keeps it full stays a backlog.
         _ = queue.poll(upTo: 1)
-        #expect(!queue.sightingsBacklogged(olderThan: .milliseconds(200), now: now + .milliseconds(150)), "the oldest left is 160 ms old")
+        #expect(queue.sightingsBacklogged(olderThan: .milliseconds(200), now: now + .milliseconds(300)))
+        // Once it has emptied, the next window starts afresh.
+        _ = queue.poll(upTo: 10)
+        #expect(!queue.sightingsBacklogged(olderThan: .milliseconds(200), now: now + .milliseconds(300)), "empty")
+        queue.push(sightings(received: now + .milliseconds(250)), isSightings: true)
+        #expect(!queue.sightingsBacklogged(olderThan: .milliseconds(200), now: now + .milliseconds(300)), "the next window, 50 ms old")
+        // A gateway's next window queued behind its last: more than a window waits.
+        queue.push(sightings(received: now + .milliseconds(260), gateway: "g2"), isSightings: true)
+        #expect(!queue.sightingsBacklogged(olderThan: .milliseconds(200), now: now + .milliseconds(300)))
+        queue.push(sightings(received: now + .milliseconds(270), gateway: "g1"), isSightings: true)
+        #expect(queue.sightingsBacklogged(olderThan: .milliseconds(200), now: now + .milliseconds(300)), "g1 has two batches waiting")
+        _ = queue.poll(upTo: 1)
+        #expect(!queue.sightingsBacklogged(olderThan: .milliseconds(200), now: now + .milliseconds(300)), "one each again")
     }
 
     @Test("reports are served first and never shed; the oldest sightings are shed past the limit and counted")
