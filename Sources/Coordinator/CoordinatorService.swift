@@ -152,11 +152,12 @@ public final class CoordinatorService: Service, Sendable {
     /// then applied, with nothing overlapping).
     static let batchLimit = 32
 
-    /// How long a sightings batch may have waited before the queue counts as a backlog (and tags'
-    /// estimates follow the clock alone, see ``CoordinatorEngine/Configuration/tagEstimateInterval``):
-    /// the core's flush interval. Merely non-empty is not enough: a window's batches from every
-    /// gateway arrive together, and with the demo's gateways at 4x real time that read every
-    /// flush as backlogged, so tags were estimated every fourth window and lagged their walk.
+    /// How long sightings may wait, without the queue emptying, before it counts as a backlog (and
+    /// tags' estimates follow the clock alone, see ``CoordinatorEngine/Configuration/tagEstimateInterval``
+    /// and ``IngestQueue/sightingsBacklogged(olderThan:now:)``): the core's flush interval. Merely
+    /// non-empty is not enough: a window's batches from every gateway arrive together, and with
+    /// the demo's gateways at 4x real time that read every flush as backlogged, so tags were
+    /// estimated every fourth window and lagged their walk.
     static let backlogAge = Duration.milliseconds(200)
 
     /// A batch the core is applying.
