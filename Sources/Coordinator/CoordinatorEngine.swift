@@ -32,9 +32,9 @@ public final class CoordinatorEngine {
         /// (milliseconds, the agents' window) past what its last estimate used, or this long after
         /// that estimate by the coordinator's clock. Gateways report in windows, so a tag heard by
         /// several gateways gets several batches a window: they wait and one estimate uses them all.
-        /// While sightings have been queued for longer than a flush interval behind the one being
-        /// applied (a backlog, after an outage or under overload) only the clock counts: the estimate waiting batches would supersede is
-        /// skipped, so the estimator's cost per tag stays bounded however fast sightings arrive.
+        /// While sightings are backlogged (``IngestQueue/sightingsBacklogged(olderThan:now:)``:
+        /// after an outage or under overload) only the clock counts: the estimate waiting batches
+        /// would supersede is skipped, so the estimator's cost per tag stays bounded however fast sightings arrive.
         /// Phones' reports, re-plans forced by events, the topology or reconciliation never wait.
         public var tagEstimateInterval: Int64 = 1_000
 

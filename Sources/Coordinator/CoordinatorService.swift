@@ -137,7 +137,7 @@ public final class CoordinatorService: Service, Sendable {
             }
             let batch = taken.map { $0.prepared(topics: topics, decoder: decoder) }
             if let current = applying { await finish(current) }
-            let backlogged = queue.sightingsBacklogged(olderThan: CoordinatorService.backlogAge)
+            let backlogged = sightingsBacklogged
             applying = Applying(batch: batch, outputs: Task { [core, metrics] in
                 let started = ContinuousClock.now
                 let outputs = await core.process(batch, backlogged: backlogged)
@@ -159,6 +159,9 @@ public final class CoordinatorService: Service, Sendable {
     /// the demo's gateways at 4x real time that read every flush as backlogged, so tags were
     /// estimated every fourth window and lagged their walk.
     static let backlogAge = Duration.milliseconds(200)
+
+    /// Whether sightings are backlogged now (by ``backlogAge``).
+    private var sightingsBacklogged: Bool { queue.sightingsBacklogged(olderThan: CoordinatorService.backlogAge) }
 
     /// A batch the core is applying.
     private struct Applying {
@@ -236,7 +239,7 @@ public final class CoordinatorService: Service, Sendable {
     private func flushLoop() async {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: .milliseconds(200))
-            await publish(await core.flushIfDue(backlogged: queue.sightingsBacklogged(olderThan: CoordinatorService.backlogAge)))
+            await publish(await core.flushIfDue(backlogged: sightingsBacklogged))
         }
     }
 

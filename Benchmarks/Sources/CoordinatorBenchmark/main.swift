@@ -91,6 +91,30 @@ func makeBatches(venue: VenueIndex, tags: Int, perBatch: Int, windows: Int) -> [
     return batches
 }
 
+/// The byte-level decoder's best time over `rounds` passes of `batches` (this machine is noisy),
+/// with the sightings one pass decoded.
+func bestDecodeTime(_ batches: ArraySlice<(String, [UInt8])>, rounds: Int) -> (best: Duration, sightings: Int) {
+    let decoder = SightingsBatchDecoder()
+    var scratch = DecodedSightingsBatch()
+    var best = Duration.seconds(1000)
+    var decoded = 0
+    for _ in 0..<rounds {
+        decoded = 0
+        best = min(best, ContinuousClock().measure {
+            for (topic, payload) in batches {
+                payload.withUnsafeBytes { try? decoder.decode($0, topic: topic, gateway: nil, into: &scratch) }
+                decoded += scratch.sightings.count
+            }
+        })
+    }
+    return (best, decoded)
+}
+
+/// A whole number from the environment (the benchmarks' knobs), `nil` when unset or not a number.
+func environmentInteger(_ name: String) -> Int? {
+    ProcessInfo.processInfo.environment[name].flatMap { Int($0) }
+}
+
 let topology = try Topology.load(directory: museum)
 
 // MARK: 1. Ingest in-process
@@ -98,7 +122,7 @@ if wanted("ingest") {
     let venue = VenueIndex(topology: topology)
     let perBatch = tagsPerGateway
     // INGEST_WINDOWS=N: a shorter stream (e.g. to count instructions under callgrind).
-    let windows = Int(ProcessInfo.processInfo.environment["INGEST_WINDOWS"] ?? "") ?? 100
+    let windows = environmentInteger("INGEST_WINDOWS") ?? 100
     let batches = makeBatches(venue: venue, tags: tagsPerGateway * venue.gatewayIDs.count, perBatch: perBatch, windows: windows)
     let total = batches.count * perBatch
     let bytes = batches.reduce(0) { $0 + $1.1.count }
@@ -113,19 +137,8 @@ if wanted("ingest") {
     }
     precondition(decoded == total)
     // Decode only, with the byte-level decoder: the best of five rounds (this machine is noisy).
-    let decoder = SightingsBatchDecoder()
-    var scratch = DecodedSightingsBatch()
-    var decodeOnly = Duration.seconds(1000)
-    for _ in 0..<5 {
-        var fastDecoded = 0
-        decodeOnly = min(decodeOnly, clock.measure {
-            for (topic, payload) in batches {
-                payload.withUnsafeBytes { try? decoder.decode($0, topic: topic, gateway: nil, into: &scratch) }
-                fastDecoded += scratch.sightings.count
-            }
-        })
-        precondition(fastDecoded == total)
-    }
+    let (decodeOnly, fastDecoded) = bestDecodeTime(batches[...], rounds: 5)
+    precondition(fastDecoded == total)
     // Decode + apply (route, validate, per-client state, coverage), two rounds; flush (estimate + plan) measured apart.
     var best = Duration.seconds(1000)
     var flushTime = Duration.zero
@@ -191,10 +204,10 @@ if wanted("e2e") {
     let venue = VenueIndex(topology: topology)
     // E2E_TAGS_PER_GATEWAY=N: a smaller crowd, hence smaller batches (N sightings each), over
     // proportionally more windows; the default is the heavy stream of 1,000 per batch.
-    let perBatch = ProcessInfo.processInfo.environment["E2E_TAGS_PER_GATEWAY"].flatMap { Int($0) }.map { max(1, min($0, tagsPerGateway)) } ?? tagsPerGateway
+    let perBatch = environmentInteger("E2E_TAGS_PER_GATEWAY").map { max(1, min($0, tagsPerGateway)) } ?? tagsPerGateway
     // E2E_WINDOWS=N: a longer stream (default 150 windows of every gateway; the timed window gets
     // 43% of them), which evens out the tags' once-a-second estimates in the timed window.
-    let windows = ProcessInfo.processInfo.environment["E2E_WINDOWS"].flatMap { Int($0) }.map { max(150, $0) } ?? 150
+    let windows = environmentInteger("E2E_WINDOWS").map { max(150, $0) } ?? 150
     let batches = makeBatches(venue: venue, tags: perBatch * venue.gatewayIDs.count, perBatch: perBatch, windows: windows * tagsPerGateway / perBatch)
     let publisher = try MQTTClient(configuration: { var c = MQTTConfiguration(url: broker.url); c.maxQueued = 1_000_000; c.maxInflight = 1000; return c }())
     try publisher.connect()
@@ -279,16 +292,8 @@ if wanted("e2e") {
     let baselineCPU = subCPU.publisher + subCPU.broker + subCPU.consumer
     let perSighting = (publisher: subCPU.publisher / subSightings, broker: subCPU.broker / subSightings, consumer: subCPU.consumer / subSightings)  // µs
     let budget = cores / (0.9 * subRate) * 1e6 - perSighting.publisher - perSighting.broker
-    let decoder = SightingsBatchDecoder()
-    var scratch = DecodedSightingsBatch()
-    var decodeBest = Duration.seconds(1000)
-    let sample = batches[(half + warm)...]
-    for _ in 0..<3 {
-        decodeBest = min(decodeBest, clock.measure {
-            for (topic, payload) in sample { payload.withUnsafeBytes { try? decoder.decode($0, topic: topic, gateway: nil, into: &scratch) } }
-        })
-    }
-    let decodeCost = seconds(decodeBest) * 1e6 / Double(sample.count * perBatch)
+    let (decodeBest, decodedSightings) = bestDecodeTime(batches[(half + warm)...], rounds: 3)
+    let decodeCost = seconds(decodeBest) * 1e6 / Double(decodedSightings)
     print(String(format: "  CPU budget: the baseline kept %.0f%% of %.0f cores busy; at 0.9 x its rate the coordinator may spend %.2f µs per sighting, of which receiving (as mosquitto_sub) takes %.2f, leaving %.2f for decode + apply + estimate; decoding alone takes %.2f",
                  100 * baselineCPU / (seconds(subElapsed) * cores), cores, budget, perSighting.consumer, budget - perSighting.consumer, decodeCost))
     await publisher.disconnect()
