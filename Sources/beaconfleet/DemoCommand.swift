@@ -155,6 +155,11 @@ struct DemoCommand: AsyncParsableCommand {
             configuration.seed = seed &+ (mode == .phones ? 0 : 1)
             configuration.clientPrefix = mode == .phones ? "phone" : "tag"
             configuration.broker.clientID = "beaconfleet-demo-\(mode.rawValue)"
+            // Each simulation plays the venue's gateways with its own sequence numbers, so only one
+            // may: two would publish every window twice under the same gateway and sequence, and
+            // the coordinator keeps whichever copy comes first (a duplicate is skipped). With tags
+            // walking, their simulation is the gateways and phones are located by their reports.
+            if mode == .phones && tags > 0 { configuration.phonesAdvertise = false }
             services.append(.init(service: WalkersService(simulation: LiveSimulation(configuration: configuration), mode: mode, tally: tally),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
             DemoOutput.say("walkers     \(count) \(mode.rawValue) at \(speedup)x real time")
