@@ -61,7 +61,7 @@ struct CoordinatorBrokerTests {
             let port = CoordinatorHarness.freePort()
             var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            _ = try await CoordinatorHarness.get(port: port, "/healthz")
+            try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
             var configuration = LiveSimulation.Configuration(broker: broker.url, topology: topology, topics: topics, clients: 3)
             configuration.duration = 60
             configuration.speedup = 6
@@ -113,7 +113,7 @@ struct CoordinatorBrokerTests {
             let port = CoordinatorHarness.freePort()
             var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: named)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            _ = try await CoordinatorHarness.get(port: port, "/healthz")
+            try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { phone in
@@ -156,7 +156,7 @@ struct CoordinatorBrokerTests {
             let process = try CoordinatorHarness.launch(broker: broker, topology: venue, statePath: directory.appendingPathComponent("state.sqlite").path,
                                                         httpPort: port, log: log, extraArguments: ["--topology-poll", "0"])
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            _ = try await CoordinatorHarness.get(port: port, "/healthz")
+            try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { phone in
                 let messages = phone.messages
                 let regionsTopic = topics.clientRegions(try Identifier("phone-reload"))

@@ -85,9 +85,23 @@ enum CoordinatorHarness {
         return process
     }
 
-    /// GET `http://127.0.0.1:port/path`, retrying until it answers (or 20 s pass).
-    static func get(port: Int, _ path: String) async throws -> (Int, Data) {
-        try await withTimeout(.seconds(20), "GET \(path)") {
+    /// Waits until the launched coordinator answers `/healthz`: up to 60 s, since a debug binary
+    /// starting beside a loaded machine's other work (a release build, in one CI run) can take more
+    /// than 20. A bound, not a measure of speed. On failure the error says whether the process is
+    /// still running and ends with its log.
+    static func waitUntilServing(port: Int, process: Process, log: URL) async throws {
+        do {
+            _ = try await get(port: port, "/healthz", within: .seconds(60))
+        } catch {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            let state = process.isRunning ? "still running" : "exited with \(process.terminationStatus)"
+            throw CoordinatorError("\(error); the coordinator is \(state); its log ends:\n\(text.split(separator: "\n").suffix(20).joined(separator: "\n"))")
+        }
+    }
+
+    /// GET `http://127.0.0.1:port/path`, retrying until it answers (or `limit` passes).
+    static func get(port: Int, _ path: String, within limit: Duration = .seconds(20)) async throws -> (Int, Data) {
+        try await withTimeout(limit, "GET \(path)") {
             while true {
                 if let answer = try? await httpGet(port: port, path) { return answer }
                 try await Task.sleep(for: .milliseconds(100))
