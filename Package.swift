@@ -66,7 +66,7 @@ let package = Package(
 
         // Pure Swift libraries, from the bottom up.
         .target(name: "BeaconKit", swiftSettings: swiftSettings),
-        .target(name: "WireProtocol", swiftSettings: swiftSettings),
+        .target(name: "WireProtocol", dependencies: ["BeaconKit"], swiftSettings: swiftSettings),
         .target(name: "Topology", dependencies: ["BeaconKit"], swiftSettings: swiftSettings),
         .target(name: "Planner", dependencies: ["Topology"], swiftSettings: swiftSettings),
         
@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "Coordinator",
             dependencies: [
-                "Planner", "WireProtocol", "MQTT",
+                "BeaconKit", "Planner", "WireProtocol", "MQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -157,7 +157,7 @@ let package = Package(
         ),
         .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
-        .testTarget(name: "TopologyTests", dependencies: ["Topology", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TopologyTests", dependencies: ["BeaconKit", "Topology", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MQTTTests",
@@ -169,6 +169,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "WireProtocol", "MQTT", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CoordinatorTests", dependencies: ["BeaconKit", "Coordinator", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,3 +1,4 @@
+import BeaconKit
 import Foundation
 public import WireProtocol
 
@@ -150,10 +151,11 @@ public struct AgentConfiguration: Sendable, Equatable {
 
         var filter = BeaconFilter()
         if let formats = value("formats") {
-            switch BeaconFormats.parse(formats.text) {
-            case .success(let parsed) where !parsed.isEmpty: filter.formats = parsed
-            default: throw invalid("formats", "a comma-separated list of ibeacon, altbeacon, eddystone-uid, eddystone-url, eddystone-tlm")
+            let parsed = try? BeaconFormat.Set(parsing: formats.text)
+            guard let parsed, !parsed.isEmpty else {
+                throw invalid("formats", "a comma-separated list of ibeacon, altbeacon, eddystone-uid, eddystone-url, eddystone-tlm")
             }
+            filter.formats = parsed
         }
         if let uuids = value("allow-uuid") {
             for part in uuids.text.split(separator: ",") {
@@ -169,7 +171,7 @@ public struct AgentConfiguration: Sendable, Equatable {
         }
         if let addresses = value("deny-address") {
             for part in addresses.text.split(separator: ",") {
-                guard let address = DeviceAddress(part.trimmingCharacters(in: .whitespaces)) else {
+                guard let address = BluetoothAddress(part.trimmingCharacters(in: .whitespaces)) else {
                     throw invalid("deny-address", "comma-separated addresses such as AA:BB:CC:DD:EE:FF")
                 }
                 filter.deniedAddresses.insert(address)

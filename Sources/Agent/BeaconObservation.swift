@@ -1,15 +1,13 @@
+public import BeaconKit
+
 /// One decoded beacon advertisement as the agent aggregates it: a compact, allocation-free value.
 public struct BeaconObservation: Sendable, Equatable {
-    /// Exactly one format.
-    public var format: BeaconFormats
-    /// iBeacon / AltBeacon: the UUID (AltBeacon: the first 16 bytes of its beacon id).
-    /// Eddystone-UID: the 10-byte namespace followed by the 6-byte instance. Zero otherwise.
-    public var uuid: BeaconUUID
-    /// iBeacon major and minor (AltBeacon: the last 4 bytes of its beacon id); zero otherwise.
-    public var major: UInt16
-    public var minor: UInt16
+    /// The frame's format.
+    public var format: BeaconFormat
+    /// The beacon's identity; for frames without one (Eddystone URL and TLM), the advertiser's address.
+    public var identity: BeaconIdentity
     /// The advertiser's address.
-    public var address: DeviceAddress
+    public var address: BluetoothAddress
     /// The RSSI of a report whose controller said "not available" (0x7F).
     public static let unknownRSSI = 127
 
@@ -20,11 +18,10 @@ public struct BeaconObservation: Sendable, Equatable {
     /// When it was heard, microseconds since 1970.
     public var timeMicros: Int64
 
-    public init(format: BeaconFormats, uuid: BeaconUUID = BeaconUUID(high: 0, low: 0), major: UInt16 = 0, minor: UInt16 = 0, address: DeviceAddress, rssi: Int, txPower: Int?, timeMicros: Int64) {
+    /// An observation; `identity` defaults to the address (frames that carry no identity).
+    public init(format: BeaconFormat, identity: BeaconIdentity? = nil, address: BluetoothAddress, rssi: Int, txPower: Int?, timeMicros: Int64) {
         self.format = format
-        self.uuid = uuid
-        self.major = major
-        self.minor = minor
+        self.identity = identity ?? BeaconIdentity(address: address)
         self.address = address
         self.rssi = rssi
         self.txPower = txPower

@@ -142,35 +142,10 @@ public final class SightingsPipeline: @unchecked Sendable {
 extension BeaconObservation {
     /// The observation of `beacon` in `report`; `nil` for Eddystone frames of unknown type.
     init?(_ beacon: Beacon, report: AdvertisingReport, timeMicros: Int64) {
-        let address = DeviceAddress(value: report.address.rawValue)
         // A report without RSSI (0x7F) still counts; the aggregator leaves its signal figures alone.
         let rssi = report.rssi.map(Int.init) ?? Self.unknownRSSI
-        switch beacon {
-        case .iBeacon(let b):
-            self.init(format: .ibeacon, uuid: BeaconUUID(b.uuid), major: b.major, minor: b.minor, address: address, rssi: rssi, txPower: Int(b.measuredPower), timeMicros: timeMicros)
-        case .altBeacon(let b):
-            self.init(format: .altbeacon, uuid: BeaconUUID(b.id1), major: b.id2, minor: b.id3, address: address, rssi: rssi, txPower: Int(b.referenceRSSI), timeMicros: timeMicros)
-        case .eddystoneUID(let b):
-            let uuid = BeaconUUID(high: UInt64(b.namespace.high) << 48 | b.namespace.low >> 16, low: b.namespace.low << 48 | b.instance.rawValue)
-            self.init(format: .eddystoneUID, uuid: uuid, address: address, rssi: rssi, txPower: Int(b.txPower), timeMicros: timeMicros)
-        case .eddystoneURL(let b):
-            self.init(format: .eddystoneURL, address: address, rssi: rssi, txPower: Int(b.txPower), timeMicros: timeMicros)
-        case .eddystoneTLM:
-            self.init(format: .eddystoneTLM, address: address, rssi: rssi, txPower: nil, timeMicros: timeMicros)
-        case .eddystoneUnknown:
-            return nil
-        }
-    }
-}
-
-extension BeaconUUID {
-    /// The UUID's 16 bytes in the order written.
-    @inline(__always) init(_ uuid: UUID) {
-        let u = uuid.uuid
-        let high = UInt64(u.0) << 56 | UInt64(u.1) << 48 | UInt64(u.2) << 40 | UInt64(u.3) << 32
-            | UInt64(u.4) << 24 | UInt64(u.5) << 16 | UInt64(u.6) << 8 | UInt64(u.7)
-        let low = UInt64(u.8) << 56 | UInt64(u.9) << 48 | UInt64(u.10) << 40 | UInt64(u.11) << 32
-            | UInt64(u.12) << 24 | UInt64(u.13) << 16 | UInt64(u.14) << 8 | UInt64(u.15)
-        self.init(high: high, low: low)
+        guard beacon.format != .eddystoneUnknown else { return nil }
+        self.init(format: beacon.format, identity: beacon.identity, address: report.address, rssi: rssi,
+                  txPower: beacon.txPower.map(Int.init), timeMicros: timeMicros)
     }
 }

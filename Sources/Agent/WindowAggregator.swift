@@ -24,14 +24,13 @@ public struct ClosedWindow: Sendable, Equatable {
 /// four sightings.
 public struct WindowAggregator {
     struct Key: Hashable, Comparable {
+        /// The format's ``BeaconFormat/bit``: sightings are ordered by it.
         var format: UInt8
-        var uuid: BeaconUUID
-        var major: UInt16
-        var minor: UInt16
-        var address: DeviceAddress
+        var identity: BeaconIdentity
+        var address: BluetoothAddress
 
         static func < (lhs: Key, rhs: Key) -> Bool {
-            (lhs.format, lhs.uuid, lhs.major, lhs.minor, lhs.address) < (rhs.format, rhs.uuid, rhs.major, rhs.minor, rhs.address)
+            (lhs.format, lhs.identity, lhs.address) < (rhs.format, rhs.identity, rhs.address)
         }
     }
 
@@ -96,7 +95,7 @@ public struct WindowAggregator {
     @inline(__always)
     public mutating func add(_ observation: BeaconObservation) {
         if windowStart == nil { windowStart = gridStart(observation.timeMicros) }
-        let key = Key(format: observation.format.rawValue, uuid: observation.uuid, major: observation.major, minor: observation.minor, address: observation.address)
+        let key = Key(format: observation.format.bit, identity: observation.identity, address: observation.address)
         let rssi = observation.rssi
         entries[key, default: Entry()].update { entry in
             entry.count += 1
@@ -140,28 +139,27 @@ public struct WindowAggregator {
     }
 
     private func sighting(key: Key, entry: Entry) -> Sighting {
-        let format = BeaconFormats(rawValue: key.format)
+        let format = BeaconFormat(bit: key.format) ?? .eddystoneUnknown
         // With no RSSI at all in the window (every report said "not available"), report the floor.
         let mean = Self.filteredMean(entry)
         let rssi = mean.map { ($0 * 10).rounded() / 10 } ?? -127
         var sighting = Sighting(
-            format: BeaconFormats.names.first { $0.1 == format }?.0 ?? "unknown",
-            address: key.address.description, rssi: rssi, rssiMax: mean == nil ? -127 : entry.maxRSSI, count: entry.count, txPower: entry.txPower)
+            format: format.name, address: key.address.description, rssi: rssi, rssiMax: mean == nil ? -127 : entry.maxRSSI,
+            count: entry.count, txPower: entry.txPower)
         switch format {
-        case .ibeacon, .altbeacon:
-            sighting.uuid = key.uuid.description
-            sighting.major = key.major
-            sighting.minor = key.minor
+        case .iBeacon, .altBeacon:
+            sighting.uuid = key.identity.uuid.description
+            sighting.major = key.identity.major
+            sighting.minor = key.identity.minor
         case .eddystoneUID:
-            let hex = hexString(key.uuid.high, digits: 16) + hexString(key.uuid.low, digits: 16)
-            sighting.namespace = String(hex.prefix(20))
-            sighting.instance = String(hex.suffix(12))
+            sighting.namespace = Hex.string(key.identity.high, digits: 16) + Hex.string(key.identity.low >> 48, digits: 4)
+            sighting.instance = Hex.string(key.identity.low, digits: 12)
         default:
             break
         }
         if let tx = entry.txPower, let mean {
             // Eddystone states its power at 0 m; the model wants it at 1 m (41 dB of free-space loss).
-            let atOneMetre = format == .ibeacon || format == .altbeacon ? tx : tx - 41
+            let atOneMetre = format == .iBeacon || format == .altBeacon ? tx : tx - 41
             if let metres = distanceModel.distance(rssi: mean, measuredPower: Int8(clamping: atOneMetre)), metres.isFinite {
                 sighting.distance = (metres * 100).rounded() / 100
             }

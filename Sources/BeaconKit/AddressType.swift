@@ -28,14 +28,7 @@ public struct AddressType: RawRepresentable, Hashable, Sendable, CustomStringCon
         case 0x02: "public-identity"
         case 0x03: "random-identity"
         case 0xFF: "anonymous"
-        default: "0x" + String(rawValue, radix: 16, uppercase: true).leftPadded(to: 2)
+        default: "0x" + Hex.string(UInt64(rawValue), digits: 2)
         }
-    }
-}
-
-extension String {
-    /// The string with leading zeros up to `width` characters.
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -140,7 +140,7 @@ public struct PHY: RawRepresentable, Hashable, Sendable, CustomStringConvertible
         case 1: "1M"
         case 2: "2M"
         case 3: "coded"
-        default: "0x" + String(rawValue, radix: 16, uppercase: true).leftPadded(to: 2)
+        default: "0x" + Hex.string(UInt64(rawValue), digits: 2)
         }
     }
 }

@@ -1,5 +1,3 @@
-public import Foundation
-
 /// A decoded beacon advertisement.
 public enum Beacon: Sendable, Hashable {
     case iBeacon(IBeacon)
@@ -28,9 +26,9 @@ public enum Beacon: Sendable, Hashable {
     /// no identity (URL, TLM, unknown): key those by the advertiser's address.
     public var identity: BeaconIdentity? {
         switch self {
-        case .iBeacon(let b): .uuid(format: .iBeacon, uuid: b.uuid, major: b.major, minor: b.minor)
-        case .altBeacon(let b): .uuid(format: .altBeacon, uuid: b.id1, major: b.id2, minor: b.id3)
-        case .eddystoneUID(let b): .eddystone(namespace: b.namespace, instance: b.instance)
+        case .iBeacon(let b): BeaconIdentity(uuid: b.uuid, major: b.major, minor: b.minor)
+        case .altBeacon(let b): BeaconIdentity(uuid: b.id1, major: b.id2, minor: b.id3)
+        case .eddystoneUID(let b): BeaconIdentity(namespace: b.namespace, instance: b.instance)
         case .eddystoneURL, .eddystoneTLM, .eddystoneUnknown: nil
         }
     }
@@ -59,12 +57,4 @@ public enum Beacon: Sendable, Hashable {
         case .eddystoneTLM, .eddystoneUnknown: nil
         }
     }
-}
-
-/// What identifies a beacon independently of the address it advertises from.
-public enum BeaconIdentity: Sendable, Hashable {
-    /// iBeacon or AltBeacon: a UUID with major and minor.
-    case uuid(format: BeaconFormat, uuid: UUID, major: UInt16, minor: UInt16)
-    /// Eddystone-UID: namespace and instance.
-    case eddystone(namespace: EddystoneNamespace, instance: EddystoneInstance)
 }

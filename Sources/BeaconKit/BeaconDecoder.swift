@@ -100,8 +100,8 @@ public enum BeaconDecoder {
 
     /// 16 bytes at `offset` as a UUID, in the order written. The caller checks bounds.
     @inline(__always)
-    static func uuid(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UUID {
-        UUID(uuid: bytes.loadUnaligned(fromByteOffset: offset, as: uuid_t.self))
+    static func uuid(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> BeaconUUID {
+        BeaconUUID(bigEndianBytes: bytes, at: offset)
     }
 
     @inline(__always)

@@ -1,5 +1,3 @@
-public import Foundation
-
 /// A Bluetooth service UUID as advertised: 16-bit, 32-bit or 128-bit.
 ///
 /// Short forms print as 4 or 8 upper-case hex digits (`FEAA`); 128-bit ones as a standard UUID.
@@ -7,7 +5,7 @@ public import Foundation
 public enum BluetoothUUID: Sendable, Hashable, CustomStringConvertible {
     case uuid16(UInt16)
     case uuid32(UInt32)
-    case uuid128(UUID)
+    case uuid128(BeaconUUID)
 
     /// Reads a little-endian UUID of `bytes.count` (2, 4 or 16) bytes; `nil` for other sizes.
     init?(littleEndian bytes: UnsafeRawBufferPointer) {
@@ -17,9 +15,7 @@ public enum BluetoothUUID: Sendable, Hashable, CustomStringConvertible {
         case 4:
             self = .uuid32(UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24)
         case 16:
-            var reversed = [UInt8](bytes)
-            reversed.reverse()
-            self = .uuid128(reversed.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
+            self = .uuid128(BeaconUUID(bytes: bytes.reversed()))
         default:
             return nil
         }
@@ -27,9 +23,9 @@ public enum BluetoothUUID: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .uuid16(let value): String(value, radix: 16, uppercase: true).leftPadded(to: 4)
-        case .uuid32(let value): String(value, radix: 16, uppercase: true).leftPadded(to: 8)
-        case .uuid128(let value): value.uuidString
+        case .uuid16(let value): Hex.string(UInt64(value), digits: 4)
+        case .uuid32(let value): Hex.string(UInt64(value), digits: 8)
+        case .uuid128(let value): value.description
         }
     }
 }

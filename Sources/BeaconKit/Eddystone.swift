@@ -48,8 +48,8 @@ public struct EddystoneNamespace: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses 20 hex digits; `nil` otherwise.
     public init?(hex text: String) {
-        guard text.utf8.count == 20, let high = UInt16(text.prefix(4), radix: 16), let low = UInt64(text.suffix(16), radix: 16) else { return nil }
-        self.init(high: high, low: low)
+        guard text.utf8.count == 20, let high = Hex.parse(text.prefix(4)), let low = Hex.parse(text.suffix(16)) else { return nil }
+        self.init(high: UInt16(high), low: low)
     }
 
     /// The ten bytes, most significant first.
@@ -58,7 +58,7 @@ public struct EddystoneNamespace: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        String(high, radix: 16).leftPadded(to: 4) + String(low, radix: 16).leftPadded(to: 16)
+        Hex.string(UInt64(high), digits: 4, lowercase: true) + Hex.string(low, digits: 16, lowercase: true)
     }
 }
 
@@ -73,7 +73,7 @@ public struct EddystoneInstance: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses 12 hex digits; `nil` otherwise.
     public init?(hex text: String) {
-        guard text.utf8.count == 12, let value = UInt64(text, radix: 16) else { return nil }
+        guard text.utf8.count == 12, let value = Hex.parse(text) else { return nil }
         self.init(rawValue: value)
     }
 
@@ -83,7 +83,7 @@ public struct EddystoneInstance: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        String(rawValue, radix: 16).leftPadded(to: 12)
+        Hex.string(rawValue, digits: 12, lowercase: true)
     }
 }
 

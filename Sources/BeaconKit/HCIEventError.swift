@@ -30,5 +30,5 @@ public enum HCIEventError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Two upper-case hex digits.
 func hex(_ byte: UInt8) -> String {
-    String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+    Hex.string(UInt64(byte), digits: 2)
 }

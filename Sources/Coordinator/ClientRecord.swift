@@ -1,3 +1,5 @@
+import BeaconKit
+
 /// One observation kept for a client, compactly: which anchor, how far, how strong, when.
 /// `anchor` ≥ 0 is a gateway index; < 0 is region `-(anchor + 1)` (a beacon the phone ranged).
 struct CompactObservation: Sendable {
@@ -58,7 +60,7 @@ struct ClientRecord: Sendable {
     var plannedAt: LevelPoint?
     var movedAt: LevelPoint?
     /// The identity the phone advertises (or, for a tag, the identity it was heard with).
-    var beacon: BeaconKey?
+    var beacon: BeaconIdentity?
     /// A budget the client asked for (0: the coordinator's default).
     var budget: UInt8 = 0
     /// Whether a phone reports for this client (otherwise it is a tag heard by gateways).

@@ -1,3 +1,4 @@
+public import BeaconKit
 public import Foundation
 public import WireProtocol
 
@@ -61,7 +62,7 @@ public final class CoordinatorEngine {
     var clients: [ClientRecord?] = []
     var freeSlots: [Int32] = []
     var clientByID: [String: Int32] = [:]
-    var clientByBeacon: [BeaconKey: Int32] = [:]
+    var clientByBeacon: [BeaconIdentity: Int32] = [:]
     /// Per gateway index: clients its recent windows contained, with their consecutive misses.
     var coverage: [CoverageTable]
     var gatewayOnline: [Bool]
@@ -220,7 +221,7 @@ public final class CoordinatorEngine {
             throw .invalidPayload(topic: topic, reason: "field budget: \(budget) is outside 0...20")
         }
         for (i, beacon) in report.ranged.enumerated() {
-            guard BeaconKey(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor) != nil else {
+            guard BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor) != nil else {
                 throw .invalidPayload(topic: topic, reason: "field ranged[\(i)].uuid: not a UUID (8-4-4-4-12 hex digits)")
             }
             guard (-128...20).contains(beacon.rssi) else {
@@ -230,7 +231,7 @@ public final class CoordinatorEngine {
                 throw .invalidPayload(topic: topic, reason: "field ranged[\(i)].accuracy: not a finite number")
             }
         }
-        if let advertising = report.advertising, BeaconKey(advertising) == nil {
+        if let advertising = report.advertising, advertising.identity == nil {
             throw .invalidPayload(topic: topic, reason: "field advertising.uuid: not a UUID (8-4-4-4-12 hex digits)")
         }
         for (i, event) in report.events.enumerated() where !Identifier.isValid(event.region) && event.region.utf8.count > 128 {
@@ -406,7 +407,7 @@ public final class CoordinatorEngine {
             record.reason = .budget
         }
         clients[Int(index)] = record
-        if let advertising = report.advertising, let key = BeaconKey(advertising) {
+        if let advertising = report.advertising, let key = advertising.identity {
             adopt(beacon: key, for: index, now: now)
         }
         record = clients[Int(index)]!
@@ -438,7 +439,7 @@ public final class CoordinatorEngine {
             }
         }
         for beacon in report.ranged {
-            guard let key = BeaconKey(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor),
+            guard let key = BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor),
                   let region = venue.regionByBeacon[key] else {
                 counters.unknownReferences += 1
                 continue
@@ -711,7 +712,7 @@ public final class CoordinatorEngine {
     }
 
     @inline(__always)
-    private func clientIndex(forBeacon key: BeaconKey, now: Int64) -> Int32 {
+    private func clientIndex(forBeacon key: BeaconIdentity, now: Int64) -> Int32 {
         if let index = clientByBeacon[key] { return index }
         let id = key.clientIdentifier
         if let index = clientByID[id] {
@@ -744,7 +745,7 @@ public final class CoordinatorEngine {
     /// A tag record created earlier from those sightings is merged into the phone and forgotten;
     /// a phone not yet located starts where the tag was estimated (the tag's evidence is already
     /// used, so without it the phone would wait for the gateways' next window to be planned).
-    private func adopt(beacon key: BeaconKey, for index: Int32, now: Int64) {
+    private func adopt(beacon key: BeaconIdentity, for index: Int32, now: Int64) {
         if let existing = clientByBeacon[key], existing != index, let tag = clients[Int(existing)], !tag.isPhone {
             clients[Int(index)]!.observations.append(contentsOf: tag.observations)
             if clients[Int(index)]!.location == nil, let location = tag.location {
@@ -781,7 +782,7 @@ public final class CoordinatorEngine {
             record.movedAt = point
         }
         let index = insert(record)
-        if let text = stored.beacon, let key = BeaconKey(storageText: text) {
+        if let text = stored.beacon, let key = BeaconIdentity(storageText: text) {
             clients[Int(index)]!.beacon = key
             clientByBeacon[key] = index
         }
@@ -894,10 +895,10 @@ public struct ClientSnapshot: Codable, Sendable, Equatable {
 /// (a venue's region beacons usually share one UUID): a key whose id is not among them cannot be
 /// in the set, so the hashed lookup can be skipped. With many ids it answers "maybe" to everything.
 struct BeaconIDFilter: Sendable {
-    private var ids: [(high: UInt64, low: UInt64, kind: BeaconKey.Kind)] = []
+    private var ids: [(high: UInt64, low: UInt64, kind: BeaconIdentity.Kind)] = []
     private var everything = false
 
-    init(_ keys: some Sequence<BeaconKey>) {
+    init(_ keys: some Sequence<BeaconIdentity>) {
         for key in keys where !ids.contains(where: { $0.high == key.high && $0.low == key.low && $0.kind == key.kind }) {
             ids.append((key.high, key.low, key.kind))
             if ids.count > 8 {
@@ -910,7 +911,7 @@ struct BeaconIDFilter: Sendable {
 
     /// `false` only when no key of the set has `key`'s id.
     @inline(__always)
-    func mayContain(_ key: BeaconKey) -> Bool {
+    func mayContain(_ key: BeaconIdentity) -> Bool {
         if everything { return true }
         for id in ids where id.high == key.high && id.low == key.low && id.kind == key.kind { return true }
         return false

@@ -1,27 +1,12 @@
 import Foundation
+public import BeaconKit
 public import WireProtocol
 
-/// A beacon advertisement format as it appears in a sighting's `format` field.
-public enum SightingFormat: UInt8, Sendable, CaseIterable {
-    case iBeacon, altBeacon, eddystoneUID, eddystoneURL, eddystoneTLM
-
-    /// The contract's spelling: `ibeacon`, `altbeacon`, `eddystone-uid`, `eddystone-url`, `eddystone-tlm`.
-    public var name: String {
-        switch self {
-        case .iBeacon: "ibeacon"
-        case .altBeacon: "altbeacon"
-        case .eddystoneUID: "eddystone-uid"
-        case .eddystoneURL: "eddystone-url"
-        case .eddystoneTLM: "eddystone-tlm"
-        }
-    }
-}
-
-/// One validated sighting, in a compact form: no strings, identity packed into a ``BeaconKey``.
+/// One validated sighting, in a compact form: no strings, identity packed into a ``BeaconIdentity``.
 public struct DecodedSighting: Sendable, Equatable {
-    public var format: SightingFormat
+    public var format: BeaconFormat
     /// The beacon's identity (by address for Eddystone URL and TLM frames).
-    public var key: BeaconKey
+    public var key: BeaconIdentity
     /// The advertiser's 48-bit address.
     public var address: UInt64
     /// Filtered mean RSSI over the window, dBm.
@@ -37,28 +22,18 @@ public struct DecodedSighting: Sendable, Equatable {
 
     /// The same sighting as the contract's `Codable` type (canonical upper-case spelling).
     public var sighting: Sighting {
-        func hex(_ value: UInt64, nibbles: Int) -> String {
-            let digits = Array("0123456789ABCDEF".utf8)
-            var out = [UInt8]()
-            for i in stride(from: nibbles - 1, through: 0, by: -1) { out.append(digits[Int((value >> UInt64(i * 4)) & 0xF)]) }
-            return String(decoding: out, as: UTF8.self)
-        }
-        var addressText = ""
-        for i in stride(from: 5, through: 0, by: -1) {
-            addressText += hex(address >> UInt64(i * 8) & 0xFF, nibbles: 2)
-            if i > 0 { addressText += ":" }
-        }
+        let addressText = BluetoothAddress(rawValue: address).description
         var result = Sighting(format: format.name, address: addressText, rssi: rssi, rssiMax: Int(rssiMax), count: Int(count),
                               txPower: txPower.map(Int.init), distance: distance)
         switch format {
         case .iBeacon, .altBeacon:
-            result.uuid = key.uuidString
+            result.uuid = key.uuid.description
             result.major = key.major
             result.minor = key.minor
         case .eddystoneUID:
-            result.namespace = hex(key.high, nibbles: 16) + hex(key.low >> 48, nibbles: 4)
-            result.instance = hex(key.low & 0xFFFF_FFFF_FFFF, nibbles: 12)
-        case .eddystoneURL, .eddystoneTLM:
+            result.namespace = Hex.string(key.high, digits: 16) + Hex.string(key.low >> 48, digits: 4)
+            result.instance = Hex.string(key.low, digits: 12)
+        case .eddystoneURL, .eddystoneTLM, .eddystoneUnknown:
             break
         }
         return result
@@ -218,7 +193,7 @@ public struct SightingsBatchDecoder: Sendable {
 
     private func decodeSighting(_ s: inout JSONScanner, index: Int, field: inout FieldPath) throws -> DecodedSighting {
         try s.expect(0x7B, "an object")
-        var format: SightingFormat?
+        var format: BeaconFormat?
         var uuid: (UInt64, UInt64)?
         var major: UInt16?
         var minor: UInt16?
@@ -243,10 +218,10 @@ public struct SightingsBatchDecoder: Sendable {
                     field.set("uuid", index)
                     if !s.consumeNull() {
                         let range = try s.stringRange()
-                        guard let parsed = BeaconKey.parseUUID(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
+                        guard range.count == 36, let parsed = BeaconUUID(utf8: UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
                             throw JSONScanner.Failure(message: "not a UUID (8-4-4-4-12 hex digits)", offset: range.lowerBound)
                         }
-                        uuid = parsed
+                        uuid = (parsed.high, parsed.low)
                     }
                 case .major:
                     field.set("major", index)
@@ -257,10 +232,10 @@ public struct SightingsBatchDecoder: Sendable {
                 case .address:
                     field.set("address", index)
                     let range = try s.stringRange()
-                    guard let parsed = BeaconKey.parseAddress(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
+                    guard let parsed = BluetoothAddress(utf8: UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
                         throw JSONScanner.Failure(message: "not an address (AA:BB:CC:DD:EE:FF)", offset: range.lowerBound)
                     }
-                    address = parsed
+                    address = parsed.rawValue
                 case .format:
                     field.set("format", index)
                     let range = try s.stringRange()
@@ -289,8 +264,8 @@ public struct SightingsBatchDecoder: Sendable {
                     if !s.consumeNull() {
                         let range = try s.stringRange()
                         let all = UnsafeBufferPointer(start: s.base, count: s.count)
-                        guard range.count == 20, let high = BeaconKey.parseHex(UnsafeBufferPointer(rebasing: all[range.lowerBound..<range.lowerBound + 16])),
-                              let low = BeaconKey.parseHex(UnsafeBufferPointer(rebasing: all[range.lowerBound + 16..<range.upperBound]))
+                        guard range.count == 20, let high = Hex.parse(UnsafeBufferPointer(rebasing: all[range.lowerBound..<range.lowerBound + 16])),
+                              let low = Hex.parse(UnsafeBufferPointer(rebasing: all[range.lowerBound + 16..<range.upperBound]))
                         else { throw JSONScanner.Failure(message: "not a 10-byte namespace (20 hex digits)", offset: range.lowerBound) }
                         namespace = high
                         namespaceLow = low
@@ -299,7 +274,7 @@ public struct SightingsBatchDecoder: Sendable {
                     field.set("instance", index)
                     if !s.consumeNull() {
                         let range = try s.stringRange()
-                        guard range.count == 12, let value = BeaconKey.parseHex(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
+                        guard range.count == 12, let value = Hex.parse(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
                             throw JSONScanner.Failure(message: "not a 6-byte instance (12 hex digits)", offset: range.lowerBound)
                         }
                         instance = value
@@ -319,19 +294,19 @@ public struct SightingsBatchDecoder: Sendable {
         guard let rssi else { throw missing("rssi") }
         guard let rssiMax else { throw missing("rssiMax") }
         guard let count else { throw missing("count") }
-        let key: BeaconKey
+        let key: BeaconIdentity
         switch format {
         case .iBeacon, .altBeacon:
             guard let uuid else { throw missing("uuid") }
             guard let major else { throw missing("major") }
             guard let minor else { throw missing("minor") }
-            key = BeaconKey(high: uuid.0, low: uuid.1, major: major, minor: minor, kind: .uuidMajorMinor)
+            key = BeaconIdentity(high: uuid.0, low: uuid.1, major: major, minor: minor, kind: .uuidMajorMinor)
         case .eddystoneUID:
             guard let namespace else { throw missing("namespace") }
             guard let instance else { throw missing("instance") }
-            key = BeaconKey(high: namespace, low: namespaceLow << 48 | instance, major: 0, minor: 0, kind: .eddystoneUID)
-        case .eddystoneURL, .eddystoneTLM:
-            key = BeaconKey(high: 0, low: address, major: 0, minor: 0, kind: .address)
+            key = BeaconIdentity(high: namespace, low: namespaceLow << 48 | instance, major: 0, minor: 0, kind: .eddystoneUID)
+        case .eddystoneURL, .eddystoneTLM, .eddystoneUnknown:
+            key = BeaconIdentity(high: 0, low: address, major: 0, minor: 0, kind: .address)
         }
         return DecodedSighting(format: format, key: key, address: address, rssi: rssi, rssiMax: Int16(rssiMax), count: Int32(count),
                                txPower: txPower.map { Int16($0) }, distance: distance)
@@ -380,7 +355,7 @@ public struct SightingsBatchDecoder: Sendable {
     }
 
     @inline(__always)
-    static func format(_ bytes: UnsafeBufferPointer<UInt8>) -> SightingFormat? {
+    static func format(_ bytes: UnsafeBufferPointer<UInt8>) -> BeaconFormat? {
         switch bytes.count {
         case 7 where memcmp(bytes.baseAddress!, "ibeacon", 7) == 0: return .iBeacon
         case 9 where memcmp(bytes.baseAddress!, "altbeacon", 9) == 0: return .altBeacon

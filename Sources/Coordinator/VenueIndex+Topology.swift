@@ -1,3 +1,4 @@
+public import BeaconKit
 public import Topology
 public import WireProtocol
 
@@ -10,9 +11,9 @@ extension VenueIndex {
         let regions = topology.regions.map { region -> VenueRegion in
             let identity = region.identity
             let ref = RegionRef(id: region.id, uuid: identity.uuidString, major: identity.major, minor: identity.minor)
-            var beacon: BeaconKey?
+            var beacon: BeaconIdentity?
             if let major = identity.major, let minor = identity.minor {
-                beacon = BeaconKey(uuid: identity.uuidString, major: major, minor: minor)
+                beacon = BeaconIdentity(uuid: identity.uuidString, major: major, minor: minor)
             }
             let point = region.position.flatMap { p in levelIndex[p.level].map { LevelPoint(x: p.x, y: p.y, level: $0) } }
             return VenueRegion(id: region.id, ref: ref, beacon: beacon, point: point, radius: region.radius, pinned: region.isPinned)

@@ -1,3 +1,4 @@
+public import BeaconKit
 public import WireProtocol
 
 /// A region as the coordinator needs it: topology id, the identity a phone registers, where it is.
@@ -7,7 +8,7 @@ public struct VenueRegion: Sendable, Equatable {
     /// What the phone registers with CoreLocation.
     public var ref: RegionRef
     /// The full beacon identity of the region's beacon, when it has one (wildcard regions do not).
-    public var beacon: BeaconKey?
+    public var beacon: BeaconIdentity?
     /// Where its beacon is; `nil` for a wildcard region with no single place (always pinned).
     public var point: LevelPoint?
     /// Radius in metres.
@@ -15,7 +16,7 @@ public struct VenueRegion: Sendable, Equatable {
     /// Pinned regions are always monitored.
     public var pinned: Bool
 
-    public init(id: String, ref: RegionRef, beacon: BeaconKey?, point: LevelPoint?, radius: Double, pinned: Bool) {
+    public init(id: String, ref: RegionRef, beacon: BeaconIdentity?, point: LevelPoint?, radius: Double, pinned: Bool) {
         self.id = id
         self.ref = ref
         self.beacon = beacon
@@ -40,7 +41,7 @@ public final class VenueIndex: Sendable {
     public let gatewayByID: [String: Int32]
     /// Region index by topology id, and by the identity of its beacon.
     public let regionByID: [String: Int32]
-    public let regionByBeacon: [BeaconKey: Int32]
+    public let regionByBeacon: [BeaconIdentity: Int32]
     /// Indices of pinned regions, in topology order.
     public let pinned: [Int32]
 
@@ -62,7 +63,7 @@ public final class VenueIndex: Sendable {
         self.gatewayPoints = sortedGateways.map(\.value)
         self.gatewayByID = Dictionary(uniqueKeysWithValues: sortedGateways.enumerated().map { ($1.key, Int32($0)) })
         var byID = [String: Int32](minimumCapacity: regions.count)
-        var byBeacon = [BeaconKey: Int32](minimumCapacity: regions.count)
+        var byBeacon = [BeaconIdentity: Int32](minimumCapacity: regions.count)
         var pinned = [Int32]()
         let maxRadius = regions.lazy.filter { !$0.pinned }.map(\.radius).max() ?? 1
         let cellSize = max(2.0, min(maxRadius, 50.0))

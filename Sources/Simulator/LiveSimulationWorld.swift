@@ -145,7 +145,7 @@ actor LiveWorld {
         let message = ClientReport(time: time(clock), ranged: Array(ranged.prefix(8)), events: phones[i].events,
                                    monitored: phones[i].monitored.keys.sorted(), budget: configuration.budget,
                                    advertising: configuration.phonesAdvertise
-                                       ? BeaconIdentity(uuid: LiveSimulation.Configuration.tagUUID, major: advertisedMajor, minor: phones[i].minor) : nil,
+                                       ? AdvertisedIdentity(uuid: LiveSimulation.Configuration.tagUUID, major: advertisedMajor, minor: phones[i].minor) : nil,
                                    version: phones[i].version)
         phones[i].events = []
         phones[i].nextReport = clock + configuration.reportInterval

@@ -1,4 +1,4 @@
-public import Foundation
+public import BeaconKit
 
 /// The beacon identity a region is registered with in CoreLocation: a UUID, optionally a major,
 /// and optionally a minor (only with a major).
@@ -6,12 +6,12 @@ public import Foundation
 /// A UUID alone is a venue-wide wildcard region, UUID + major a wildcard over one group of
 /// beacons (for example a level), UUID + major + minor one beacon.
 public struct RegionIdentity: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var uuid: UUID
+    public var uuid: BeaconUUID
     public var major: UInt16?
     public var minor: UInt16?
 
     /// - Precondition: `minor` is nil when `major` is nil.
-    public init(uuid: UUID, major: UInt16? = nil, minor: UInt16? = nil) {
+    public init(uuid: BeaconUUID, major: UInt16? = nil, minor: UInt16? = nil) {
         precondition(major != nil || minor == nil, "a region identity with a minor needs a major")
         self.uuid = uuid
         self.major = major
@@ -21,24 +21,31 @@ public struct RegionIdentity: Sendable, Hashable, Comparable, CustomStringConver
     /// Whether the identity matches many beacons (major or minor absent).
     public var isWildcard: Bool { minor == nil }
 
-    /// Whether a beacon with this UUID, major and minor is inside the region's identity.
-    public func matches(uuid: UUID, major: UInt16, minor: UInt16) -> Bool {
-        self.uuid == uuid && (self.major == nil || self.major == major) && (self.minor == nil || self.minor == minor)
+    /// The identity of the one beacon this region is, when it names one (UUID, major and minor).
+    public var beacon: BeaconIdentity? {
+        guard let major, let minor else { return nil }
+        return BeaconIdentity(uuid: uuid, major: major, minor: minor)
+    }
+
+    /// Whether a beacon with `identity` (iBeacon or AltBeacon) is inside the region's identity.
+    public func matches(_ identity: BeaconIdentity) -> Bool {
+        identity.kind == .uuidMajorMinor && identity.uuid == uuid && (major == nil || major == identity.major)
+            && (minor == nil || minor == identity.minor)
     }
 
     /// The UUID as iOS and the wire contract print it (upper case).
-    public var uuidString: String { uuid.uuidString }
+    public var uuidString: String { uuid.description }
 
     /// `UUID`, `UUID:MAJOR` or `UUID:MAJOR:MINOR`.
     public var description: String {
-        var text = uuid.uuidString
+        var text = uuid.description
         if let major { text += ":\(major)" }
         if let minor { text += ":\(minor)" }
         return text
     }
 
     public static func < (lhs: RegionIdentity, rhs: RegionIdentity) -> Bool {
-        if lhs.uuid != rhs.uuid { return lhs.uuid.uuidString < rhs.uuid.uuidString }
+        if lhs.uuid != rhs.uuid { return lhs.uuid < rhs.uuid }
         if lhs.major != rhs.major { return (lhs.major.map(Int.init) ?? -1) < (rhs.major.map(Int.init) ?? -1) }
         return (lhs.minor.map(Int.init) ?? -1) < (rhs.minor.map(Int.init) ?? -1)
     }

@@ -1,3 +1,4 @@
+public import BeaconKit
 public import Foundation
 
 /// A venue, loaded, validated and indexed: levels, regions, gateways, waypoints and walkable
@@ -75,10 +76,11 @@ public final class Topology: Sendable {
 
     /// The most specific region a beacon with this identity belongs to: the exact UUID + major +
     /// minor region, else the UUID + major wildcard, else the UUID-only wildcard.
-    public func regionIndex(beaconUUID uuid: UUID, major: UInt16, minor: UInt16) -> Int? {
-        regionIndexByIdentity[RegionIdentity(uuid: uuid, major: major, minor: minor)]
-            ?? regionIndexByIdentity[RegionIdentity(uuid: uuid, major: major)]
-            ?? regionIndexByIdentity[RegionIdentity(uuid: uuid)]
+    public func regionIndex(beacon identity: BeaconIdentity) -> Int? {
+        guard identity.kind == .uuidMajorMinor else { return nil }
+        return regionIndexByIdentity[RegionIdentity(uuid: identity.uuid, major: identity.major, minor: identity.minor)]
+            ?? regionIndexByIdentity[RegionIdentity(uuid: identity.uuid, major: identity.major)]
+            ?? regionIndexByIdentity[RegionIdentity(uuid: identity.uuid)]
     }
 
     /// The index of the level with this id.

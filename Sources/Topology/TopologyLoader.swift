@@ -1,3 +1,4 @@
+import BeaconKit
 public import Foundation
 
 /// Reads a venue directory (`venue.conf`, `levels.csv`, `regions.csv`, `waypoints.csv`,
@@ -65,7 +66,7 @@ struct LoadContext {
     var budgetOverride: Int?
 
     var name: String?
-    var venueUUID: UUID?
+    var venueUUID: BeaconUUID?
     var venueBudget: Int?
     var budgetLocation: SourceLocation?
     var levels: [Level] = []
@@ -150,7 +151,7 @@ struct LoadContext {
             switch key {
             case "name": name = value
             case "uuid":
-                if let uuid = UUID(uuidString: value) { venueUUID = uuid } else { error(file, line, "uuid: '\(value)' is not a UUID") }
+                if let uuid = BeaconUUID(value) { venueUUID = uuid } else { error(file, line, "uuid: '\(value)' is not a UUID") }
             case "budget":
                 if let budget = Int(value), budget > 0 { venueBudget = budget; budgetLocation = SourceLocation(file: path(file), line: line) } else { error(file, line, "budget: '\(value)' is not a positive whole number") }
             case "description": break
@@ -253,7 +254,7 @@ struct LoadContext {
     mutating func parseRegions(_ bytes: [UInt8]) {
         let file = TopologyLoader.FileName.regions
         let filePath = path(file)  // one shared string for every record's location
-        var lastUUIDText = "", lastUUID: UUID? = nil
+        var lastUUIDText = "", lastUUID: BeaconUUID? = nil
         parseCSV(bytes, file: file, required: ["id", "x", "y", "level", "radius"], optional: ["uuid", "major", "minor", "tags", "name"]) { context, row, columns in
             guard let id = context.id(row, columns["id"], file: file, field: "id") else { return }
             var failed = false
@@ -263,7 +264,7 @@ struct LoadContext {
             if !uuidText.isEmpty {
                 // Most rows repeat the previous row's UUID: parse each distinct text once.
                 if uuidText == lastUUIDText { uuid = lastUUID } else {
-                    uuid = UUID(uuidString: uuidText)
+                    uuid = BeaconUUID(uuidText)
                     lastUUIDText = uuidText
                     lastUUID = uuid
                 }

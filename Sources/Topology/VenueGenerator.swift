@@ -1,3 +1,4 @@
+import BeaconKit
 public import Foundation
 
 /// Generates realistic venues of any size for tests, demos and benchmarks: on every level,
@@ -129,15 +130,6 @@ public struct VenueGenerator: Sendable {
     }
 
     private static func uuid(_ random: inout SplitMix64) -> String {
-        let high = random.next(), low = random.next()
-        let hex = String(high, radix: 16, uppercase: true).leftPadded(16) + String(low, radix: 16, uppercase: true).leftPadded(16)
-        let c = Array(hex)
-        return "\(String(c[0..<8]))-\(String(c[8..<12]))-\(String(c[12..<16]))-\(String(c[16..<20]))-\(String(c[20..<32]))"
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+        BeaconUUID(high: random.next(), low: random.next()).description
     }
 }

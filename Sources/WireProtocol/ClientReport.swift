@@ -1,3 +1,4 @@
+public import BeaconKit
 public import Foundation
 
 /// `P/v1/clients/{id}/report` (QoS 1): what a phone ranged, the region events iOS gave it, and
@@ -15,12 +16,12 @@ public struct ClientReport: VersionedPayload, Equatable {
     /// The number of region slots the app gives BeaconFleet (at most 20).
     public var budget: Int?
     /// The identity the phone itself advertises, so gateways' sightings of it join this client.
-    public var advertising: BeaconIdentity?
+    public var advertising: AdvertisedIdentity?
     /// The `regions` version the phone has applied; lets the coordinator tell a stale `monitored`
     /// list (sent before the latest `regions` arrived) from iOS having dropped a region.
     public var version: UInt64?
 
-    public init(time: Date? = nil, ranged: [RangedBeacon] = [], events: [RegionEvent] = [], monitored: [String]? = nil, budget: Int? = nil, advertising: BeaconIdentity? = nil, version: UInt64? = nil) {
+    public init(time: Date? = nil, ranged: [RangedBeacon] = [], events: [RegionEvent] = [], monitored: [String]? = nil, budget: Int? = nil, advertising: AdvertisedIdentity? = nil, version: UInt64? = nil) {
         self.time = time
         self.ranged = ranged
         self.events = events
@@ -40,13 +41,14 @@ public struct ClientReport: VersionedPayload, Equatable {
         events = try c.decodeIfPresent([RegionEvent].self, forKey: .events) ?? []
         monitored = try c.decodeIfPresent([String].self, forKey: .monitored)
         budget = try c.decodeIfPresent(Int.self, forKey: .budget)
-        advertising = try c.decodeIfPresent(BeaconIdentity.self, forKey: .advertising)
+        advertising = try c.decodeIfPresent(AdvertisedIdentity.self, forKey: .advertising)
         version = try c.decodeIfPresent(UInt64.self, forKey: .version)
     }
 }
 
-/// An iBeacon identity: UUID with major and minor.
-public struct BeaconIdentity: Codable, Sendable, Hashable {
+/// The iBeacon identity a phone advertises while its app is in the foreground, as its report
+/// declares it (`advertising`): UUID text with major and minor.
+public struct AdvertisedIdentity: Codable, Sendable, Hashable {
     public var uuid: String
     public var major: UInt16
     public var minor: UInt16
@@ -55,6 +57,9 @@ public struct BeaconIdentity: Codable, Sendable, Hashable {
         self.major = major
         self.minor = minor
     }
+
+    /// The same identity, packed; `nil` when `uuid` is not a UUID.
+    public var identity: BeaconIdentity? { BeaconIdentity(uuid: uuid, major: major, minor: minor) }
 }
 
 /// One beacon as CoreLocation ranged it.

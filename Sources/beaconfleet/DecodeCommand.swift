@@ -134,12 +134,12 @@ enum DecodeJSONLine {
         object.string("format", ad.beacon?.format.rawValue ?? "other")
         switch ad.beacon {
         case .iBeacon(let b)?:
-            object.string("uuid", b.uuid.uuidString)
+            object.string("uuid", b.uuid.description)
             object.number("major", Int(b.major))
             object.number("minor", Int(b.minor))
             object.number("txPower", Int(b.measuredPower))
         case .altBeacon(let b)?:
-            object.string("uuid", b.id1.uuidString)
+            object.string("uuid", b.id1.description)
             object.number("major", Int(b.id2))
             object.number("minor", Int(b.id3))
             object.number("txPower", Int(b.referenceRSSI))
@@ -203,9 +203,9 @@ enum DecodeTextLine {
         fields.append(ad.report.rssi.map { "\($0) dBm" } ?? "rssi n/a")
         switch ad.beacon {
         case .iBeacon(let b)?:
-            fields.append("ibeacon \(b.uuid.uuidString) major \(b.major) minor \(b.minor) txPower \(b.measuredPower)")
+            fields.append("ibeacon \(b.uuid.description) major \(b.major) minor \(b.minor) txPower \(b.measuredPower)")
         case .altBeacon(let b)?:
-            fields.append("altbeacon \(b.id1.uuidString) major \(b.id2) minor \(b.id3) txPower \(b.referenceRSSI) manufacturer 0x\(String(b.manufacturerID, radix: 16))")
+            fields.append("altbeacon \(b.id1.description) major \(b.id2) minor \(b.id3) txPower \(b.referenceRSSI) manufacturer 0x\(String(b.manufacturerID, radix: 16))")
         case .eddystoneUID(let b)?:
             fields.append("eddystone-uid namespace \(b.namespace) instance \(b.instance) txPower \(b.txPower)")
         case .eddystoneURL(let b)?:

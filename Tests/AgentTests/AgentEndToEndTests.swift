@@ -19,19 +19,19 @@ struct AgentEndToEndTests {
 
     /// What BeaconKit's decoder finds in a capture, per beacon (identity and address): the reference
     /// the published sightings must add up to.
-    private func decodedFramesPerBeacon(_ path: String) throws -> [SyntheticCapture.BeaconKey: Int] {
+    private func decodedFramesPerBeacon(_ path: String) throws -> [SyntheticCapture.SightedBeacon: Int] {
         let reader = try CaptureReader(path: path)
         var decoder = AdvertisementDecoder()
-        var result: [SyntheticCapture.BeaconKey: Int] = [:]
+        var result: [SyntheticCapture.SightedBeacon: Int] = [:]
         while let record = try reader.next() {
             decoder.decode(record) { advertisement in
                 guard let beacon = advertisement.beacon else { return }
                 let address = advertisement.report.address.description
                 switch beacon {
                 case .iBeacon(let b):
-                    result[.init(uuid: b.uuid.uuidString, major: b.major, minor: b.minor, address: address), default: 0] += 1
+                    result[.init(uuid: b.uuid.description, major: b.major, minor: b.minor, address: address), default: 0] += 1
                 case .altBeacon(let b):
-                    result[.init(uuid: b.id1.uuidString, major: b.id2, minor: b.id3, address: address), default: 0] += 1
+                    result[.init(uuid: b.id1.description, major: b.id2, minor: b.id3, address: address), default: 0] += 1
                 case .eddystoneUID(let b):
                     result[.init(uuid: b.namespace.description, major: 0, minor: 0, address: address), default: 0] += 1
                 case .eddystoneURL, .eddystoneTLM:

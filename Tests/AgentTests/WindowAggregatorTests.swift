@@ -1,3 +1,4 @@
+import BeaconKit
 import Testing
 import WireProtocol
 
@@ -8,7 +9,7 @@ import WireProtocol
     let uuid = BeaconUUID("494E5445-4C4C-495F-524F-434B535F4857")!
 
     func observation(_ time: Int64, rssi: Int, minor: UInt16 = 1, address: UInt64 = 0xA1) -> BeaconObservation {
-        BeaconObservation(format: .ibeacon, uuid: uuid, major: 7, minor: minor, address: DeviceAddress(value: address), rssi: rssi, txPower: -59, timeMicros: time)
+        BeaconObservation(format: .iBeacon, identity: BeaconIdentity(uuid: uuid, major: 7, minor: minor), address: BluetoothAddress(rawValue: address), rssi: rssi, txPower: -59, timeMicros: time)
     }
 
     @Test func windowsFollowTheGridAndCountEachBeaconAndAddress() {
@@ -71,14 +72,14 @@ import WireProtocol
 
     @Test func filterAppliesFormatUUIDRSSIAndAddress() {
         let other = BeaconUUID("00000000-0000-0000-0000-000000000001")!
-        var filter = BeaconFilter(allowedUUIDs: [uuid], minimumRSSI: -90, deniedAddresses: [DeviceAddress("00:00:00:00:00:B2")!])
+        var filter = BeaconFilter(allowedUUIDs: [uuid], minimumRSSI: -90, deniedAddresses: [BluetoothAddress("00:00:00:00:00:B2")!])
         #expect(filter.admits(observation(0, rssi: -60)))
         #expect(!filter.admits(observation(0, rssi: -95)))
         #expect(!filter.admits(observation(0, rssi: -60, address: 0xB2)))
         var foreign = observation(0, rssi: -60)
-        foreign.uuid = other
+        foreign.identity = BeaconIdentity(uuid: other, major: 7, minor: 1)
         #expect(!filter.admits(foreign))
-        filter.formats = [.eddystoneUID]
+        filter.formats = BeaconFormat.Set([.eddystoneUID])
         #expect(!filter.admits(observation(0, rssi: -60)))
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// One beacon of every decodable format, built from the formats' definitions.
 enum BeaconSamples {
-    static let uuid = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
+    static let uuid = BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
     static let all: [Beacon] = [
         .iBeacon(IBeacon(uuid: uuid, major: 1, minor: 65535, measuredPower: -59)),
         .altBeacon(AltBeacon(manufacturerID: 0x0118, id1: uuid, id2: 0xBEEF, id3: 7, referenceRSSI: -66, reserved: 0x42)),
@@ -35,7 +35,7 @@ struct BeaconTests {
             Issue.record("no iBeacon")
             return
         }
-        #expect(b.uuid.uuidString == "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
+        #expect(b.uuid.description == "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
         #expect(b.major == 0x1234)
         #expect(b.minor == 0x5678)
         #expect(b.measuredPower == -59)

@@ -26,7 +26,7 @@ struct SharedCaptureTests {
                 Issue.record("expected an iBeacon, got \(String(describing: advertisement.beacon))")
                 continue
             }
-            #expect(beacon.uuid.uuidString == "494E5445-4C4C-495F-524F-434B535F4857")
+            #expect(beacon.uuid.description == "494E5445-4C4C-495F-524F-434B535F4857")
             #expect(beacon.minor == 62207)
             #expect(beacon.measuredPower == -62)
             majors[beacon.major, default: 0] += 1

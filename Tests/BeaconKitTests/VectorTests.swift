@@ -83,13 +83,13 @@ struct VectorTests {
         switch beacon {
         case .iBeacon(let b):
             #expect(want.kind == "ibeacon")
-            #expect(b.uuid.uuidString == want.uuid?.uppercased())
+            #expect(b.uuid.description == want.uuid?.uppercased())
             #expect(Int(b.major) == want.major)
             #expect(Int(b.minor) == want.minor)
             #expect(Int(b.measuredPower) == want.tx_power)
         case .altBeacon(let b):
             #expect(want.kind == "altbeacon")
-            #expect(b.id1.uuidString == want.id1?.uppercased())
+            #expect(b.id1.description == want.id1?.uppercased())
             #expect(Int(b.id2) == want.id2)
             #expect(Int(b.id3) == want.id3)
             #expect(Int(b.referenceRSSI) == want.tx_power)

@@ -1,3 +1,4 @@
+import BeaconKit
 import Coordinator
 import Foundation
 import Testing
@@ -165,7 +166,7 @@ struct CoordinatorEngineTests {
         try engine.feed(gw("g1"), TestVenue.batch(seq: 1, at: 0, tags: [(4, 1)]), at: 0)
         _ = engine.step(at: 0)
         #expect(engine.snapshot(of: TestVenue.tagID(4)) != nil)
-        let declare = ClientReport(advertising: BeaconIdentity(uuid: TestVenue.tagUUID, major: 7, minor: 4))
+        let declare = ClientReport(advertising: AdvertisedIdentity(uuid: TestVenue.tagUUID, major: 7, minor: 4))
         let tagPosition = try #require(engine.snapshot(of: TestVenue.tagID(4))?.position)
         try engine.feed(report("phone-1"), declare, at: 1)
         let out = engine.step(at: 1)

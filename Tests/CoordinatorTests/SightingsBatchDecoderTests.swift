@@ -1,3 +1,4 @@
+import BeaconKit
 import Coordinator
 import Foundation
 import Testing
@@ -98,9 +99,9 @@ struct SightingsBatchDecoderTests {
                 let uuid = String(decoding: text, as: UTF8.self)
                 let hyphen = [8, 13, 18, 23].contains(position)
                 let ok = hyphen ? byte == 0x2D : (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66)
-                let key = BeaconKey(uuid: uuid, major: 1, minor: 2)
+                let key = BeaconIdentity(uuid: uuid, major: 1, minor: 2)
                 #expect((key != nil) == ok, "\(uuid)")
-                if let key { #expect(key.uuidString == uuid.uppercased()) }
+                if let key { #expect(key.uuid.description == uuid.uppercased()) }
             }
         }
     }

@@ -1,3 +1,4 @@
+import BeaconKit
 import Coordinator
 import Foundation
 import WireProtocol
@@ -15,7 +16,7 @@ enum TestVenue {
         for i in 0..<count where !skipping.contains("r\(i)") {
             regions.append(VenueRegion(
                 id: "r\(i)", ref: RegionRef(id: "r\(i)", uuid: regionUUID, major: 1, minor: UInt16(i)),
-                beacon: BeaconKey(uuid: regionUUID, major: 1, minor: UInt16(i)), point: LevelPoint(x: Double(i) * 5, y: 0, level: 0),
+                beacon: BeaconIdentity(uuid: regionUUID, major: 1, minor: UInt16(i)), point: LevelPoint(x: Double(i) * 5, y: 0, level: 0),
                 radius: 2, pinned: false))
         }
         var gateways: [String: LevelPoint] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import BeaconKit
 import Testing
 @testable import Topology
 
@@ -33,10 +34,10 @@ import Testing
         let mall = try Topology.load(directory: VenueFixture.example("mall"))
         let shop = try #require(mall.region(id: "L2-shop-n10-front"))
         let identity = shop.identity
-        #expect(mall.regionIndex(beaconUUID: identity.uuid, major: identity.major!, minor: identity.minor!) == mall.regionIndex(id: shop.id))
+        #expect(mall.regionIndex(beacon: BeaconIdentity(uuid: identity.uuid, major: identity.major!, minor: identity.minor!)) == mall.regionIndex(id: shop.id))
         // An unknown minor falls back to the level's wildcard, an unknown major to the venue's.
-        #expect(mall.regionIndex(beaconUUID: identity.uuid, major: 2, minor: 60000).map { mall.regions[$0].id } == "mall-L2")
-        #expect(mall.regionIndex(beaconUUID: identity.uuid, major: 9, minor: 1).map { mall.regions[$0].id } == "mall")
-        #expect(mall.regionIndex(beaconUUID: UUID(), major: 1, minor: 1) == nil)
+        #expect(mall.regionIndex(beacon: BeaconIdentity(uuid: identity.uuid, major: 2, minor: 60000)).map { mall.regions[$0].id } == "mall-L2")
+        #expect(mall.regionIndex(beacon: BeaconIdentity(uuid: identity.uuid, major: 9, minor: 1)).map { mall.regions[$0].id } == "mall")
+        #expect(mall.regionIndex(beacon: BeaconIdentity(uuid: BeaconUUID(high: 1, low: 2), major: 1, minor: 1)) == nil)
     }
 }

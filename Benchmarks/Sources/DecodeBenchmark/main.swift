@@ -19,7 +19,7 @@ func generateCapture(at url: URL, reports: Int) throws -> [[UInt8]] {
     }
     let handle = try FileHandle(forWritingTo: url)
     defer { try? handle.close() }
-    let uuid = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
+    let uuid = BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
     var payloads: [[UInt8]] = []
     for i in 0..<200 {
         let beacon: Beacon? = switch i % 10 {

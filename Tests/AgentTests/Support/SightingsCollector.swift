@@ -97,11 +97,11 @@ final class SightingsCollector: @unchecked Sendable {
 
 extension SightingsCollector.Received {
     /// Frames per beacon (identity and address), summed over every distinct batch.
-    var framesPerBeacon: [SyntheticCapture.BeaconKey: Int] {
-        var result: [SyntheticCapture.BeaconKey: Int] = [:]
+    var framesPerBeacon: [SyntheticCapture.SightedBeacon: Int] {
+        var result: [SyntheticCapture.SightedBeacon: Int] = [:]
         for batch in batches.values {
             for sighting in batch.sightings {
-                let key = SyntheticCapture.BeaconKey(uuid: sighting.uuid ?? sighting.namespace ?? "", major: sighting.major ?? 0, minor: sighting.minor ?? 0, address: sighting.address)
+                let key = SyntheticCapture.SightedBeacon(uuid: sighting.uuid ?? sighting.namespace ?? "", major: sighting.major ?? 0, minor: sighting.minor ?? 0, address: sighting.address)
                 result[key, default: 0] += sighting.count
             }
         }

@@ -8,7 +8,7 @@ import Foundation
 /// command records carrying the same bytes (a vendor scan filter) are mixed in: they are not
 /// advertisements and must not be counted.
 struct SyntheticCapture {
-    struct BeaconKey: Hashable, CustomStringConvertible {
+    struct SightedBeacon: Hashable, CustomStringConvertible {
         var uuid: String
         var major: UInt16
         var minor: UInt16
@@ -19,7 +19,7 @@ struct SyntheticCapture {
     static let uuid = "B9407F30-F5F8-466E-AFF9-25556B57FE6D"
 
     /// Frames each beacon sent.
-    var expected: [BeaconKey: Int] = [:]
+    var expected: [SightedBeacon: Int] = [:]
     /// The first and last record times, microseconds since 1970.
     var firstTime: Int64 = 0
     var lastTime: Int64 = 0
@@ -48,7 +48,7 @@ struct SyntheticCapture {
             let major = UInt16(100 + event.beacon / 50)
             let minor = UInt16(event.beacon % 50)
             let address: [UInt8] = [0xC0, 0xFF, 0xEE, 0x00, UInt8(event.beacon >> 8), UInt8(event.beacon & 0xFF)]
-            let key = BeaconKey(uuid: Self.uuid, major: major, minor: minor, address: address.map { String(format: "%02X", $0) }.joined(separator: ":"))
+            let key = SightedBeacon(uuid: Self.uuid, major: major, minor: minor, address: address.map { String(format: "%02X", $0) }.joined(separator: ":"))
             expected[key, default: 0] += 1
 
             var data: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15]

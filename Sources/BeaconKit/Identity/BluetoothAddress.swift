@@ -12,14 +12,23 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
     }
 
     /// Parses `AA:BB:CC:DD:EE:FF` (either case, `:` or `-` separators); `nil` when malformed.
-    public init?(_ text: String) {
-        let parts = text.split(whereSeparator: { $0 == ":" || $0 == "-" })
-        guard parts.count == 6 else { return nil }
-        var value: UInt64 = 0
-        for part in parts {
-            guard part.count == 2, let byte = UInt8(part, radix: 16) else { return nil }
-            value = value << 8 | UInt64(byte)
+    public init?(_ text: some StringProtocol) {
+        var text = String(text)
+        guard let parsed = text.withUTF8({ BluetoothAddress(utf8: $0) }) else { return nil }
+        self = parsed
+    }
+
+    /// Parses 17 bytes of `AA:BB:CC:DD:EE:FF` (either case, `:` or `-` separators); `nil` when
+    /// malformed.
+    @inline(__always)
+    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count == 17, let p = bytes.baseAddress else { return nil }
+        var value: UInt64 = 0, invalid: UInt8 = 0
+        for start in stride(from: 0, to: 17, by: 3) {
+            if start > 0, p[start - 1] != 0x3A, p[start - 1] != 0x2D { return nil }
+            Hex.accumulate(p, start..<start + 2, into: &value, invalid: &invalid)
         }
+        guard invalid & 0xF0 == 0 else { return nil }
         self.init(rawValue: value)
     }
 
@@ -38,18 +47,24 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
         (0..<6).map { UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64($0))) }
     }
 
+    /// Writes `AA:BB:CC:DD:EE:FF` (17 bytes, upper case) at `position`; returns the position after it.
+    @inline(__always)
+    @discardableResult
+    public func write(into buffer: UnsafeMutableBufferPointer<UInt8>, at position: Int) -> Int {
+        var n = position
+        for index in 0..<6 {
+            if index > 0 {
+                buffer[n] = UInt8(ascii: ":")
+                n += 1
+            }
+            n = Hex.write(rawValue >> (8 * UInt64(5 - index)), digits: 2, into: buffer, at: n)
+        }
+        return n
+    }
+
     /// `AA:BB:CC:DD:EE:FF`, upper case.
     public var description: String {
-        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(17)
-        for i in (0..<6).reversed() {
-            let byte = UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64(i)))
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0x0F)])
-            if i > 0 { out.append(UInt8(ascii: ":")) }
-        }
-        return String(decoding: out, as: UTF8.self)
+        String(unsafeUninitializedCapacity: 17) { write(into: $0, at: 0) }
     }
 
     public static func < (lhs: BluetoothAddress, rhs: BluetoothAddress) -> Bool {

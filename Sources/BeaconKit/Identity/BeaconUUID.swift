@@ -1,0 +1,88 @@
+/// A 16-byte beacon UUID (iBeacon's proximity UUID, AltBeacon's first 16 id bytes) in two
+/// big-endian words: cheap to copy, hash and compare, parsed and printed without Foundation.
+public struct BeaconUUID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// Bytes 0–7, the first written highest.
+    public var high: UInt64
+    /// Bytes 8–15.
+    public var low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// Reads the first 16 bytes, most significant first (as iBeacon carries them).
+    public init(bytes: some Collection<UInt8>) {
+        var high: UInt64 = 0, low: UInt64 = 0
+        for (index, byte) in bytes.prefix(16).enumerated() {
+            if index < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
+        }
+        self.init(high: high, low: low)
+    }
+
+    /// Reads 16 bytes at `offset`, most significant first. The caller guarantees they are there.
+    @inline(__always)
+    init(bigEndianBytes bytes: UnsafeRawBufferPointer, at offset: Int) {
+        self.init(high: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
+                  low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+    }
+
+    /// Parses `E2C56DB5-DFFB-48D2-B060-D0F5A71096E0` (either case), or the same 32 digits without
+    /// hyphens; `nil` for anything else.
+    public init?(_ text: some StringProtocol) {
+        var text = String(text)
+        guard let parsed = text.withUTF8({ BeaconUUID(utf8: $0) }) else { return nil }
+        self = parsed
+    }
+
+    /// Parses 36 bytes of `8-4-4-4-12` hex or 32 bare hex digits (either case); `nil` otherwise.
+    @inline(__always)
+    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard let p = bytes.baseAddress else { return nil }
+        var high: UInt64 = 0, low: UInt64 = 0, invalid: UInt8 = 0
+        switch bytes.count {
+        case 36:
+            guard p[8] == 0x2D, p[13] == 0x2D, p[18] == 0x2D, p[23] == 0x2D else { return nil }
+            Hex.accumulate(p, 0..<8, into: &high, invalid: &invalid)
+            Hex.accumulate(p, 9..<13, into: &high, invalid: &invalid)
+            Hex.accumulate(p, 14..<18, into: &high, invalid: &invalid)
+            Hex.accumulate(p, 19..<23, into: &low, invalid: &invalid)
+            Hex.accumulate(p, 24..<36, into: &low, invalid: &invalid)
+        case 32:
+            Hex.accumulate(p, 0..<16, into: &high, invalid: &invalid)
+            Hex.accumulate(p, 16..<32, into: &low, invalid: &invalid)
+        default:
+            return nil
+        }
+        guard invalid & 0xF0 == 0 else { return nil }
+        self.init(high: high, low: low)
+    }
+
+    /// The 16 bytes, most significant first.
+    public var bytes: [UInt8] {
+        (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (8 * UInt64(7 - $0 % 8))) }
+    }
+
+    /// Writes the canonical form (36 bytes, upper case, hyphens 8-4-4-4-12) at `position`; returns
+    /// the position after it.
+    @inline(__always)
+    @discardableResult
+    public func write(into buffer: UnsafeMutableBufferPointer<UInt8>, at position: Int) -> Int {
+        var n = Hex.write(high >> 32, digits: 8, into: buffer, at: position)
+        buffer[n] = 0x2D
+        n = Hex.write(high >> 16, digits: 4, into: buffer, at: n + 1)
+        buffer[n] = 0x2D
+        n = Hex.write(high, digits: 4, into: buffer, at: n + 1)
+        buffer[n] = 0x2D
+        n = Hex.write(low >> 48, digits: 4, into: buffer, at: n + 1)
+        buffer[n] = 0x2D
+        return Hex.write(low, digits: 12, into: buffer, at: n + 1)
+    }
+
+    /// Upper case with hyphens, as iOS and the wire contract print UUIDs.
+    public var description: String {
+        String(unsafeUninitializedCapacity: 36) { write(into: $0, at: 0) }
+    }
+
+    public static func < (lhs: BeaconUUID, rhs: BeaconUUID) -> Bool { (lhs.high, lhs.low) < (rhs.high, rhs.low) }
+}
