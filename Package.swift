@@ -67,7 +67,7 @@ let package = Package(
         // Pure Swift libraries, from the bottom up.
         .target(name: "BeaconKit", swiftSettings: swiftSettings),
         .target(name: "WireProtocol", dependencies: ["BeaconKit"], swiftSettings: swiftSettings),
-        .target(name: "Topology", dependencies: ["BeaconKit"], swiftSettings: swiftSettings),
+        .target(name: "Topology", dependencies: ["BeaconKit", "WireProtocol"], swiftSettings: swiftSettings),
         .target(name: "Planner", dependencies: ["Topology"], swiftSettings: swiftSettings),
         
         // Libraries with C or service dependencies.
@@ -156,7 +156,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "WireProtocolTests", dependencies: ["BeaconKit", "WireProtocol", "Topology"], swiftSettings: swiftSettings),
         .testTarget(name: "TopologyTests", dependencies: ["BeaconKit", "Topology", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(

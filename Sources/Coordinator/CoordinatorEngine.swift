@@ -208,39 +208,7 @@ public final class CoordinatorEngine {
 
     /// Decodes and validates a phone's report.
     func decodeReport(_ payload: UnsafeRawBufferPointer, topic: String) throws(WireError) -> ClientReport {
-        let report: ClientReport
-        do {
-            report = try reportDecoder.decode(ClientReport.self, from: Data(payload))
-        } catch let error as DecodingError {
-            throw .invalidPayload(topic: topic, reason: WireCoding.describe(error))
-        } catch {
-            throw .invalidPayload(topic: topic, reason: "\(error)")
-        }
-        guard report.v == 1 else { throw .unsupportedVersion(topic: topic, version: report.v) }
-        if let budget = report.budget, !(0...20).contains(budget) {
-            throw .invalidPayload(topic: topic, reason: "field budget: \(budget) is outside 0...20")
-        }
-        for (i, beacon) in report.ranged.enumerated() {
-            guard BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor) != nil else {
-                throw .invalidPayload(topic: topic, reason: "field ranged[\(i)].uuid: not a UUID (8-4-4-4-12 hex digits)")
-            }
-            guard (-128...20).contains(beacon.rssi) else {
-                throw .invalidPayload(topic: topic, reason: "field ranged[\(i)].rssi: \(beacon.rssi) dBm is outside -128...20")
-            }
-            if let accuracy = beacon.accuracy, !accuracy.isFinite {
-                throw .invalidPayload(topic: topic, reason: "field ranged[\(i)].accuracy: not a finite number")
-            }
-        }
-        if let advertising = report.advertising, advertising.identity == nil {
-            throw .invalidPayload(topic: topic, reason: "field advertising.uuid: not a UUID (8-4-4-4-12 hex digits)")
-        }
-        for (i, event) in report.events.enumerated() where !Identifier.isValid(event.region) && event.region.utf8.count > 128 {
-            throw .invalidPayload(topic: topic, reason: "field events[\(i)].region: longer than 128 bytes")
-        }
-        if let monitored = report.monitored, monitored.count > 100 {
-            throw .invalidPayload(topic: topic, reason: "field monitored: \(monitored.count) entries, more than 100")
-        }
-        return report
+        try ClientReport.decode(payload, topic: topic, decoder: reportDecoder)
     }
 
     /// Applies one gateway window. Sightings of region beacons are counted and skipped; every other

@@ -1,4 +1,5 @@
 import Foundation
+import WireProtocol
 
 /// Writes a topology as canonical JSON: the form other tools read (`beaconfleet topology
 /// export`). Keys always in the same order, one level, region, waypoint, gateway or link per
@@ -56,19 +57,5 @@ public struct TopologyExporter: Sendable {
     }
 
     /// A JSON string literal.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func quoted(_ text: String) -> String { JSONBytes.quoted(text) }
 }

@@ -235,16 +235,7 @@ func decodeRFC3339(_ microseconds: Int64) -> String {
 }
 
 /// Lower-case hex.
-func decodeHex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0x0F)])
-    }
-    return String(decoding: out, as: UTF8.self)
-}
+func decodeHex(_ bytes: [UInt8]) -> String { Hex.string(bytes: bytes, lowercase: true) }
 
 /// Writes one flat JSON object, in the order fields are added.
 struct DecodeJSONObject {
@@ -305,23 +296,7 @@ struct DecodeJSONObject {
     }
 
     private mutating func appendQuoted(_ text: String) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-            case 0x0A: out.append(contentsOf: "\\n".utf8)
-            case 0x0D: out.append(contentsOf: "\\r".utf8)
-            case 0x09: out.append(contentsOf: "\\t".utf8)
-            case ..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
-                let digits = Array("0123456789abcdef".utf8)
-                out.append(digits[Int(byte >> 4)])
-                out.append(digits[Int(byte & 0x0F)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        JSONBytes.appendString(text, to: &out)
     }
 }
 

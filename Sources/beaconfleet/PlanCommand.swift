@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Planner
 import Topology
+import WireProtocol
 
 /// `beaconfleet plan`: the region planner offline.
 struct PlanCommand: AsyncParsableCommand {
@@ -141,18 +142,7 @@ struct PlanCommand: AsyncParsableCommand {
         return out
     }
 
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func quoted(_ text: String) -> String { JSONBytes.quoted(text) }
 }
 
 /// Buffers standard output so that thousands of answers cost few writes.

@@ -27,33 +27,24 @@ public struct BeaconUUID: Hashable, Sendable, Comparable, CustomStringConvertibl
                   low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
     }
 
-    /// Parses `E2C56DB5-DFFB-48D2-B060-D0F5A71096E0` (either case), or the same 32 digits without
-    /// hyphens; `nil` for anything else.
+    /// Parses `E2C56DB5-DFFB-48D2-B060-D0F5A71096E0` (either case, hyphens 8-4-4-4-12, as iOS and
+    /// the wire contract write UUIDs); `nil` for anything else.
     public init?(_ text: some StringProtocol) {
         var text = String(text)
         guard let parsed = text.withUTF8({ BeaconUUID(utf8: $0) }) else { return nil }
         self = parsed
     }
 
-    /// Parses 36 bytes of `8-4-4-4-12` hex or 32 bare hex digits (either case); `nil` otherwise.
+    /// Parses 36 bytes of `8-4-4-4-12` hex digits (either case); `nil` otherwise.
     @inline(__always)
     public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
-        guard let p = bytes.baseAddress else { return nil }
+        guard bytes.count == 36, let p = bytes.baseAddress, p[8] == 0x2D, p[13] == 0x2D, p[18] == 0x2D, p[23] == 0x2D else { return nil }
         var high: UInt64 = 0, low: UInt64 = 0, invalid: UInt8 = 0
-        switch bytes.count {
-        case 36:
-            guard p[8] == 0x2D, p[13] == 0x2D, p[18] == 0x2D, p[23] == 0x2D else { return nil }
-            Hex.accumulate(p, 0..<8, into: &high, invalid: &invalid)
-            Hex.accumulate(p, 9..<13, into: &high, invalid: &invalid)
-            Hex.accumulate(p, 14..<18, into: &high, invalid: &invalid)
-            Hex.accumulate(p, 19..<23, into: &low, invalid: &invalid)
-            Hex.accumulate(p, 24..<36, into: &low, invalid: &invalid)
-        case 32:
-            Hex.accumulate(p, 0..<16, into: &high, invalid: &invalid)
-            Hex.accumulate(p, 16..<32, into: &low, invalid: &invalid)
-        default:
-            return nil
-        }
+        Hex.accumulate(p, 0..<8, into: &high, invalid: &invalid)
+        Hex.accumulate(p, 9..<13, into: &high, invalid: &invalid)
+        Hex.accumulate(p, 14..<18, into: &high, invalid: &invalid)
+        Hex.accumulate(p, 19..<23, into: &low, invalid: &invalid)
+        Hex.accumulate(p, 24..<36, into: &low, invalid: &invalid)
         guard invalid & 0xF0 == 0 else { return nil }
         self.init(high: high, low: low)
     }

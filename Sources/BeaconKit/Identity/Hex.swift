@@ -68,6 +68,16 @@ public enum Hex {
         }
     }
 
+    /// `bytes` as two hex digits each, upper case unless `lowercase`.
+    public static func string(bytes: some Collection<UInt8>, lowercase: Bool = false) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            var n = 0
+            for byte in bytes { n = write(UInt64(byte), digits: 2, into: buffer, at: n) }
+            if lowercase { for i in 0..<n { buffer[i] |= buffer[i] >= 0x41 ? 0x20 : 0 } }
+            return n
+        }
+    }
+
     /// Appends the low `digits` hex digits of `value` (upper case) to `bytes`.
     @inline(__always)
     public static func append(_ value: UInt64, digits: Int, to bytes: inout [UInt8]) {

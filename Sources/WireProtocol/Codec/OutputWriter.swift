@@ -1,5 +1,4 @@
 public import Foundation
-public import WireProtocol
 
 /// Writes the coordinator's outputs (`RegionsMessage`, `ClientEvent`) as contract JSON without
 /// `JSONEncoder`: the same object, sorted keys, absent optionals left out, times as RFC 3339 with

@@ -1,5 +1,4 @@
 import BeaconKit
-import Coordinator
 import Foundation
 import Testing
 import Topology

@@ -1,7 +1,18 @@
-/// The byte-level pieces of JSON that the hand-written writers share (the agent's sightings
-/// batches, the coordinator's outputs), written exactly as ``WireCoding``'s `JSONEncoder` writes
-/// them, so a hand-written message and an encoded one are the same bytes.
+import BeaconKit
+
+/// The byte-level pieces of JSON that every hand-written writer shares (the agent's sightings
+/// batches, the coordinator's outputs, `decode --json`, `plan --json`, the topology export),
+/// written exactly as ``WireCoding``'s `JSONEncoder` writes them, so a hand-written message and an
+/// encoded one are the same bytes. This is the tree's one JSON string escaper.
 public enum JSONBytes {
+    /// `text` as a JSON string literal, quotes included.
+    public static func quoted(_ text: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 2)
+        appendString(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Appends `text` as a JSON string, quotes included.
     public static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
@@ -16,9 +27,8 @@ public enum JSONBytes {
             case 0x0C: appendASCII("\\f", to: &out)
             case 0..<0x20:
                 appendASCII("\\u00", to: &out)
-                let hex: StaticString = "0123456789abcdef"
-                out.append(hex.utf8Start[Int(byte >> 4)])
-                out.append(hex.utf8Start[Int(byte & 0xF)])
+                out.append(Hex.digit(byte >> 4) | 0x20)  // lower case, as JSONEncoder writes it
+                out.append(Hex.digit(byte & 0xF) | 0x20)
             default: out.append(byte)
             }
         }

@@ -1,4 +1,3 @@
-import Coordinator
 import Foundation
 import Testing
 import Topology

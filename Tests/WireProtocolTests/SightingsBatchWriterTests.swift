@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import WireProtocol
 
-@testable import Agent
 
 /// The hand-written batch JSON decodes to exactly what JSONEncoder's JSON of the same batch decodes to.
 @Suite struct SightingsBatchWriterTests {

@@ -1,3 +1,4 @@
+import BeaconKit
 import Foundation
 
 /// A forward-only JSON tokenizer over raw bytes, for the hot decoding paths.
@@ -198,21 +199,11 @@ struct JSONScanner: ~Copyable {
 
     private mutating func hex4() throws(Failure) -> UInt32 {
         guard index + 4 <= count else { throw fail("short \\u escape") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let digit = JSONScanner.hexValue(base[index]) else { throw fail("invalid \\u escape") }
-            value = value << 4 | UInt32(digit)
-            index += 1
-        }
-        return value
-    }
-
-    @inline(__always) static func hexValue(_ c: UInt8) -> UInt8? {
-        let digit = c &- 0x30
-        if digit < 10 { return digit }
-        let letter = (c | 0x20) &- 0x61  // A-F and a-f (and nothing else) land on 0...5
-        if letter < 6 { return letter + 10 }
-        return nil
+        var value: UInt64 = 0, invalid: UInt8 = 0
+        Hex.accumulate(base, index..<index + 4, into: &value, invalid: &invalid)
+        guard invalid & 0xF0 == 0 else { throw fail("invalid \\u escape") }
+        index += 4
+        return UInt32(value)
     }
 
     /// A JSON number, as a `Double`. Exact for every integer up to 2^53 and correctly rounded for

@@ -1,6 +1,5 @@
 import Foundation
 public import BeaconKit
-public import WireProtocol
 
 /// One validated sighting, in a compact form: no strings, identity packed into a ``BeaconIdentity``.
 public struct DecodedSighting: Sendable, Equatable {
@@ -218,7 +217,7 @@ public struct SightingsBatchDecoder: Sendable {
                     field.set("uuid", index)
                     if !s.consumeNull() {
                         let range = try s.stringRange()
-                        guard range.count == 36, let parsed = BeaconUUID(utf8: UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
+                        guard let parsed = BeaconUUID(utf8: UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
                             throw JSONScanner.Failure(message: "not a UUID (8-4-4-4-12 hex digits)", offset: range.lowerBound)
                         }
                         uuid = (parsed.high, parsed.low)
