@@ -14,16 +14,20 @@ public struct Region: Sendable, Hashable {
     public var level: String?
     /// Metres from the centre within which a phone is inside the region.
     public var radius: Double
+    /// The beacon's measured power at 1 m, dBm (`regions.csv`'s `power`), when declared: what its
+    /// detection range follows from (see ``RadioEnvironment``).
+    public var measuredPower: Int8?
     /// Free-form tags; `pinned` puts the region in every client's set.
     public var tags: [String]
     public var source: SourceLocation
 
-    public init(id: String, identity: RegionIdentity, position: VenuePoint?, level: String? = nil, radius: Double, tags: [String] = [], source: SourceLocation) {
+    public init(id: String, identity: RegionIdentity, position: VenuePoint?, level: String? = nil, radius: Double, measuredPower: Int8? = nil, tags: [String] = [], source: SourceLocation) {
         self.id = id
         self.identity = identity
         self.position = position
         self.level = position?.level ?? level
         self.radius = radius
+        self.measuredPower = measuredPower
         self.tags = tags
         self.source = source
     }

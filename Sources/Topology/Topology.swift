@@ -31,6 +31,11 @@ public final class Topology: Sendable {
     public let pinnedRegions: [Int]
     /// The largest region radius: bounds how far a search must look beyond its k-th region.
     public let maximumRadius: Double
+    /// The venue's radio assumptions (`venue.conf`).
+    public let radio: RadioEnvironment
+    /// Per region: metres within which a phone detects its beacon (from its `power`, else the
+    /// venue's); where iOS reports it *inside* and wakes a suspended phone.
+    public let detectionRanges: [Double]
 
     let levelIndexByID: [String: Int]
     let regionIndexByID: [String: Int]
@@ -42,10 +47,12 @@ public final class Topology: Sendable {
     let segmentIndex: SegmentIndex
     let regionGrid: RegionGrid
 
-    init(name: String, revision: String, budget: Int?, levels: [Level], regions: [Region], waypoints: [Waypoint], gateways: [Gateway], links: [Link], regionNode: [Int32], graph: WalkingGraph) {
+    init(name: String, revision: String, budget: Int?, radio: RadioEnvironment = RadioEnvironment(), levels: [Level], regions: [Region], waypoints: [Waypoint], gateways: [Gateway], links: [Link], regionNode: [Int32], graph: WalkingGraph) {
         self.name = name
         self.revision = revision
         self.budget = budget
+        self.radio = radio
+        detectionRanges = regions.map { radio.detectionRange(measuredPower: $0.measuredPower) }
         self.levels = levels
         self.regions = regions
         self.waypoints = waypoints

@@ -68,6 +68,7 @@ struct LoadContext {
     var name: String?
     var venueUUID: BeaconUUID?
     var venueBudget: Int?
+    var radio = RadioEnvironment()
     var budgetLocation: SourceLocation?
     var levels: [Level] = []
     var regions: [Region] = []
@@ -154,8 +155,14 @@ struct LoadContext {
                 if let uuid = BeaconUUID(value) { venueUUID = uuid } else { error(file, line, "uuid: '\(value)' is not a UUID") }
             case "budget":
                 if let budget = Int(value), budget > 0 { venueBudget = budget; budgetLocation = SourceLocation(file: path(file), line: line) } else { error(file, line, "budget: '\(value)' is not a positive whole number") }
+            case "power":
+                if let power = Int(value), (-127...20).contains(power) { radio.measuredPower = Int8(power) } else { error(file, line, "power: '\(value)' is not a measured power at 1 m in dBm from -127 to 20") }
+            case "sensitivity":
+                if let dBm = Double(value), (-127...0).contains(dBm) { radio.sensitivity = dBm } else { error(file, line, "sensitivity: '\(value)' is not a dBm value from -127 to 0") }
+            case "path-loss-exponent":
+                if let n = Double(value), (1...6).contains(n) { radio.pathLossExponent = n } else { error(file, line, "path-loss-exponent: '\(value)' is not a number from 1 to 6") }
             case "description": break
-            default: warning(file, line, "unknown key '\(key)' ignored (known: name, uuid, budget, description)")
+            default: warning(file, line, "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, description)")
             }
         }
     }
@@ -255,7 +262,7 @@ struct LoadContext {
         let file = TopologyLoader.FileName.regions
         let filePath = path(file)  // one shared string for every record's location
         var lastUUIDText = "", lastUUID: BeaconUUID? = nil
-        parseCSV(bytes, file: file, required: ["id", "x", "y", "level", "radius"], optional: ["uuid", "major", "minor", "tags", "name"]) { context, row, columns in
+        parseCSV(bytes, file: file, required: ["id", "x", "y", "level", "radius"], optional: ["uuid", "major", "minor", "power", "tags", "name"]) { context, row, columns in
             guard let id = context.id(row, columns["id"], file: file, field: "id") else { return }
             var failed = false
             // Identity.
@@ -280,6 +287,12 @@ struct LoadContext {
                 case .failure(let problem): context.error(file, row.line, "\(field): '\(problem.text)' is not a whole number from 0 to 65535"); failed = true
                 }
             }
+            var power: Int8? = nil
+            if let column = columns["power"], !row.string(column).isEmpty {
+                if let value = Int(row.string(column)), (-127...20).contains(value) { power = Int8(value) } else {
+                    context.error(file, row.line, "power: '\(row.string(column))' is not a measured power at 1 m in dBm from -127 to 20"); failed = true
+                }
+            }
             if minor != nil, major == nil { context.error(file, row.line, "minor without major: CoreLocation regions need a major to have a minor"); failed = true }
             // Position.
             let x = context.number(row, columns["x"], file: file, field: "x", failed: &failed)
@@ -299,7 +312,7 @@ struct LoadContext {
             let radiusValue = radius ?? 0
             if radiusValue == 0, x != nil { context.warning(file, row.line, "radius 0: a phone is inside region '\(id)' only exactly at its beacon") }
             let position = x.map { VenuePoint(x: $0, y: y!, level: levelText) }
-            context.regions.append(Region(id: id, identity: RegionIdentity(uuid: uuid, major: major, minor: minor), position: position, level: levelText.isEmpty ? nil : levelText, radius: radiusValue, tags: tags, source: SourceLocation(file: filePath, line: row.line)))
+            context.regions.append(Region(id: id, identity: RegionIdentity(uuid: uuid, major: major, minor: minor), position: position, level: levelText.isEmpty ? nil : levelText, radius: radiusValue, measuredPower: power, tags: tags, source: SourceLocation(file: filePath, line: row.line)))
         }
     }
 

@@ -170,6 +170,8 @@ extension LoadContext {
             diagnostics.append(located(pinned[budget - 1].source, .warning, "\(pinned.count) pinned regions fill the whole budget of \(budget): no slot is left for nearby regions"))
         }
 
+        diagnostics += detectionDiagnostics(budget: budget - pinned.count, located: located)
+
         diagnostics.sort { lhs, rhs in
             if lhs.severity != rhs.severity { return lhs.severity == .error }
             if lhs.location.file != rhs.location.file { return lhs.location.file < rhs.location.file }
@@ -179,7 +181,7 @@ extension LoadContext {
             return TopologyLoader.Result(topology: nil, diagnostics: diagnostics)
         }
         let topology = Topology(
-            name: name ?? directoryName, revision: digest.hex, budget: venueBudget, levels: levels, regions: regions,
+            name: name ?? directoryName, revision: digest.hex, budget: venueBudget, radio: radio, levels: levels, regions: regions,
             waypoints: waypoints, gateways: gateways, links: links, regionNode: regionNode, graph: graph
         )
         return TopologyLoader.Result(topology: topology, diagnostics: diagnostics)

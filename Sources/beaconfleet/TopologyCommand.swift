@@ -64,6 +64,11 @@ struct TopologyCommand: AsyncParsableCommand {
                 let kinds = LinkKind.allCases.compactMap { kind in stats.linksByKind[kind].map { "\($0) \(kind.rawValue)" } }
                 print("  links       \(stats.links) (\(kinds.joined(separator: ", "))), \(String(format: "%.1f", stats.walkableLength)) m walkable")
                 print("  radius      up to \(stats.maximumRadius) m")
+                let ranges = topology.detectionRanges.enumerated().filter { topology.regions[$0.offset].position != nil }.map(\.element)
+                if let low = ranges.min(), let high = ranges.max() {
+                    let span = low == high ? "\((low * 10).rounded() / 10) m" : "\((low * 10).rounded() / 10) to \((high * 10).rounded() / 10) m"
+                    print("  detection   \(span) (default power \(topology.radio.measuredPower) dBm at 1 m, sensitivity \(topology.radio.sensitivity) dBm, exponent \(topology.radio.pathLossExponent))")
+                }
                 print("  budget      \(budget ?? topology.budget ?? 20) slots, \(stats.pinnedRegions) pinned")
             }
         }

@@ -23,6 +23,8 @@ os.makedirs(out, exist_ok=True)
 with open(os.path.join(out, "venue.conf"), "w") as f:
     f.write("# The tetam room of the tetam-tracks dataset (philotuxo, CC0 1.0); written by make_tetam.py.\n")
     f.write("name = tetam\nuuid = %s\nbudget = 20\n" % uuid)
+    f.write("# Grid regions 2 m apart: low-power beacons (2.5 m detection) so a phone is not inside more than its slots.\n")
+    f.write("power = -85\n")
 with open(os.path.join(out, "levels.csv"), "w") as f:
     f.write("id,name,elevation\nroom,tetam room (20.66 x 17.64 m),0\n")
 cols, rows = range(10), range(9)

@@ -1,0 +1,34 @@
+public import BeaconKit
+
+/// How far a phone detects a region's beacon: the venue's radio assumptions (`venue.conf`'s
+/// `power`, `sensitivity` and `path-loss-exponent`, and each region's `power` column).
+///
+/// iOS reports a beacon region *inside* as soon as it detects any advertisement of its beacon, so
+/// the detection range (not the region's `radius`) is where a suspended phone is woken. It follows
+/// from the beacon's measured power at 1 m through the log-distance model: at the factory default
+/// (about −70 dBm at 1 m) with the defaults here, 10 m; at −59 dBm (0 dBm transmit power) about
+/// 28 m; at −80 dBm 4 m (`../shared/IOS.md`: 1 m to 30–50 m, typically 5–15 m indoors).
+public struct RadioEnvironment: Sendable, Hashable {
+    /// The measured power at 1 m (dBm) of a region that declares none.
+    public var measuredPower: Int8
+    /// The weakest RSSI (dBm) at which a phone still detects a beacon.
+    public var sensitivity: Double
+    /// The path-loss exponent indoors (2 in free space, 2.5–4 through people and walls).
+    public var pathLossExponent: Double
+
+    /// The defaults: −70 dBm at 1 m, −95 dBm sensitivity, exponent 2.5 (a 10 m detection range).
+    public init(measuredPower: Int8 = -70, sensitivity: Double = -95, pathLossExponent: Double = 2.5) {
+        self.measuredPower = measuredPower
+        self.sensitivity = sensitivity
+        self.pathLossExponent = pathLossExponent
+    }
+
+    /// The distance model the ranges come from.
+    public var distanceModel: LogDistanceModel { LogDistanceModel(exponent: pathLossExponent) }
+
+    /// Metres within which a phone detects a beacon whose measured power at 1 m is `power`
+    /// (the environment's default when `nil`).
+    public func detectionRange(measuredPower power: Int8?) -> Double {
+        distanceModel.distance(rssi: sensitivity, measuredPower: power ?? measuredPower) ?? 0
+    }
+}
