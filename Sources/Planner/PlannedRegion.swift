@@ -8,6 +8,9 @@ public struct PlannedRegion: Sendable, Hashable {
         case inside
         /// Among the nearest by walking distance.
         case nearest
+        /// A quiet region (not detectable now) whose detection wakes a suspended phone before it
+        /// can reach the regions it shields (``FrontierPlanner``).
+        case frontier
     }
 
     /// Index into ``Topology/regions``.

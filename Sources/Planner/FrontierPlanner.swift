@@ -1,0 +1,192 @@
+public import Topology
+
+/// Plans for a phone that will next run only when iOS wakes it: the set must make iOS wake the
+/// phone before it can arrive at any region that is not in the set (`../shared/IOS.md`).
+///
+/// iOS wakes a suspended app when a monitored region's beacon is first detected while the region
+/// is *outside* (at its detection range, ``Topology/detectionRanges``, often 10–25 m), or about
+/// 30 s after a monitored region's beacon was last detected. A region already detected fires no
+/// enter, so nearest-N by distance alone, which fills the slots with regions the phone already
+/// hears, leaves it asleep while it walks past everything else. The slot model:
+///
+/// 1. **pinned** regions;
+/// 2. **inside**: regions whose beacon the phone may detect now (reported inside, or within
+///    detection range plus the position's uncertainty) and that it has not yet arrived at
+///    (within their radius), nearest first: monitoring one now is iOS telling the app about it
+///    (`requestState` answers *inside*), which is all an approach needs. At most the slots left
+///    less ``FrontierPlannerConfiguration/frontierReserve``;
+/// 3. **frontier**: quiet regions (not detectable now) chosen so that every quiet region within
+///    ``FrontierPlannerConfiguration/horizon`` metres of walking is *shielded*: monitored itself,
+///    or lying, arrival disk and ``FrontierPlannerConfiguration/wakeMargin`` included, inside the
+///    detection range of a monitored quiet region. Reaching a shielded region's radius means first
+///    crossing into a monitored quiet region's range, which wakes the phone at least the margin
+///    before it arrives, in time for the next plan to add it. Regions are shielded nearest first,
+///    each time with the candidate that shields the most still-unshielded ones (ties: one already
+///    monitored, then the nearest);
+/// 4. **nearest**: what slots remain, previously monitored regions first, then by walking distance.
+///
+/// A pure function of the topology, the configuration and the ``PlanRequest``, like
+/// ``RegionPlanner`` (the baseline it is measured against).
+public struct FrontierPlanner: Sendable {
+    public let topology: Topology
+    public var configuration: FrontierPlannerConfiguration
+
+    public init(topology: Topology, configuration: FrontierPlannerConfiguration = FrontierPlannerConfiguration()) {
+        self.topology = topology
+        self.configuration = configuration
+    }
+
+    /// Plans with a throw-away search; keep a ``WalkingDistanceSearch`` per task for many plans.
+    public func plan(_ request: PlanRequest) -> RegionPlan {
+        plan(request, using: WalkingDistanceSearch(topology: topology))
+    }
+
+    /// Plans using `search`'s scratch memory (`search` must be on the same topology).
+    public func plan(_ request: PlanRequest, using search: WalkingDistanceSearch) -> RegionPlan {
+        precondition(search.topology === topology, "the search runs on another topology")
+        let budget = Swift.max(0, Swift.min(request.budget ?? configuration.budget, configuration.budget))
+        let regions = topology.regions
+        let here = request.location.point
+        let uncertainty = Swift.max(0, request.uncertainty) + request.location.offset
+
+        var monitored = Set<Int>()
+        for id in request.monitored { if let index = topology.regionIndex(id: id) { monitored.insert(index) } }
+        let reportedInside = Set(request.inside.compactMap { topology.regionIndex(id: $0) })
+
+        var chosen: [PlannedRegion] = []
+        var taken = Set<Int>()
+        for index in topology.pinnedRegions.prefix(budget) {
+            taken.insert(index)
+            chosen.append(PlannedRegion(region: index, id: regions[index].id, slot: .pinned, distance: nil))
+        }
+
+        // Candidates: the regions nearest by walking distance, with where they stand for iOS now.
+        let count = Swift.min(regions.count, Swift.max(configuration.candidates, budget * 4))
+        var candidates: [Candidate] = []
+        candidates.reserveCapacity(count)
+        for entry in budget == 0 ? [] : search.nearestRegions(from: request.location, count: count) where !taken.contains(entry.region) {
+            guard let position = regions[entry.region].position else { continue }
+            let straight = position.level == here.level
+                ? ((position.x - here.x) * (position.x - here.x) + (position.y - here.y) * (position.y - here.y)).squareRoot() : .infinity
+            let range = topology.detectionRanges[entry.region]
+            let detectable = reportedInside.contains(entry.region) || straight <= range + uncertainty
+            candidates.append(Candidate(region: entry.region, walking: entry.distance, straight: straight, detectable: detectable,
+                                        arrived: straight <= regions[entry.region].radius))
+        }
+        // Reported-inside regions beyond the ranking still count as inside.
+        let ranked = Set(candidates.map(\.region))
+        let missing = reportedInside.filter { !ranked.contains($0) && !taken.contains($0) && regions[$0].position != nil }.sorted()
+        for (region, distance) in zip(missing, search.distances(from: request.location, toRegions: missing)) {
+            candidates.append(Candidate(region: region, walking: distance ?? .infinity, straight: .infinity, detectable: true, arrived: false))
+        }
+
+        func take(_ candidate: Candidate, _ slot: PlannedRegion.Slot) {
+            taken.insert(candidate.region)
+            chosen.append(PlannedRegion(region: candidate.region, id: regions[candidate.region].id, slot: slot,
+                                        distance: candidate.walking.isFinite ? candidate.walking : nil))
+        }
+
+        // 2. Inside, not yet arrived at: nearest first, leaving the frontier its reserve.
+        let free = budget - chosen.count
+        let reserve = Swift.min(free, configuration.frontierReserve)
+        let approaching = candidates.filter { $0.detectable && !$0.arrived }
+            .sorted { ($0.walking, regions[$0.region].id) < ($1.walking, regions[$1.region].id) }
+        for candidate in approaching.prefix(Swift.max(0, free - reserve)) { take(candidate, .inside) }
+
+        // 3. Frontier: shield every quiet region within the horizon, nearest first.
+        let quiet = candidates.filter { !$0.detectable && !taken.contains($0.region) }
+        let targets = quiet.filter { $0.walking <= configuration.horizon }
+            .sorted { ($0.walking, regions[$0.region].id) < ($1.walking, regions[$1.region].id) }
+        var shielded = [Bool](repeating: false, count: targets.count)
+        // shields[q]: the targets quiet candidate q shields (itself included when it is a target).
+        let shields: [[Int]] = quiet.map { q in
+            targets.indices.filter { t in q.region == targets[t].region || self.shields(q.region, targets[t].region) }
+        }
+        var unshieldedFrom = 0
+        while chosen.count < budget {
+            while unshieldedFrom < targets.count, shielded[unshieldedFrom] { unshieldedFrom += 1 }
+            guard unshieldedFrom < targets.count else { break }
+            var best: Int? = nil, bestGain = 0
+            for (q, covered) in shields.enumerated() where !taken.contains(quiet[q].region) && covered.contains(unshieldedFrom) {
+                let gain = covered.reduce(0) { $0 + (shielded[$1] ? 0 : 1) }
+                if let current = best {
+                    let incumbent = monitored.contains(quiet[q].region), currentIncumbent = monitored.contains(quiet[current].region)
+                    guard (gain, incumbent ? 1 : 0, -quiet[q].walking) > (bestGain, currentIncumbent ? 1 : 0, -quiet[current].walking) else { continue }
+                }
+                best = q
+                bestGain = gain
+            }
+            guard let best else {
+                shielded[unshieldedFrom] = true  // nothing can shield it (cannot happen: a target shields itself)
+                continue
+            }
+            take(quiet[best], .frontier)
+            for t in shields[best] { shielded[t] = true }
+        }
+        // Past the horizon or the slots: how far the phone may walk before an unshielded region.
+        var validFor = Double.infinity
+        for (t, target) in targets.enumerated() where !shielded[t] {
+            validFor = target.walking
+            break
+        }
+        if validFor == .infinity, let beyond = quiet.first(where: { $0.walking > configuration.horizon && !taken.contains($0.region) }) {
+            validFor = beyond.walking
+        }
+
+        // 4. Nearest: incumbents first, then by walking distance.
+        let rest = candidates.filter { !taken.contains($0.region) }
+            .sorted { (monitored.contains($0.region) ? 0 : 1, $0.walking, regions[$0.region].id) < (monitored.contains($1.region) ? 0 : 1, $1.walking, regions[$1.region].id) }
+        for candidate in rest where chosen.count < budget { take(candidate, .nearest) }
+
+        let added = chosen.filter { !monitored.contains($0.region) }
+        let kept = Set(chosen.map(\.id))
+        var removed: [String] = []
+        var seen = Set<String>()
+        for id in request.monitored where !kept.contains(id) && seen.insert(id).inserted { removed.append(id) }
+        return RegionPlan(regions: chosen, added: added, removed: removed, validFor: validFor, budget: budget, plannedAt: request.now)
+    }
+
+    /// Whether monitoring quiet region `shield` guarantees a wake before a phone arrives at
+    /// `target`: `target`'s arrival disk, grown by the wake margin, lies within `shield`'s
+    /// detection range on the same level.
+    public func shields(_ shield: Int, _ target: Int) -> Bool {
+        guard let a = topology.regions[shield].position, let b = topology.regions[target].position, a.level == b.level else { return false }
+        let apart = ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
+        return apart + topology.regions[target].radius + configuration.wakeMargin <= topology.detectionRanges[shield]
+    }
+
+    private struct Candidate {
+        var region: Int
+        /// Walking distance to the region's edge.
+        var walking: Double
+        /// Straight-line distance to its beacon on the same level (`.infinity` on another level).
+        var straight: Double
+        /// iOS may detect its beacon now (reported inside, or within range plus uncertainty).
+        var detectable: Bool
+        /// Within its radius: the phone is there.
+        var arrived: Bool
+    }
+}
+
+/// The ``FrontierPlanner``'s tuning.
+public struct FrontierPlannerConfiguration: Sendable, Hashable {
+    /// Region slots per client when the client does not ask for fewer (iOS allows 20).
+    public var budget: Int
+    /// Metres between the wake (crossing into a shield's detection range) and the arrival it
+    /// must precede: the walk during the app's connect, report, plan and apply.
+    public var wakeMargin: Double
+    /// Quiet regions within this walking distance are shielded; farther ones wait for a later wake.
+    public var horizon: Double
+    /// Slots kept for the frontier however many regions the phone may be inside.
+    public var frontierReserve: Int
+    /// Regions ranked by walking distance to choose from.
+    public var candidates: Int
+
+    public init(budget: Int = 20, wakeMargin: Double = 3, horizon: Double = 40, frontierReserve: Int = 6, candidates: Int = 120) {
+        self.budget = budget
+        self.wakeMargin = wakeMargin
+        self.horizon = horizon
+        self.frontierReserve = frontierReserve
+        self.candidates = candidates
+    }
+}

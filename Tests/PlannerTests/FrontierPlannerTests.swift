@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+import Topology
+
+@testable import Planner
+
+/// The wake-frontier planner: regions the phone may already detect first (monitoring them now is
+/// iOS telling the app), then quiet regions whose detection wakes the phone before it can reach
+/// any region left out.
+@Suite struct FrontierPlannerTests {
+    /// `count` regions every `spacing` metres along a corridor at y = 0 (radius 1.5, detection 10 m
+    /// at the default power), a pinned UUID-only region, linked in a line.
+    static func corridor(count: Int, spacing: Double) throws -> Topology {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("frontier-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        var regions = "id,uuid,major,minor,x,y,level,radius,tags\nall,,,,,,,,pinned\n"
+        var links = "from,to\n"
+        for index in 0..<count {
+            regions += "c\(index),,1,\(index + 1),\(Double(index) * spacing),0,L0,1.5,\n"
+            if index > 0 { links += "c\(index - 1),c\(index)\n" }
+        }
+        let files = ["venue.conf": "uuid = 11111111-2222-3333-4444-555555555555\n", "levels.csv": "id\nL0\n", "regions.csv": regions, "links.csv": links]
+        for (name, text) in files { try Data(text.utf8).write(to: url.appendingPathComponent(name)) }
+        return try Topology.load(directory: url)
+    }
+
+    func request(_ topology: Topology, x: Double, monitored: [String] = [], inside: [String] = [], uncertainty: Double = 0) throws -> PlanRequest {
+        PlanRequest(location: try topology.snap(VenuePoint(x: x, y: 0, level: "L0")), monitored: monitored, inside: inside,
+                    uncertainty: uncertainty, now: Date(timeIntervalSince1970: 0))
+    }
+
+    @Test func detectableRegionsFirstThenShieldsForEveryQuietRegionWithinTheHorizon() throws {
+        let venue = try Self.corridor(count: 60, spacing: 3)  // 177 m, detection 10 m
+        let planner = FrontierPlanner(topology: venue)
+        let plan = planner.plan(try request(venue, x: 90))
+        #expect(plan.regions.count == 20)
+        #expect(plan.regions.first?.id == "all" && plan.regions.first?.slot == .pinned)
+        let inside = plan.regions.filter { $0.slot == .inside }.map(\.id)
+        // Within 10 m of x = 90 and not within 1.5 m: x = 81 … 99 but 90 → c27…c33 less c30.
+        #expect(Set(inside) == ["c27", "c28", "c29", "c31", "c32", "c33"], "\(inside)")
+        let frontier = plan.regions.filter { $0.slot == .frontier }.map { venue.regionIndex(id: $0.id)! }
+        #expect(!frontier.isEmpty)
+        // Every frontier region is quiet: out of detection range now.
+        for region in frontier { #expect(abs(venue.regions[region].position!.x - 90) > 10) }
+        // Every quiet region within the horizon is monitored or shielded by a frontier region.
+        let chosen = Set(plan.regions.map { venue.regionIndex(id: $0.id)! })
+        for (index, region) in venue.regions.enumerated() {
+            guard let x = region.position?.x, abs(x - 90) > 10, abs(x - 90) - 1.5 <= 40 else { continue }
+            #expect(chosen.contains(index) || frontier.contains { planner.shields($0, index) }, "\(region.id) unshielded")
+        }
+        #expect(plan.validFor > 0)
+    }
+
+    @Test func aShieldCoversTheRegionsWhoseArrivalLiesWellInsideItsRange() throws {
+        let venue = try Self.corridor(count: 10, spacing: 3)
+        let planner = FrontierPlanner(topology: venue)
+        // 10 m range, 1.5 m radius, 3 m margin: targets within 5.5 m of the shield.
+        #expect(planner.shields(venue.regionIndex(id: "c5")!, venue.regionIndex(id: "c4")!))  // 3 m
+        #expect(!planner.shields(venue.regionIndex(id: "c5")!, venue.regionIndex(id: "c3")!))  // 6 m
+    }
+
+    @Test func reportedInsideRegionsAreNeverShieldsAndAreKept() throws {
+        let venue = try Self.corridor(count: 30, spacing: 3)
+        let planner = FrontierPlanner(topology: venue)
+        // The phone says it is inside c10 (x = 30) though its estimate is at x = 0: c10 detects it.
+        let plan = planner.plan(try request(venue, x: 0, inside: ["c10"]))
+        #expect(plan.regions.first { $0.id == "c10" }?.slot == .inside)
+    }
+
+    @Test func uncertaintyMakesNearbyQuietRegionsDetectable() throws {
+        let venue = try Self.corridor(count: 30, spacing: 3)
+        let planner = FrontierPlanner(topology: venue)
+        let sure = planner.plan(try request(venue, x: 30))
+        let unsure = planner.plan(try request(venue, x: 30, uncertainty: 4))
+        #expect(sure.regions.filter { $0.slot == .inside }.count < unsure.regions.filter { $0.slot == .inside }.count)
+    }
+
+    @Test func samePlanForTheSameInputsAndTheSmallestDiff() throws {
+        let venue = try Self.corridor(count: 40, spacing: 3)
+        let planner = FrontierPlanner(topology: venue)
+        let first = planner.plan(try request(venue, x: 30))
+        #expect(planner.plan(try request(venue, x: 30)) == first)
+        let again = planner.plan(try request(venue, x: 30, monitored: first.ids))
+        #expect(again.added.isEmpty && again.removed.isEmpty)
+        let moved = planner.plan(try request(venue, x: 45, monitored: first.ids))
+        #expect(Set(moved.added.map(\.id)).isDisjoint(with: first.ids))
+        #expect(Set(moved.removed).isSubset(of: first.ids))
+        #expect(moved.regions.count <= 20)
+    }
+
+    @Test func aSmallBudgetStillLeavesTheFrontierItsReserve() throws {
+        let venue = try Self.corridor(count: 100, spacing: 1)  // 20 regions within 10 m, 60 more within 40 m
+        let planner = FrontierPlanner(topology: venue, configuration: FrontierPlannerConfiguration(budget: 10, frontierReserve: 3))
+        let plan = planner.plan(try request(venue, x: 50))
+        #expect(plan.regions.count == 10)
+        #expect(plan.regions.filter { $0.slot == .inside }.count == 6)
+        #expect(plan.regions.filter { $0.slot == .frontier }.count == 3)
+    }
+}
