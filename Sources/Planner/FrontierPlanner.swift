@@ -69,7 +69,9 @@ public struct FrontierPlanner: Sendable {
             let straight = position.level == here.level
                 ? ((position.x - here.x) * (position.x - here.x) + (position.y - here.y) * (position.y - here.y)).squareRoot() : .infinity
             let range = topology.detectionRanges[entry.region]
-            let detectable = reportedInside.contains(entry.region) || straight <= range + uncertainty
+            // For a monitored region iOS's own state is the truth; for the others, the geometry.
+            let detectable = monitored.contains(entry.region) && !request.inside.isEmpty
+                ? reportedInside.contains(entry.region) : reportedInside.contains(entry.region) || straight <= range + uncertainty
             candidates.append(Candidate(region: entry.region, walking: entry.distance, straight: straight, detectable: detectable,
                                         arrived: straight <= regions[entry.region].radius))
         }
@@ -89,8 +91,10 @@ public struct FrontierPlanner: Sendable {
         // 2. Inside, not yet arrived at: nearest first, leaving the frontier its reserve.
         let free = budget - chosen.count
         let reserve = Swift.min(free, configuration.frontierReserve)
-        let approaching = candidates.filter { $0.detectable && !$0.arrived }
-            .sorted { ($0.walking, regions[$0.region].id) < ($1.walking, regions[$1.region].id) }
+        // Those already monitored keep their slots (no churn); the others by walking distance.
+        let approaching = candidates.filter { $0.detectable && !$0.arrived }.sorted {
+            (monitored.contains($0.region) ? 0 : 1, $0.walking, regions[$0.region].id) < (monitored.contains($1.region) ? 0 : 1, $1.walking, regions[$1.region].id)
+        }
         for candidate in approaching.prefix(Swift.max(0, free - reserve)) { take(candidate, .inside) }
 
         // 3. Frontier: shield every quiet region within the horizon, nearest first.
@@ -106,15 +110,16 @@ public struct FrontierPlanner: Sendable {
         while chosen.count < budget {
             while unshieldedFrom < targets.count, shielded[unshieldedFrom] { unshieldedFrom += 1 }
             guard unshieldedFrom < targets.count else { break }
-            var best: Int? = nil, bestGain = 0
+            // A monitored shield that still shields this region is kept (no churn); else the one
+            // that shields the most still-unshielded regions, the nearest on ties.
+            var best: Int? = nil, bestKey = (0, 0, 0.0)
             for (q, covered) in shields.enumerated() where !taken.contains(quiet[q].region) && covered.contains(unshieldedFrom) {
                 let gain = covered.reduce(0) { $0 + (shielded[$1] ? 0 : 1) }
-                if let current = best {
-                    let incumbent = monitored.contains(quiet[q].region), currentIncumbent = monitored.contains(quiet[current].region)
-                    guard (gain, incumbent ? 1 : 0, -quiet[q].walking) > (bestGain, currentIncumbent ? 1 : 0, -quiet[current].walking) else { continue }
+                let key = (monitored.contains(quiet[q].region) ? 1 : 0, gain, -quiet[q].walking)
+                if best == nil || key > bestKey {
+                    best = q
+                    bestKey = key
                 }
-                best = q
-                bestGain = gain
             }
             guard let best else {
                 shielded[unshieldedFrom] = true  // nothing can shield it (cannot happen: a target shields itself)
@@ -138,12 +143,50 @@ public struct FrontierPlanner: Sendable {
             .sorted { (monitored.contains($0.region) ? 0 : 1, $0.walking, regions[$0.region].id) < (monitored.contains($1.region) ? 0 : 1, $1.walking, regions[$1.region].id) }
         for candidate in rest where chosen.count < budget { take(candidate, .nearest) }
 
+        // Hysteresis: the set monitored now stays while it does the job nearly as far as the new
+        // one would: every region in range that the new set monitors is monitored, and its
+        // shields reach within `keepTolerance` metres of the new set's.
+        if let kept = keep(request: request, monitored: monitored, candidates: candidates, budget: budget, fresh: chosen, reach: validFor) {
+            return kept
+        }
+
         let added = chosen.filter { !monitored.contains($0.region) }
         let kept = Set(chosen.map(\.id))
         var removed: [String] = []
         var seen = Set<String>()
         for id in request.monitored where !kept.contains(id) && seen.insert(id).inserted { removed.append(id) }
         return RegionPlan(regions: chosen, added: added, removed: removed, validFor: validFor, budget: budget, plannedAt: request.now)
+    }
+
+    /// The monitored set unchanged, when it still does the job nearly as well as `fresh`; `nil` otherwise.
+    private func keep(request: PlanRequest, monitored: Set<Int>, candidates: [Candidate], budget: Int, fresh: [PlannedRegion], reach: Double) -> RegionPlan? {
+        guard !monitored.isEmpty, monitored.count <= budget, monitored.count == request.monitored.count else { return nil }
+        let freshSet = Set(fresh.map(\.region))
+        let pinned = topology.pinnedRegions.prefix(budget)
+        guard pinned.allSatisfy(monitored.contains) else { return nil }
+        // What the new set monitors among the regions in range, the old must too.
+        for candidate in candidates where candidate.detectable && !candidate.arrived && freshSet.contains(candidate.region) {
+            guard monitored.contains(candidate.region) else { return nil }
+        }
+        // How far the old set's shields reach: the first quiet region neither monitored nor shielded.
+        let shields = candidates.filter { !$0.detectable && monitored.contains($0.region) }.map(\.region)
+        var oldReach = Double.infinity
+        for candidate in candidates.sorted(by: { $0.walking < $1.walking })
+        where !candidate.detectable && candidate.walking <= configuration.horizon && !monitored.contains(candidate.region)
+            && !shields.contains(where: { self.shields($0, candidate.region) }) {
+            oldReach = candidate.walking
+            break
+        }
+        guard oldReach >= Swift.min(reach, configuration.horizon) - configuration.keepTolerance else { return nil }
+        let walking = Dictionary(candidates.map { ($0.region, $0.walking) }, uniquingKeysWith: { a, _ in a })
+        let detectable = Set(candidates.filter(\.detectable).map(\.region))
+        var regions: [PlannedRegion] = []
+        for id in request.monitored {
+            guard let index = topology.regionIndex(id: id) else { return nil }
+            let slot: PlannedRegion.Slot = pinned.contains(index) ? .pinned : detectable.contains(index) ? .inside : .frontier
+            regions.append(PlannedRegion(region: index, id: id, slot: slot, distance: walking[index].flatMap { $0.isFinite ? $0 : nil }))
+        }
+        return RegionPlan(regions: regions, added: [], removed: [], validFor: oldReach, budget: budget, plannedAt: request.now)
     }
 
     /// Whether monitoring quiet region `shield` guarantees a wake before a phone arrives at
@@ -181,8 +224,13 @@ public struct FrontierPlannerConfiguration: Sendable, Hashable {
     public var frontierReserve: Int
     /// Regions ranked by walking distance to choose from.
     public var candidates: Int
+    /// The set monitored now is kept while its shields reach within this many metres of walking
+    /// of a new set's (and it monitors every region in range the new set would): a plan changes
+    /// only when the phone has moved enough to need it.
+    public var keepTolerance: Double
 
-    public init(budget: Int = 20, wakeMargin: Double = 3, horizon: Double = 40, frontierReserve: Int = 6, candidates: Int = 120) {
+    public init(budget: Int = 20, wakeMargin: Double = 3, horizon: Double = 40, frontierReserve: Int = 6, candidates: Int = 120, keepTolerance: Double = 5) {
+        self.keepTolerance = keepTolerance
         self.budget = budget
         self.wakeMargin = wakeMargin
         self.horizon = horizon
