@@ -1,5 +1,6 @@
 import AgentCommandLine
 import ArgumentParser
+import Foundation
 import WireProtocol
 
 /// `beaconfleet`: one command-line tool, one subcommand per role.
@@ -30,8 +31,56 @@ struct BeaconFleet: AsyncParsableCommand {
 
     /// `beaconfleet agent …` becomes the small `beaconfleet-agent` binary when it is installed
     /// beside this one (see ``AgentExecutable``); everything else runs here.
+    ///
+    /// Parsing and running are ArgumentParser's own `main`, except for how an error thrown from a
+    /// subcommand's `run()` is reported: ArgumentParser reports those against the root command, so
+    /// a bad `--broker` given to `coordinator` printed `Usage: beaconfleet <subcommand>`. Here a
+    /// `ValidationError` from `run()` prints the cause and the usage of the subcommand that threw
+    /// it, exactly as one from its `validate()` does.
     static func main() async {
         AgentExecutable.replaceProcessIfRequested(arguments: CommandLine.arguments)
-        await main(nil)
+        var command: any ParsableCommand
+        do {
+            command = try await asyncParseAsRoot(nil)
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(from: type(of: command), withError: error)
+        }
+    }
+
+    /// Reports `error`, thrown by `subcommand`'s `run()`, and exits: a `ValidationError` with the
+    /// subcommand's usage (status 64, as ArgumentParser does for a parsing error), anything else
+    /// as ArgumentParser would (`CleanExit`, `ExitCode`, or `Error: …` with status 1).
+    static func exit(from subcommand: any ParsableCommand.Type, withError error: any Error) -> Never {
+        guard let validation = error as? ValidationError, let path = commandPath(to: subcommand) else {
+            exit(withError: error)
+        }
+        let usage = usageString(for: subcommand).replacingOccurrences(of: "\n", with: "\n       ")
+        let text = """
+            Error: \(validation.message)
+            Usage: \(usage)
+              See '\(path.joined(separator: " ")) --help' for more information.
+
+            """
+        FileHandle.standardError.write(Data(text.utf8))
+        Foundation.exit(ExitCode.validationFailure.rawValue)
+    }
+
+    /// The command names from `beaconfleet` down to `target` (`["beaconfleet", "topology",
+    /// "check"]`), or nil when `target` is not in the tree (ArgumentParser's built-in commands).
+    static func commandPath(to target: any ParsableCommand.Type, from root: any ParsableCommand.Type = BeaconFleet.self) -> [String]? {
+        if ObjectIdentifier(root) == ObjectIdentifier(target) { return [root._commandName] }
+        for subcommand in root.configuration.subcommands {
+            if let rest = commandPath(to: target, from: subcommand) { return [root._commandName] + rest }
+        }
+        return nil
     }
 }

@@ -58,9 +58,11 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
             Examples:
               beaconfleet coordinator --broker mqtt://localhost --topology topology/museum
-              beaconfleet coordinator --broker mqtt://coord:secret@broker:1883 --topology topology/mall \\
-                  --state /var/lib/beaconfleet/state.sqlite --http 0.0.0.0:9090 --budget 18
-              beaconfleet coordinator --broker mqtts://broker:8883 --ca-file ca.pem --topology venue/
+              beaconfleet coordinator --broker mqtt://coord:secret@broker:1883 \\
+                  --topology topology/mall --state /var/lib/beaconfleet/state.sqlite \\
+                  --http 0.0.0.0:9090 --budget 18
+              beaconfleet coordinator --broker mqtts://broker:8883 --ca-file ca.pem \\
+                  --topology venue/
             """)
 
     @OptionGroup var connection: CoordinatorBrokerOptions

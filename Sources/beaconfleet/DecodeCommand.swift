@@ -30,7 +30,8 @@ struct DecodeCommand: ParsableCommand {
 
             Examples:
               beaconfleet decode --json ../shared/data/captures/horizon74-ibeacon.btsnoop
-              beaconfleet decode --all --json capture.pcapng | jq 'select(.format == "other")'
+              beaconfleet decode --all --json capture.pcapng \\
+                  | jq 'select(.format == "other")'
               beaconfleet decode --quiet a.btsnoop b.pcap      # summaries only
             """
     )

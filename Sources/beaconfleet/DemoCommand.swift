@@ -85,7 +85,7 @@ struct DemoCommand: AsyncParsableCommand {
         do {
             venue = try Topology.load(directory: directory)
         } catch {
-            throw DemoError("--topology \(topology): \(error)")
+            throw CommandFailure("--topology \(topology): \(error)")
         }
         let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfleet-demo-\(getpid())")
         try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
@@ -95,7 +95,7 @@ struct DemoCommand: AsyncParsableCommand {
         do {
             broker = try await MosquittoBroker.start()
         } catch {
-            throw DemoError("cannot start a local mosquitto: \(error)")
+            throw CommandFailure("cannot start a local mosquitto: \(error)")
         }
         let topics = try Topics()
         DemoOutput.say("broker      \(broker.url) (private mosquitto, pid \(broker.processIdentifier.map(String.init) ?? "?"))")
@@ -177,12 +177,6 @@ struct DemoCommand: AsyncParsableCommand {
         let shared = URL(fileURLWithPath: "../shared/data/captures/horizon74-ibeacon.btsnoop").standardizedFileURL.path
         return FileManager.default.fileExists(atPath: shared) ? shared : nil
     }
-}
-
-/// Why the demo could not run.
-struct DemoError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Lines for the operator, on standard output, unbuffered.

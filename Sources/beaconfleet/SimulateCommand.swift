@@ -6,8 +6,8 @@ import Simulator
 import Topology
 import WireProtocol
 
-/// `beaconfleet simulate`: walking clients for quality measurement (offline), and the replay of
-/// the real tetam tracks. The live mode over MQTT (`--broker`) belongs next to these.
+/// `beaconfleet simulate`: walking clients for quality measurement (offline), the replay of the
+/// real tetam tracks, and walkers live over MQTT against a running coordinator (`--broker`).
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
@@ -33,12 +33,16 @@ struct SimulateCommand: AsyncParsableCommand {
 
             Examples:
               beaconfleet simulate --offline --topology topology/museum
-              beaconfleet simulate --broker mqtt://localhost:1883 --topology topology/museum --clients 50
-              beaconfleet simulate --broker mqtt://localhost:1883 --topology topology/mall --clients 200 --mode tags --duration 10m --speedup 5
-              beaconfleet simulate --offline --topology topology/mall --clients 20 --duration 30m --seed 7 --json
+              beaconfleet simulate --offline --topology topology/mall --clients 20 \\
+                  --duration 30m --seed 7 --json
               beaconfleet simulate --offline --topology topology/mall --evidence gateways
               beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks
-              beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks --topology topology/tetam --json
+              beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks \\
+                  --topology topology/tetam --json
+              beaconfleet simulate --broker mqtt://localhost:1883 \\
+                  --topology topology/museum --clients 50
+              beaconfleet simulate --broker mqtt://localhost:1883 --topology topology/mall \\
+                  --clients 200 --mode tags --duration 10m --speedup 5
             """
     )
 
@@ -72,19 +76,19 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The venue directory.")
     var topology: String?
 
-    @Option(name: .long, help: "Number of walking clients (offline).")
+    @Option(name: .long, help: "Number of walking clients (--offline, --broker).")
     var clients: Int = 10
 
     @Option(name: .long, help: "Random seed: the same seed gives the same walks and radio.")
     var seed: UInt64 = 1
 
-    @Option(name: .long, help: "Simulated time per client, e.g. 900, 15m, 1h (offline).")
+    @Option(name: .long, help: "Simulated time, e.g. 900, 15m, 1h (--offline: per client; --broker: the whole run).")
     var duration: String = "15m"
 
-    @Option(name: .long, help: "Region budget per client (default: the venue's, else 20).")
+    @Option(name: .long, help: "Region budget per client (default: --offline and --tetam the venue's, else 20; --broker the coordinator's).")
     var budget: Int?
 
-    @Option(name: .long, help: "Where position evidence comes from: ranging (the phone ranges region beacons while awake), gateways (gateways hear the phone all the time) or truth (no estimator: the planner alone).")
+    @Option(name: .long, help: "--offline: where position evidence comes from: ranging (the phone ranges region beacons while awake), gateways (gateways hear the phone all the time) or truth (no estimator: the planner alone).")
     var evidence: String = "ranging"
 
     @Option(name: .long, help: "tetam: comma-separated tracks to fit the radio calibration on (the rest are held out).")
@@ -99,7 +103,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("guard-distance"), help: "Planner: regions whose edge is within this many metres are always monitored (default: the planner's).")
     var guardDistance: Double?
 
-    @Option(name: .customLong("wake-seconds"), help: "Background time a region event gives the phone, seconds.")
+    @Option(name: .customLong("wake-seconds"), help: "Background time a region event gives a phone, seconds (--offline, --broker phones).")
     var wakeSeconds: Double = 10
 
     @Flag(name: .long, help: "Print the report as JSON.")
@@ -181,6 +185,7 @@ struct SimulateCommand: AsyncParsableCommand {
         configuration.speedup = speedup
         configuration.seed = seed
         configuration.budget = budget
+        configuration.wakeDuration = wakeSeconds
         let report = try await LiveSimulation(configuration: configuration).run { report in
             if !json { print(report.summary) }
         }

@@ -14,7 +14,8 @@ struct TopologyCommand: AsyncParsableCommand {
             Examples:
               beaconfleet topology check topology/museum
               beaconfleet topology export topology/mall > mall.json
-              beaconfleet topology generate --regions 100000 --levels 3 --seed 7 --out /tmp/venue
+              beaconfleet topology generate --regions 100000 --levels 3 --seed 7 \\
+                  --out /tmp/venue
             """,
         subcommands: [Check.self, Export.self, Generate.self]
     )
@@ -119,7 +120,8 @@ struct TopologyCommand: AsyncParsableCommand {
 
                 Examples:
                   beaconfleet topology generate --regions 1000 --seed 1 --out /tmp/venue-1k
-                  beaconfleet topology generate --regions 100000 --levels 4 --seed 42 --out /tmp/venue-100k
+                  beaconfleet topology generate --regions 100000 --levels 4 --seed 42 \\
+                      --out /tmp/venue-100k
                 """
         )
 

@@ -16,7 +16,8 @@ struct WatchCommand: AsyncParsableCommand {
             Examples:
               beaconfleet watch --broker mqtt://localhost
               beaconfleet watch --broker mqtt://localhost --client phone-7
-              beaconfleet watch --broker mqtts://broker:8883 --ca-file ca.pem --prefix venue/museum
+              beaconfleet watch --broker mqtts://broker:8883 --ca-file ca.pem \\
+                  --prefix venue/museum
             """)
 
     @OptionGroup var connection: CoordinatorBrokerOptions
@@ -47,7 +48,7 @@ struct WatchCommand: AsyncParsableCommand {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     try await Task.sleep(for: .seconds(10))
-                    throw ValidationError("cannot reach the broker at \(url) within 10 s")
+                    throw CommandFailure("cannot reach the broker at \(url) within 10 s")
                 }
                 group.addTask { try await mqtt.connected() }
                 try await group.next()
@@ -62,10 +63,10 @@ struct WatchCommand: AsyncParsableCommand {
                     FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 }
             }
-        } catch let error as ValidationError {
+        } catch let error as CommandFailure {
             throw error
         } catch {
-            throw ValidationError("watch: \(error)")
+            throw CommandFailure("watch: \(error)")
         }
     }
 }

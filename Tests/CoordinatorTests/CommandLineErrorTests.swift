@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A bad argument to a `beaconfleet` subcommand, run as the built binary, names the cause and
+/// prints that subcommand's usage, not the top-level `beaconfleet <subcommand>` one, whether the
+/// subcommand refuses it while parsing (`validate()`) or only once it runs (`run()`).
+@Suite("beaconfleet: errors from a subcommand", .timeLimit(.minutes(1)))
+struct CommandLineErrorTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        let arguments: [String]
+        /// The subcommand's usage line, as `beaconfleet <subcommand> --help` prints it.
+        let usage: String
+        /// Part of the cause the error must name.
+        let cause: String
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let museum = CoordinatorHarness.museum.path
+
+    static let cases: [Case] = [
+        // Thrown from `run()`: these printed `Usage: beaconfleet <subcommand>` before.
+        Case(arguments: ["coordinator", "--broker", "nope://broker", "--topology", museum],
+             usage: "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
+             cause: "Error: --broker nope://broker: invalid broker URL"),
+        Case(arguments: ["coordinator", "--broker", "mqtt://127.0.0.1:1", "--topology", "/nonexistent-venue"],
+             usage: "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
+             cause: "Error: --topology /nonexistent-venue: no such directory"),
+        Case(arguments: ["simulate", "--broker", "nope://broker", "--topology", museum],
+             usage: "Usage: beaconfleet simulate <options>",
+             cause: "Error: --broker nope://broker: invalid broker URL"),
+        Case(arguments: ["watch", "--broker", "mqtt://127.0.0.1:1", "--prefix", "a/#"],
+             usage: "Usage: beaconfleet watch --broker <broker>",
+             cause: "Error: --prefix a/#:"),
+        Case(arguments: ["topology", "export", museum, "--out", "/nonexistent-directory/venue.json"],
+             usage: "Usage: beaconfleet topology export <directory> [--out <out>]",
+             cause: "Error: cannot write /nonexistent-directory/venue.json"),
+        // Refused by `validate()`: ArgumentParser's own path, which must say the same.
+        Case(arguments: ["coordinator", "--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--budget", "30"],
+             usage: "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
+             cause: "Error: --budget 30: must be 1…20"),
+    ]
+
+    @Test("exits 64 with the cause and the subcommand's usage on stderr", arguments: cases)
+    func subcommandUsage(_ example: Case) throws {
+        let binary = try #require(CoordinatorHarness.binary, "the beaconfleet binary is not built beside the tests (swift build --build-tests builds it)")
+        let (status, standardError) = try Self.run(binary, example.arguments)
+        #expect(status == 64)
+        #expect(standardError.contains(example.cause), "stderr: \(standardError)")
+        #expect(standardError.contains(example.usage), "stderr: \(standardError)")
+        #expect(!standardError.contains("Usage: beaconfleet <subcommand>"), "stderr: \(standardError)")
+    }
+
+    /// Runs the binary to completion; returns its exit status and standard error.
+    static func run(_ binary: URL, _ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let data = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
