@@ -44,6 +44,8 @@ let package = Package(
         // RegionSync: the phone-side library (issue 14), its fake iOS, Core Location and MQTT adapters.
         .library(name: "RegionSync", targets: ["RegionSync"]),
         .library(name: "RegionSyncTesting", targets: ["RegionSyncTesting"]),
+        .library(name: "RegionSyncCoreLocation", targets: ["RegionSyncCoreLocation"]),
+        .library(name: "RegionSyncMQTT", targets: ["RegionSyncMQTT"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -156,9 +158,11 @@ let package = Package(
         // (compiled only where CoreLocation exists); a transport over this package's MQTT client.
         .target(name: "RegionSync", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
         .target(name: "RegionSyncTesting", dependencies: ["RegionSync"], swiftSettings: swiftSettings),
+        .target(name: "RegionSyncCoreLocation", dependencies: ["RegionSync"], swiftSettings: swiftSettings),
+        .target(name: "RegionSyncMQTT", dependencies: ["RegionSync", "MQTT"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RegionSyncTests",
-            dependencies: ["RegionSync", "RegionSyncTesting", "WireProtocol", "Topology"],
+            dependencies: ["RegionSync", "RegionSyncTesting", "RegionSyncMQTT", "WireProtocol", "Topology", "MQTT", "TestSupport"],
             swiftSettings: swiftSettings
         ),
 
