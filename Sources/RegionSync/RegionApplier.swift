@@ -11,8 +11,8 @@ public import WireProtocol
 ///   resets its state and can fire a second enter); a region whose identity changed is stopped
 ///   and started;
 /// - stops come first, then starts once ``RegionSyncConfiguration/removeAddGap`` (≥ 0.1 s) has
-///   passed since the last stop (waited on the injected clock), then `requestState` for every region started (iOS fires no
-///   enter for a region added while its beacon is in range);
+///   passed since the last stop (waited on the injected clock), then `requestState` for every
+///   region started (iOS fires no enter for a region added while its beacon is in range);
 /// - only identifiers with ``RegionSyncConfiguration/identifierPrefix`` are touched or counted;
 /// - when fewer slots are free than the plan has regions, or iOS refuses starts, the plan's own
 ///   priority order (the order of `regions`) decides which regions are held, and the rest are
