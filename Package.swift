@@ -29,7 +29,7 @@ let agentReleaseLinkFlags = staticReleaseLinkFlags + [
 
 let package = Package(
     name: "BeaconFleet",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v16)],
     products: [
         .executable(name: "beaconfleet", targets: ["beaconfleet"]),
         .executable(name: "beaconfleet-agent", targets: ["beaconfleet-agent"]),
@@ -41,6 +41,11 @@ let package = Package(
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "Agent", targets: ["Agent"]),
         .library(name: "Coordinator", targets: ["Coordinator"]),
+        // RegionSync: the phone-side library (issue 14), its fake iOS, Core Location and MQTT adapters.
+        .library(name: "RegionSync", targets: ["RegionSync"]),
+        .library(name: "RegionSyncTesting", targets: ["RegionSyncTesting"]),
+        .library(name: "RegionSyncCoreLocation", targets: ["RegionSyncCoreLocation"]),
+        .library(name: "RegionSyncMQTT", targets: ["RegionSyncMQTT"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -146,6 +151,19 @@ let package = Package(
             exclude: ["symbol-order.txt"],
             swiftSettings: swiftSettings,
             linkerSettings: [.unsafeFlags(agentReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
+        ),
+
+        // RegionSync, the phone-side library: pure Swift on WireProtocol (BeaconKit's types come
+        // through it); the fake iOS monitor for tests and simulations; the Core Location adapters
+        // (compiled only where CoreLocation exists); a transport over this package's MQTT client.
+        .target(name: "RegionSync", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
+        .target(name: "RegionSyncTesting", dependencies: ["RegionSync"], swiftSettings: swiftSettings),
+        .target(name: "RegionSyncCoreLocation", dependencies: ["RegionSync"], swiftSettings: swiftSettings),
+        .target(name: "RegionSyncMQTT", dependencies: ["RegionSync", "MQTT"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RegionSyncTests",
+            dependencies: ["RegionSync", "RegionSyncTesting", "RegionSyncMQTT", "WireProtocol", "Topology", "MQTT", "TestSupport"],
+            swiftSettings: swiftSettings
         ),
 
         // Tests. TestSupport starts real mosquitto brokers and locates ../shared/data.

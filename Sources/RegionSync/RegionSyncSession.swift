@@ -1,0 +1,167 @@
+public import Foundation
+public import WireProtocol
+
+/// Everything one wake needs, within iOS's ~10 s: connect, report what happened, read the
+/// retained `regions` message, apply it, wait briefly for a newer version (the coordinator's
+/// answer to the report), apply that, report what iOS really holds, disconnect.
+///
+/// Every wait is bounded by the wake's deadline (``Options/wakeBudget`` from the start, less
+/// ``Options/reportReserve`` kept for the last report); at the deadline it gives up cleanly and
+/// the outcome says what was done. Events that could not be reported stay in the log for the
+/// next wake. The app feeds the monitor's events into ``events`` (``RegionEventLog/consume(_:)``)
+/// for the lifetime of the process.
+public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration {
+    /// How a wake spends its time.
+    public struct Options: Sendable, Hashable {
+        /// The whole wake; iOS gives a woken app about 10 s.
+        public var wakeBudget: Duration
+        /// Kept at the end for the last report and the disconnect.
+        public var reportReserve: Duration
+        /// How long to wait for the retained `regions` message after subscribing.
+        public var regionsWait: Duration
+        /// How long to keep listening for a newer `regions` message after applying one.
+        public var linger: Duration
+
+        public init(wakeBudget: Duration = .seconds(9), reportReserve: Duration = .seconds(1), regionsWait: Duration = .seconds(3), linger: Duration = .seconds(2)) {
+            self.wakeBudget = wakeBudget
+            self.reportReserve = reportReserve
+            self.regionsWait = regionsWait
+            self.linger = linger
+        }
+    }
+
+    /// The phone's client id (the topics' `{id}`).
+    public let client: Identifier
+    public let topics: Topics
+    public let transport: any RegionSyncTransport
+    public let applier: RegionApplier<C>
+    /// The monitor's events since the last report.
+    public let events: RegionEventLog
+    public let options: Options
+
+    public init(client: Identifier, topics: Topics, transport: any RegionSyncTransport, applier: RegionApplier<C>, events: RegionEventLog, options: Options = Options()) {
+        self.client = client
+        self.topics = topics
+        self.transport = transport
+        self.applier = applier
+        self.events = events
+        self.options = options
+    }
+
+    /// Runs one wake. `ranged` are the beacons ranged during it; `advertising` the identity the
+    /// phone advertises in the foreground, if any.
+    public func wake(ranged: [RangedBeacon] = [], advertising: AdvertisedIdentity? = nil) async -> RegionSyncWakeOutcome {
+        let clock = applier.clock
+        let start = clock.now
+        let deadline = start.advanced(by: options.wakeBudget)
+        let work = deadline.advanced(by: .zero - options.reportReserve)
+        var outcome = RegionSyncWakeOutcome()
+        defer { outcome.elapsed = start.duration(to: clock.now) }
+
+        let transport = self.transport
+        do throws(RegionSyncError) {
+            try await within(work, "connect") { () throws(RegionSyncError) in try await transport.connect() }
+            outcome.connected = true
+        } catch {
+            outcome.errors.append(error)
+            await transport.disconnect()
+            return outcome
+        }
+
+        let regionsTopic = topics.clientRegions(client)
+        let mailbox = Mailbox<[UInt8]>()
+        var pump: Task<Void, Never>?
+        do throws(RegionSyncError) {
+            let stream = try await within(work, "subscribe") { () throws(RegionSyncError) in try await transport.subscribe(regionsTopic) }
+            pump = Task {
+                for await payload in stream { await mailbox.put(payload) }
+                await mailbox.finish()
+            }
+        } catch {
+            outcome.errors.append(error)
+        }
+
+        await publishReport(ranged: ranged, advertising: advertising, until: work, into: &outcome)
+
+        if pump != nil {
+            var until = min(clock.now.advanced(by: options.regionsWait), work)
+            while let payload = await next(from: mailbox, until: until) {
+                let message: RegionsMessage
+                do throws(WireError) {
+                    message = try WireCoding.decode(RegionsMessage.self, from: payload, topic: regionsTopic)
+                } catch {
+                    outcome.errors.append(.invalidMessage(error.description))
+                    continue
+                }
+                let result = await applier.apply(message, deadline: work)
+                outcome.applied.append(result)
+                if !result.completed { outcome.errors.append(.deadline("applying version \(message.version)")) }
+                until = min(clock.now.advanced(by: options.linger), work)
+            }
+            if clock.now >= work, outcome.applied.isEmpty { outcome.errors.append(.deadline("a regions message arrived")) }
+        }
+        pump?.cancel()
+
+        let held = await applier.monitor.monitoredRegions()
+        await events.keepOnly(held.compactMap { applier.configuration.region(forIdentifier: $0.identifier) })
+        await applier.rememberInside(await events.inside)
+        if outcome.applied.contains(where: { $0.path != .ignored }) || outcome.reportsPublished == 0 {
+            await publishReport(ranged: [], advertising: advertising, until: deadline, into: &outcome)
+        }
+        await transport.disconnect()
+        return outcome
+    }
+
+    /// Publishes a report of the events since the last one and what iOS holds; the events go
+    /// back to the log when it cannot be published.
+    func publishReport(ranged: [RangedBeacon], advertising: AdvertisedIdentity?, until deadline: C.Instant, into outcome: inout RegionSyncWakeOutcome) async {
+        let taken = await events.takeEvents()
+        let report = await RegionReportBuilder(configuration: applier.configuration).report(
+            from: applier.monitor, ranged: ranged, events: taken, version: await applier.appliedVersion, advertising: advertising)
+        let topic = topics.clientReport(client)
+        let transport = self.transport
+        do throws(RegionSyncError) {
+            let payload: [UInt8]
+            do { payload = try WireCoding.encode(report) } catch { throw .invalidMessage("encoding the report: \(error)") }
+            try await within(deadline, "publish the report") { () throws(RegionSyncError) in try await transport.publish(payload, to: topic) }
+            outcome.reportsPublished += 1
+            outcome.lastReport = report
+        } catch {
+            await events.restore(taken)
+            outcome.errors.append(error)
+        }
+    }
+
+    /// The next payload, or `nil` at `deadline` or when the stream ended.
+    func next(from mailbox: Mailbox<[UInt8]>, until deadline: C.Instant) async -> [UInt8]? {
+        let clock = applier.clock
+        let ticket = await mailbox.ticket()
+        let timer = Task {
+            try? await clock.sleep(until: deadline, tolerance: nil)
+            await mailbox.expire(ticket)
+        }
+        defer { timer.cancel() }
+        return await mailbox.next(ticket: ticket)
+    }
+
+    /// Runs `operation`, giving up on it at `deadline` (it may go on in the background).
+    func within<T: Sendable>(
+        _ deadline: C.Instant, _ step: String, _ operation: @escaping @Sendable () async throws(RegionSyncError) -> T
+    ) async throws(RegionSyncError) -> T {
+        let clock = applier.clock
+        guard clock.now < deadline else { throw .deadline(step) }
+        let race = OneShot<Result<T, RegionSyncError>>()
+        var tasks: [Task<Void, Never>] = []
+        let result = await race.wait {
+            tasks.append(Task {
+                do throws(RegionSyncError) { race.resolve(.success(try await operation())) } catch { race.resolve(.failure(error)) }
+            })
+            tasks.append(Task {
+                try? await clock.sleep(until: deadline, tolerance: nil)
+                race.resolve(.failure(.deadline(step)))
+            })
+        }
+        for task in tasks { task.cancel() }
+        return try result.get()
+    }
+}

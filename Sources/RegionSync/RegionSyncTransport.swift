@@ -1,0 +1,15 @@
+/// The MQTT operations a wake needs, so that an app can bring its own client
+/// (`RegionSyncMQTT` has one over this package's `MQTT`).
+///
+/// Topics come from `WireProtocol.Topics`; payloads are the contract's JSON bytes.
+public protocol RegionSyncTransport: Sendable {
+    /// Connects (a fresh connection every wake: sockets do not survive suspension) and returns once connected.
+    func connect() async throws(RegionSyncError)
+    /// Subscribes to `topic` at QoS 1 and returns the payloads received on it, the retained
+    /// message first. The stream is read by one consumer and ends at ``disconnect()``.
+    func subscribe(_ topic: String) async throws(RegionSyncError) -> AsyncStream<[UInt8]>
+    /// Publishes `payload` on `topic` at QoS 1, not retained; returns once the broker has it.
+    func publish(_ payload: [UInt8], to topic: String) async throws(RegionSyncError)
+    /// Disconnects cleanly.
+    func disconnect() async
+}

@@ -1,0 +1,68 @@
+import BeaconKit
+import MQTT
+import RegionSync
+import RegionSyncMQTT
+import RegionSyncTesting
+import TestSupport
+import Testing
+import WireProtocol
+
+@Suite("RegionSyncSession through a real mosquitto", .timeLimit(.minutes(1)))
+struct RegionSyncSessionBrokerTests {
+    @Test("A wake reads the retained regions, applies them, and reports what iOS holds, its events and the applied version")
+    func wake() async throws {
+        try await withMosquittoBroker { broker in
+            let topics = try Topics()
+            let client = try Identifier("phone-1")
+            let v1 = (0..<4).map { ref($0) }
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { coordinator in
+                let reports = coordinator.messages
+                try await coordinator.subscribe(topics.clientReport(client))
+                try await coordinator.publish(
+                    topic: topics.clientRegions(client), payload: try WireCoding.encode(message(1, v1)), qos: .atLeastOnce, retain: true)
+
+                // The phone: two app regions, beacon r5 of an earlier set in range before the wake.
+                let fake = FakeRegionMonitor(options: .init(), clock: ContinuousClock())
+                await fake.addAppRegion(identifier: "app-1")
+                await fake.addAppRegion(identifier: "app-2")
+                let store = InMemoryRegionSyncStore()
+                let applier = RegionApplier(monitor: fake, store: store, configuration: configuration)
+                let log = RegionEventLog(configuration: configuration)
+                let pump = Task { await log.consume(fake.events) }
+                defer { pump.cancel() }
+                await fake.startMonitoring(BeaconRegion(identifier: configuration.identifier(forRegion: "r9"), identity: BeaconRegionIdentity(ref(9))!))
+                await fake.detect([beacon(9), beacon(2)], at: .now)
+                // The app's event pump has taken the enter before the wake starts (iOS delivers it at launch).
+                try await withTimeout(.seconds(5), "the enter of r9 in the log") { while await log.inside != ["r9"] { await Task.yield() } }
+
+                let transport = try MQTTRegionSyncTransport(configuration: MQTTConfiguration(url: broker.url))
+                let session = RegionSyncSession(
+                    client: client, topics: topics, transport: transport, applier: applier, events: log,
+                    options: .init(wakeBudget: .seconds(9), reportReserve: .seconds(1), regionsWait: .seconds(3), linger: .milliseconds(300)))
+                let ranged = [RangedBeacon(uuid: venueUUID, major: 1, minor: 9, rssi: -70, accuracy: 2.5, proximity: "near")]
+                let outcome = await session.wake(ranged: ranged)
+
+                #expect(outcome.errors.isEmpty, "\(outcome.errors)")
+                #expect(outcome.connected)
+                #expect(outcome.applied.map(\.path) == [.full])
+                #expect(outcome.reportsPublished == 2)
+                #expect(Set(await fake.monitoredRegions().map(\.identifier)) == Set(["app-1", "app-2"] + v1.map { configuration.identifier(forRegion: $0.id) }))
+
+                let received = try await collect(2, from: reports).map {
+                    try WireCoding.decode(ClientReport.self, from: $0.payload, topic: $0.topic)
+                }
+                // First report: before the regions were applied (r9 from the earlier set, its enter, the ranging).
+                #expect(received[0].monitored == ["r9"])
+                #expect(received[0].events.map { "\($0.type) \($0.region)" } == ["enter r9"])
+                #expect(received[0].ranged == ranged)
+                #expect(received[0].version == nil)
+                // Last report: what iOS holds after the apply, the enter of r2 (added in range: known from requestState), v1.
+                #expect(received[1].monitored == ["r0", "r1", "r2", "r3"])
+                #expect(received[1].budget == 18)
+                #expect(received[1].version == 1)
+                #expect(received[1].events.map { "\($0.type) \($0.region)" } == ["enter r2"])
+                #expect(try store.load().version == 1)
+            }
+        }
+    }
+}

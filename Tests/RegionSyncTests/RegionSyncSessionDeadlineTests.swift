@@ -1,0 +1,60 @@
+import RegionSync
+import RegionSyncTesting
+import Testing
+import WireProtocol
+
+/// A transport that publishes nothing and whose connect or subscribe never finishes (a broker
+/// that does not answer).
+struct StuckTransport: RegionSyncTransport {
+    var connects: Bool
+
+    func connect() async throws(RegionSyncError) {
+        if !connects { await hang() }
+    }
+    func subscribe(_ topic: String) async throws(RegionSyncError) -> AsyncStream<[UInt8]> {
+        AsyncStream { _ in }  // the retained message never comes
+    }
+    func publish(_ payload: [UInt8], to topic: String) async throws(RegionSyncError) {
+        await hang()
+    }
+    func disconnect() async {}
+
+    private func hang() async {
+        await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }  // never resumed, like a dead socket
+    }
+}
+
+@Suite("RegionSyncSession gives up cleanly at its deadline", .timeLimit(.minutes(1)))
+struct RegionSyncSessionDeadlineTests {
+    func session(_ transport: StuckTransport, log: RegionEventLog) -> RegionSyncSession<ContinuousClock> {
+        let fake = FakeRegionMonitor(options: .init(), clock: ContinuousClock())
+        return RegionSyncSession(
+            client: try! Identifier("phone-2"), topics: try! Topics(), transport: transport,
+            applier: RegionApplier(monitor: fake, configuration: configuration), events: log,
+            options: .init(wakeBudget: .milliseconds(600), reportReserve: .milliseconds(200), regionsWait: .seconds(3), linger: .seconds(1)))
+    }
+
+    @Test("A connect that never finishes ends the wake at the deadline with the step named, and the events stay for the next wake")
+    func connectNeverFinishes() async {
+        let log = RegionEventLog(configuration: configuration)
+        await log.record(.enter(identifier: configuration.identifier(forRegion: "r1")))
+        let outcome = await session(StuckTransport(connects: false), log: log).wake()
+        #expect(!outcome.connected)
+        #expect(outcome.errors == [.deadline("connect")])
+        #expect(outcome.reportsPublished == 0)
+        #expect(await log.takeEvents().map(\.region) == ["r1"])
+    }
+
+    @Test("No regions message and reports that are never acknowledged: the wake still ends, saying what it did not do")
+    func nothingArrives() async {
+        let log = RegionEventLog(configuration: configuration)
+        await log.record(.enter(identifier: configuration.identifier(forRegion: "r1")))
+        let outcome = await session(StuckTransport(connects: true), log: log).wake()
+        #expect(outcome.connected)
+        #expect(outcome.applied.isEmpty)
+        #expect(outcome.reportsPublished == 0)
+        #expect(outcome.errors.contains(.deadline("publish the report")))
+        #expect(outcome.errors.contains(.deadline("a regions message arrived")))
+        #expect(await log.takeEvents().map(\.region) == ["r1"])
+    }
+}
