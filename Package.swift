@@ -155,7 +155,7 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "Topology", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "TopologyTests", dependencies: ["Topology", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
@@ -168,7 +168,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "WireProtocol", "MQTT", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "Topology", "WireProtocol", "MQTT", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )
