@@ -39,6 +39,7 @@ let package = Package(
         .library(name: "Planner", targets: ["Planner"]),
         .library(name: "Simulator", targets: ["Simulator"]),
         .library(name: "MQTT", targets: ["MQTT"]),
+        .library(name: "MosquittoTesting", targets: ["MosquittoTesting"]),
         .library(name: "Agent", targets: ["Agent"]),
         .library(name: "Coordinator", targets: ["Coordinator"]),
     ],
@@ -80,6 +81,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // A real mosquitto broker in a child process, for tests, `beaconfleet demo` and the benchmarks.
+        // Its own target so the gateway agent (which links MQTT) carries no test kit.
+        .target(name: "MosquittoTesting", dependencies: ["MQTT"], swiftSettings: swiftSettings),
         .target(
             name: "Agent",
             dependencies: [
@@ -126,7 +130,7 @@ let package = Package(
         .executableTarget(
             name: "beaconfleet",
             dependencies: [
-                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "Agent", "AgentCommandLine", "Coordinator",
+                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "MosquittoTesting", "Agent", "AgentCommandLine", "Coordinator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -148,10 +152,10 @@ let package = Package(
             linkerSettings: [.unsafeFlags(agentReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
         ),
 
-        // Tests. TestSupport starts real mosquitto brokers and locates ../shared/data.
+        // Tests. TestSupport locates ../shared/data and the built executables, and runs brokers and clients for a test's scope.
         .target(
             name: "TestSupport",
-            dependencies: ["MQTT"],
+            dependencies: ["MQTT", "MosquittoTesting"],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
@@ -162,13 +166,13 @@ let package = Package(
         .testTarget(
             name: "MQTTTests",
             dependencies: [
-                "MQTT", "TestSupport",
+                "MQTT", "MosquittoTesting", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "Topology", "WireProtocol", "MQTT", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Simulator", "MosquittoTesting", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -13,12 +13,15 @@ let package = Package(
     ],
     targets: [
         .executableTarget(name: "DecodeBenchmark", dependencies: [.product(name: "BeaconKit", package: "BeaconFleet")]),
-        .executableTarget(name: "MQTTBenchmark", dependencies: [.product(name: "MQTT", package: "BeaconFleet"), "MosquittoBaseline"]),
+        .executableTarget(
+            name: "MQTTBenchmark",
+            dependencies: [.product(name: "MQTT", package: "BeaconFleet"), .product(name: "MosquittoTesting", package: "BeaconFleet"), "MosquittoBaseline"]
+        ),
         // The plain C libmosquitto publisher MQTTBenchmark compares the Swift wrapper against.
         .target(name: "MosquittoBaseline", linkerSettings: [.linkedLibrary("mosquitto"), .linkedLibrary("pthread")]),
         // Runs a command and reports its own peak RSS (AgentBenchmark measures the real agent binary with it).
         .executableTarget(name: "PeakMemory"),
-        .executableTarget(name: "AgentBenchmark", dependencies: [.product(name: "Agent", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"), .product(name: "BeaconKit", package: "BeaconFleet"), .product(name: "WireProtocol", package: "BeaconFleet")]),
+        .executableTarget(name: "AgentBenchmark", dependencies: [.product(name: "Agent", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"), .product(name: "MosquittoTesting", package: "BeaconFleet"), .product(name: "BeaconKit", package: "BeaconFleet"), .product(name: "WireProtocol", package: "BeaconFleet")]),
         .executableTarget(
             name: "TopologyBenchmark",
             dependencies: [
@@ -26,6 +29,12 @@ let package = Package(
                 .product(name: "SwiftGraph", package: "SwiftGraph"),
             ]
         ),
-        .executableTarget(name: "CoordinatorBenchmark", dependencies: [.product(name: "Coordinator", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"), .product(name: "WireProtocol", package: "BeaconFleet")]),
+        .executableTarget(
+            name: "CoordinatorBenchmark",
+            dependencies: [
+                .product(name: "Coordinator", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"),
+                .product(name: "MosquittoTesting", package: "BeaconFleet"), .product(name: "WireProtocol", package: "BeaconFleet"),
+            ]
+        ),
     ]
 )

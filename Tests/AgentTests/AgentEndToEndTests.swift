@@ -1,6 +1,7 @@
 import BeaconKit
 import Foundation
 import MQTT
+import MosquittoTesting
 import Testing
 import TestSupport
 import WireProtocol

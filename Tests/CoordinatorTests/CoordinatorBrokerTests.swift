@@ -1,6 +1,7 @@
 import Coordinator
 import Foundation
 import MQTT
+import MosquittoTesting
 import Simulator
 import TestSupport
 import Testing

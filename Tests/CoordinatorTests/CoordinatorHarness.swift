@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Logging
 import MQTT
+import MosquittoTesting
 import ServiceLifecycle
 import Simulator
 import TestSupport

@@ -1,4 +1,5 @@
 @testable import MQTT
+import MosquittoTesting
 import TestSupport
 import Testing
 

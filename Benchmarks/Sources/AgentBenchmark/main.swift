@@ -12,6 +12,7 @@ import Agent
 import BeaconKit
 import Foundation
 import MQTT
+import MosquittoTesting
 import WireProtocol
 
 struct Measurement: Codable {

@@ -8,6 +8,7 @@ import Coordinator
 import Foundation
 import Logging
 import MQTT
+import MosquittoTesting
 import ServiceLifecycle
 import Topology
 import WireProtocol

@@ -6,6 +6,7 @@
 import Foundation
 import MosquittoBaseline
 import MQTT
+import MosquittoTesting
 
 let payloadSize = 200
 let maxInflight = 100
