@@ -59,7 +59,8 @@ struct CoordinatorBrokerTests {
         let state = directory.appendingPathComponent("state.sqlite").path
         let log = directory.appendingPathComponent("coordinator.log")
         try await withMosquittoBroker { broker in
-            let port = CoordinatorHarness.freePort()
+            let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
+            defer { LoopbackPort.release(port) }
             var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
@@ -111,7 +112,8 @@ struct CoordinatorBrokerTests {
         let log = directory.appendingPathComponent("coordinator.log")
         let named = ["--client-id", "coordinator-under-test"]
         try await withMosquittoBroker { broker in
-            let port = CoordinatorHarness.freePort()
+            let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
+            defer { LoopbackPort.release(port) }
             var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: named)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
@@ -152,7 +154,8 @@ struct CoordinatorBrokerTests {
         let original = try String(contentsOf: regionsFile, encoding: .utf8)
         let log = directory.appendingPathComponent("coordinator.log")
         try await withMosquittoBroker { broker in
-            let port = CoordinatorHarness.freePort()
+            let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
+            defer { LoopbackPort.release(port) }
             // --topology-poll 0: only SIGHUP reloads, so what happens below is the signal's doing.
             let process = try CoordinatorHarness.launch(broker: broker, topology: venue, statePath: directory.appendingPathComponent("state.sqlite").path,
                                                         httpPort: port, log: log, extraArguments: ["--topology-poll", "0"])

@@ -148,9 +148,6 @@ enum CoordinatorHarness {
         return (code, Data(text[split.upperBound...].utf8))
     }
 
-    /// A free loopback port.
-    static func freePort() -> Int { Int.random(in: 20_000...45_000) }
-
     /// A route through `stops` (node ids), joined by shortest paths on the walking graph.
     static func route(_ topology: Topology, through stops: [String]) throws -> [String] {
         let graph = try WalkGraph(topology: topology)
