@@ -1,12 +1,6 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// Every target is compiled in the Swift 6 language mode (strict concurrency is on by default there).
-let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("InternalImportsByDefault"),
-]
-
 /// How release builds link the executables on Linux: the Swift runtime and Foundation statically
 /// (`-static-stdlib`; the libraries SwiftPM's `--static-swift-stdlib` would add are named, since
 /// this flag reaches only the link) and as a non-PIE executable. No shared Swift libraries are
@@ -66,10 +60,10 @@ let package = Package(
         ),
 
         // Pure Swift libraries, from the bottom up.
-        .target(name: "BeaconKit", swiftSettings: swiftSettings),
-        .target(name: "WireProtocol", swiftSettings: swiftSettings),
-        .target(name: "Topology", dependencies: ["BeaconKit"], swiftSettings: swiftSettings),
-        .target(name: "Planner", dependencies: ["Topology"], swiftSettings: swiftSettings),
+        .target(name: "BeaconKit"),
+        .target(name: "WireProtocol"),
+        .target(name: "Topology", dependencies: ["BeaconKit"]),
+        .target(name: "Planner", dependencies: ["Topology"]),
         
         // Libraries with C or service dependencies.
         .target(
@@ -78,20 +72,18 @@ let package = Package(
                 "CMosquitto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         // A real mosquitto broker in a child process, for tests, `beaconfleet demo` and the benchmarks.
         // Its own target so the gateway agent (which links MQTT) carries no test kit.
-        .target(name: "MosquittoTesting", dependencies: ["MQTT"], swiftSettings: swiftSettings),
+        .target(name: "MosquittoTesting", dependencies: ["MQTT"]),
         .target(
             name: "Agent",
             dependencies: [
                 "BeaconKit", "WireProtocol", "MQTT", "CBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "Coordinator",
@@ -104,15 +96,13 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
 
         // Walking clients for demos, load and quality measurement: offline, or live over MQTT.
         .target(
             name: "Simulator",
-            dependencies: ["Planner", "WireProtocol", "MQTT", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: swiftSettings
+            dependencies: ["Planner", "WireProtocol", "MQTT", .product(name: "Logging", package: "swift-log")]
         ),
 
         // The agent's command line, shared by `beaconfleet agent` and `beaconfleet-agent`.
@@ -122,8 +112,7 @@ let package = Package(
                 "Agent", "MQTT", "WireProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
 
         // The command-line tool: one thin subcommand per role.
@@ -135,7 +124,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings,
             linkerSettings: [.unsafeFlags(staticReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
         ),
 
@@ -148,7 +136,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["symbol-order.txt"],
-            swiftSettings: swiftSettings,
             linkerSettings: [.unsafeFlags(agentReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
         ),
 
@@ -156,23 +143,30 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: ["MQTT", "MosquittoTesting"],
-            path: "Tests/TestSupport",
-            swiftSettings: swiftSettings
+            path: "Tests/TestSupport"
         ),
-        .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "Topology", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
-        .testTarget(name: "TopologyTests", dependencies: ["Topology", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "Topology", "TestSupport"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
+        .testTarget(name: "TopologyTests", dependencies: ["Topology", "TestSupport"]),
+        .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"]),
         .testTarget(
             name: "MQTTTests",
             dependencies: [
                 "MQTT", "MosquittoTesting", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
-        .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Simulator", "MosquittoTesting", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"]),
+        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Simulator", "MosquittoTesting", "TestSupport"]),
     ]
 )
+
+/// Every target is compiled in the Swift 6 language mode (strict concurrency is on by default there)
+/// with the same upcoming features; set here once rather than on each target.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}
