@@ -46,12 +46,8 @@ struct CoordinatorBrokerTests {
         }
     }
 
-    @Test("kill -9 mid-walk and a restart: every client keeps its set and its version continues")
+    @Test("kill -9 mid-walk and a restart: every client keeps its set and its version continues", .requiresBeaconFleetBinary)
     func killAndRestart() async throws {
-        guard CoordinatorHarness.binary != nil else {
-            Issue.record("beaconfleet binary not found next to the test bundle: build it with `swift build` first")
-            return
-        }
         let topology = try museum()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-kill-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -99,12 +95,8 @@ struct CoordinatorBrokerTests {
         }
     }
 
-    @Test("a named coordinator killed with -9 still answers the report a phone sent while it was down")
+    @Test("a named coordinator killed with -9 still answers the report a phone sent while it was down", .requiresBeaconFleetBinary)
     func reportWhileDownIsAnsweredAfterRestart() async throws {
-        guard CoordinatorHarness.binary != nil else {
-            Issue.record("beaconfleet binary not found next to the test bundle: build it with `swift build` first")
-            return
-        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-down-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -139,12 +131,8 @@ struct CoordinatorBrokerTests {
         }
     }
 
-    @Test("SIGHUP reloads the topology: an invalid one is refused with the error in the status and the coordinator keeps serving; a valid one re-plans every client")
+    @Test("SIGHUP reloads the topology: an invalid one is refused with the error in the status and the coordinator keeps serving; a valid one re-plans every client", .requiresBeaconFleetBinary)
     func reloadOnHangup() async throws {
-        guard CoordinatorHarness.binary != nil else {
-            Issue.record("beaconfleet binary not found next to the test bundle: build it with `swift build` first")
-            return
-        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-reload-\(UUID().uuidString)")
         let venue = directory.appendingPathComponent("museum", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -57,22 +57,9 @@ enum CoordinatorHarness {
         return InProcess(service: service, group: group, task: task)
     }
 
-    /// The built `beaconfleet` executable, next to the test bundle.
-    static var binary: URL? {
-        var candidates: [URL] = []
-        let argument0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = argument0.deletingLastPathComponent()
-        for _ in 0..<4 {
-            candidates.append(directory.appendingPathComponent("beaconfleet"))
-            directory.deleteLastPathComponent()
-        }
-        candidates.append(SharedData.packageRoot.appendingPathComponent(".build/debug/beaconfleet"))
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
-
     /// Starts `beaconfleet coordinator` as a child process.
     static func launch(broker: MosquittoBroker, topology: URL = museum, statePath: String, httpPort: Int, log: URL, extraArguments: [String] = []) throws -> Process {
-        guard let binary else { throw CoordinatorError("beaconfleet binary not found next to the tests; run `swift build` first") }
+        guard let binary = BuiltProduct.beaconfleet else { throw CoordinatorError(BuiltProduct.missingMessage("beaconfleet")) }
         let process = Process()
         process.executableURL = binary
         process.arguments = ["coordinator", "--broker", broker.url.description, "--topology", topology.path, "--state", statePath,
