@@ -159,6 +159,8 @@ let package = Package(
         ),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Simulator", "MosquittoTesting", "TestSupport"]),
+        // The subcommands through the built `beaconfleet` (scripts/test builds it first).
+        .testTarget(name: "CommandLineTests", dependencies: ["MQTT", "MosquittoTesting", "WireProtocol", "TestSupport"]),
     ]
 )
 

@@ -26,7 +26,7 @@ struct PlanCommand: AsyncParsableCommand {
             Examples:
               beaconfleet plan --topology topology/museum --from hall-entrance
               beaconfleet plan --topology topology/mall --at 35.5,12,L1 --budget 10 --json
-              printf 'hall-entrance\\n12,4,L0\\n' | beaconfleet plan --topology topology/museum --stdin --json
+              printf 'hall-entrance\\n12,4,G\\n' | beaconfleet plan --topology topology/museum --stdin --json
             """
     )
 
