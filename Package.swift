@@ -1,12 +1,6 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// Every target is compiled in the Swift 6 language mode (strict concurrency is on by default there).
-let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("InternalImportsByDefault"),
-]
-
 /// How release builds link the executables on Linux: the Swift runtime and Foundation statically
 /// (`-static-stdlib`; the libraries SwiftPM's `--static-swift-stdlib` would add are named, since
 /// this flag reaches only the link) and as a non-PIE executable. No shared Swift libraries are
@@ -39,6 +33,7 @@ let package = Package(
         .library(name: "Planner", targets: ["Planner"]),
         .library(name: "Simulator", targets: ["Simulator"]),
         .library(name: "MQTT", targets: ["MQTT"]),
+        .library(name: "MosquittoTesting", targets: ["MosquittoTesting"]),
         .library(name: "Agent", targets: ["Agent"]),
         .library(name: "Coordinator", targets: ["Coordinator"]),
         // RegionSync: the phone-side library (issue 14), its fake iOS, Core Location and MQTT adapters.
@@ -70,10 +65,10 @@ let package = Package(
         ),
 
         // Pure Swift libraries, from the bottom up.
-        .target(name: "BeaconKit", swiftSettings: swiftSettings),
-        .target(name: "WireProtocol", dependencies: ["BeaconKit"], swiftSettings: swiftSettings),
-        .target(name: "Topology", dependencies: ["BeaconKit", "WireProtocol"], swiftSettings: swiftSettings),
-        .target(name: "Planner", dependencies: ["Topology"], swiftSettings: swiftSettings),
+        .target(name: "BeaconKit"),
+        .target(name: "WireProtocol", dependencies: ["BeaconKit"]),
+        .target(name: "Topology", dependencies: ["BeaconKit", "WireProtocol"]),
+        .target(name: "Planner", dependencies: ["Topology"]),
         
         // Libraries with C or service dependencies.
         .target(
@@ -82,17 +77,18 @@ let package = Package(
                 "CMosquitto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
+        // A real mosquitto broker in a child process, for tests, `beaconfleet demo` and the benchmarks.
+        // Its own target so the gateway agent (which links MQTT) carries no test kit.
+        .target(name: "MosquittoTesting", dependencies: ["MQTT"]),
         .target(
             name: "Agent",
             dependencies: [
                 "BeaconKit", "WireProtocol", "MQTT", "CBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "Coordinator",
@@ -105,15 +101,13 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
 
         // Walking clients for demos, load and quality measurement: offline, or live over MQTT.
         .target(
             name: "Simulator",
-            dependencies: ["Planner", "WireProtocol", "MQTT", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: swiftSettings
+            dependencies: ["Planner", "WireProtocol", "MQTT", .product(name: "Logging", package: "swift-log")]
         ),
 
         // The agent's command line, shared by `beaconfleet agent` and `beaconfleet-agent`.
@@ -123,20 +117,18 @@ let package = Package(
                 "Agent", "MQTT", "WireProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
 
         // The command-line tool: one thin subcommand per role.
         .executableTarget(
             name: "beaconfleet",
             dependencies: [
-                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "Agent", "AgentCommandLine", "Coordinator",
+                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "MosquittoTesting", "Agent", "AgentCommandLine", "Coordinator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings,
             linkerSettings: [.unsafeFlags(staticReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
         ),
 
@@ -149,44 +141,51 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["symbol-order.txt"],
-            swiftSettings: swiftSettings,
             linkerSettings: [.unsafeFlags(agentReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
         ),
 
         // RegionSync, the phone-side library: pure Swift on WireProtocol (BeaconKit's types come
         // through it); the fake iOS monitor for tests and simulations; the Core Location adapters
         // (compiled only where CoreLocation exists); a transport over this package's MQTT client.
-        .target(name: "RegionSync", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
-        .target(name: "RegionSyncTesting", dependencies: ["RegionSync"], swiftSettings: swiftSettings),
-        .target(name: "RegionSyncCoreLocation", dependencies: ["RegionSync"], swiftSettings: swiftSettings),
-        .target(name: "RegionSyncMQTT", dependencies: ["RegionSync", "MQTT"], swiftSettings: swiftSettings),
+        .target(name: "RegionSync", dependencies: ["WireProtocol"]),
+        .target(name: "RegionSyncTesting", dependencies: ["RegionSync"]),
+        .target(name: "RegionSyncCoreLocation", dependencies: ["RegionSync"]),
+        .target(name: "RegionSyncMQTT", dependencies: ["RegionSync", "MQTT"]),
         .testTarget(
             name: "RegionSyncTests",
-            dependencies: ["RegionSync", "RegionSyncTesting", "RegionSyncMQTT", "WireProtocol", "Topology", "MQTT", "TestSupport"],
-            swiftSettings: swiftSettings
+            dependencies: ["RegionSync", "RegionSyncTesting", "RegionSyncMQTT", "WireProtocol", "Topology", "MQTT", "MosquittoTesting", "TestSupport"]
         ),
 
-        // Tests. TestSupport starts real mosquitto brokers and locates ../shared/data.
+        // Tests. TestSupport locates ../shared/data and the built executables, and runs brokers and clients for a test's scope.
         .target(
             name: "TestSupport",
-            dependencies: ["MQTT"],
-            path: "Tests/TestSupport",
-            swiftSettings: swiftSettings
+            dependencies: ["MQTT", "MosquittoTesting"],
+            path: "Tests/TestSupport"
         ),
-        .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "WireProtocolTests", dependencies: ["BeaconKit", "WireProtocol", "Topology"], swiftSettings: swiftSettings),
-        .testTarget(name: "TopologyTests", dependencies: ["BeaconKit", "Topology", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "Topology", "TestSupport"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["BeaconKit", "WireProtocol", "Topology"]),
+        .testTarget(name: "TopologyTests", dependencies: ["BeaconKit", "Topology", "TestSupport"]),
+        .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"]),
         .testTarget(
             name: "MQTTTests",
             dependencies: [
-                "MQTT", "TestSupport",
+                "MQTT", "MosquittoTesting", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
-        .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "WireProtocol", "MQTT", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CoordinatorTests", dependencies: ["BeaconKit", "Coordinator", "Simulator", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"]),
+        .testTarget(name: "CoordinatorTests", dependencies: ["BeaconKit", "Coordinator", "Simulator", "MosquittoTesting", "TestSupport"]),
+        // The subcommands through the built `beaconfleet` (scripts/test builds it first).
+        .testTarget(name: "CommandLineTests", dependencies: ["MQTT", "MosquittoTesting", "WireProtocol", "TestSupport"]),
     ]
 )
+
+/// Every target is compiled in the Swift 6 language mode (strict concurrency is on by default there)
+/// with the same upcoming features; set here once rather than on each target.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

@@ -12,20 +12,34 @@ let package = Package(
         .package(url: "https://github.com/davecom/SwiftGraph", from: "4.0.0"),
     ],
     targets: [
-        .executableTarget(name: "DecodeBenchmark", dependencies: [.product(name: "BeaconKit", package: "BeaconFleet")]),
-        .executableTarget(name: "MQTTBenchmark", dependencies: [.product(name: "MQTT", package: "BeaconFleet"), "MosquittoBaseline"]),
+        // What every benchmark shares: the verdict on a figure (never "met" on a figure that is no
+        // measurement) and the heap in use.
+        .target(name: "BenchmarkSupport", dependencies: ["CMallocInfo"]),
+        .target(name: "CMallocInfo"),
+        .executableTarget(name: "DecodeBenchmark", dependencies: ["BenchmarkSupport", .product(name: "BeaconKit", package: "BeaconFleet")]),
+        .executableTarget(
+            name: "MQTTBenchmark",
+            dependencies: [.product(name: "MQTT", package: "BeaconFleet"), .product(name: "MosquittoTesting", package: "BeaconFleet"), "MosquittoBaseline", "BenchmarkSupport"]
+        ),
         // The plain C libmosquitto publisher MQTTBenchmark compares the Swift wrapper against.
         .target(name: "MosquittoBaseline", linkerSettings: [.linkedLibrary("mosquitto"), .linkedLibrary("pthread")]),
         // Runs a command and reports its own peak RSS (AgentBenchmark measures the real agent binary with it).
         .executableTarget(name: "PeakMemory"),
-        .executableTarget(name: "AgentBenchmark", dependencies: [.product(name: "Agent", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"), .product(name: "BeaconKit", package: "BeaconFleet"), .product(name: "WireProtocol", package: "BeaconFleet")]),
+        .executableTarget(name: "AgentBenchmark", dependencies: ["BenchmarkSupport", .product(name: "Agent", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"), .product(name: "MosquittoTesting", package: "BeaconFleet"), .product(name: "BeaconKit", package: "BeaconFleet"), .product(name: "WireProtocol", package: "BeaconFleet")]),
         .executableTarget(
             name: "TopologyBenchmark",
             dependencies: [
-                .product(name: "Topology", package: "BeaconFleet"), .product(name: "Planner", package: "BeaconFleet"),
+                "BenchmarkSupport", .product(name: "Topology", package: "BeaconFleet"), .product(name: "Planner", package: "BeaconFleet"),
                 .product(name: "SwiftGraph", package: "SwiftGraph"),
             ]
         ),
-        .executableTarget(name: "CoordinatorBenchmark", dependencies: [.product(name: "Coordinator", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"), .product(name: "WireProtocol", package: "BeaconFleet")]),
+        .executableTarget(
+            name: "CoordinatorBenchmark",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Coordinator", package: "BeaconFleet"), .product(name: "MQTT", package: "BeaconFleet"),
+                .product(name: "MosquittoTesting", package: "BeaconFleet"), .product(name: "WireProtocol", package: "BeaconFleet"),
+            ]
+        ),
     ]
 )

@@ -52,12 +52,12 @@ public final class GatewayAgent: Service, Sendable {
         self.version = version
         self.logger = logger
         let spool = try BatchSpool(directory: configuration.spoolDirectory, limitBytes: configuration.spoolLimitBytes, synchronous: configuration.spoolSynchronous)
+        let (stats, nextSequence) = (spool.statistics, spool.nextSequence)
         self.spool = SpoolBox(spool)
-        let stats = spool.statistics
         if stats.batches > 0 || stats.truncatedRecords > 0 {
             logger.notice("spool recovered", metadata: [
                 "spool": "\(configuration.spoolDirectory)", "batches": "\(stats.batches)", "truncated": "\(stats.truncatedRecords)",
-                "nextSeq": "\(spool.nextSequence)",
+                "nextSeq": "\(nextSequence)",
             ])
         }
     }

@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 
 /// What the pipeline has counted since the agent started.
 public struct PipelineCounts: Sendable, Equatable {
@@ -25,39 +25,29 @@ public struct PipelineCounts: Sendable, Equatable {
 /// The pipeline keeps its own copy and publishes it here now and then (every window and every idle
 /// tick), so the hot path takes no lock.
 public final class PipelineCounters: Sendable {
-    private let lock = NSLock()
-    nonisolated(unsafe) private var counts = PipelineCounts()
+    private let counts = Mutex(PipelineCounts())
 
     public init() {}
 
     /// The latest published counts.
     public var snapshot: PipelineCounts {
-        lock.lock()
-        defer { lock.unlock() }
-        return counts
+        counts.withLock { $0 }
     }
 
     func publish(_ new: PipelineCounts) {
-        lock.lock()
-        counts = new
-        lock.unlock()
+        counts.withLock { $0 = new }
     }
 }
 
 /// A flag one thread sets and another polls.
 final class StopFlag: Sendable {
-    private let lock = NSLock()
-    nonisolated(unsafe) private var value = false
+    private let value = Mutex(false)
 
     var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
+        value.withLock { $0 }
     }
 
     func set() {
-        lock.lock()
-        value = true
-        lock.unlock()
+        value.withLock { $0 = true }
     }
 }

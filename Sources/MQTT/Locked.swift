@@ -1,10 +1,13 @@
 import Foundation
 
-/// A value guarded by a `pthread_mutex_t`.
+/// A value guarded by a `pthread_mutex_t`: the one exception to BeaconFleet's lock idiom,
+/// `Synchronization.Mutex`.
 ///
-/// Used instead of `Synchronization.Mutex` for state shared with libmosquitto's network thread: on
-/// Linux that `Mutex` is a bare futex, which the thread sanitizer cannot see, so every access it
-/// guards was reported as a race; a pthread mutex is understood by the sanitizer and costs the same.
+/// Used only for the client core's state shared with libmosquitto's network thread (a C thread
+/// that also takes libmosquitto's own pthread mutexes): on Linux `Mutex` is a bare futex, which the
+/// thread sanitizer cannot see, so every access it guards there was reported as a race; a pthread
+/// mutex is understood by the sanitizer and costs the same. Everything else uses `Mutex` (apart
+/// from the network thread's reconnect wait, an `NSCondition`: a timed wait, which `Mutex` lacks).
 final class Locked<Value>: @unchecked Sendable {
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>

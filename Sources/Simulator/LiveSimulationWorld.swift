@@ -27,7 +27,7 @@ actor LiveWorld {
     let placed: [(index: Int, point: VenuePoint, radius: Double)]
     var phones: [Phone] = []
     var phoneByID: [String: Int] = [:]
-    var noise: SeededGenerator
+    var noise: SplitMix64
     var clock = 0.0
     var nextWindow = 0.0
     var gatewaySeq: [UInt64]
@@ -43,7 +43,7 @@ actor LiveWorld {
         self.placed = configuration.topology.regions.enumerated().compactMap { index, region in
             region.position.map { (index, $0, region.radius) }
         }
-        self.noise = SeededGenerator(seed: configuration.seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+        self.noise = SplitMix64(seed: configuration.seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
         self.gatewaySeq = Array(repeating: 0, count: configuration.topology.gateways.count)
         for i in 0..<max(0, configuration.clients) {
             let walker: Walker

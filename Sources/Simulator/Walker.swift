@@ -24,7 +24,7 @@ public struct Walker: Sendable {
     /// Pause at each destination, seconds.
     public var pauseRange: ClosedRange<Double>
 
-    private var generator: SeededGenerator
+    private var generator: SplitMix64
     private var path: [Int]
     private var leg: Int = 0            // path[leg] → path[leg + 1]
     private var along: Double = 0       // metres walked on the current link
@@ -37,7 +37,7 @@ public struct Walker: Sendable {
         self.graph = graph
         self.speedRange = speedRange
         self.pauseRange = pauseRange
-        self.generator = SeededGenerator(seed: seed)
+        self.generator = SplitMix64(seed: seed)
         let start = graph.regionNodes[Int(generator.next() % UInt64(graph.regionNodes.count))]
         self.position = graph.nodes[start].point
         self.levels = [graph.nodes[start].point.level]
@@ -61,7 +61,7 @@ public struct Walker: Sendable {
         self.graph = graph
         self.speedRange = speed...speed
         self.pauseRange = 0...0
-        self.generator = SeededGenerator(seed: 0)
+        self.generator = SplitMix64(seed: 0)
         self.position = graph.nodes[first].point
         self.levels = [graph.nodes[first].point.level]
         self.path = nodes

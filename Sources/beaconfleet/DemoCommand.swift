@@ -4,6 +4,7 @@ import Coordinator
 import Foundation
 import Logging
 import MQTT
+import MosquittoTesting
 import ServiceLifecycle
 import Simulator
 import Topology

@@ -1,6 +1,7 @@
 import BeaconKit
 import Foundation
 import MQTT
+import MosquittoTesting
 import Testing
 import TestSupport
 import WireProtocol
@@ -9,7 +10,7 @@ import WireProtocol
 
 /// The agent as an operator runs it: the `beaconfleet agent` executable, a real mosquitto on a free
 /// loopback port, a real subscriber. Nothing is mocked; the broker is stopped and the agent killed for real.
-@Suite(.serialized, .enabled(if: AgentProcess.isAvailable, "\(AgentProcess.missingMessage)"))
+@Suite(.serialized, .requiresBeaconFleetBinary)
 struct AgentEndToEndTests {
     let topics = try! Topics()
 
@@ -56,7 +57,7 @@ struct AgentEndToEndTests {
          "--spool-fsync", "false", "--status-interval", "1s", "--drain-timeout", "30s", "--log-level", "info"]
     }
 
-    @Test(.enabled(if: SharedData.isAvailable, "\(SharedData.missingMessage)"))
+    @Test(.requiresSharedData)
     func replayOfARealCaptureAddsUpExactlyToDecode() async throws {
         let capture = SharedData.url("captures/horizon74-ibeacon.btsnoop").path
         let reference = try decodedFramesPerBeacon(capture)

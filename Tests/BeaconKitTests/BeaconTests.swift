@@ -1,6 +1,7 @@
 import BeaconKit
 import Foundation
 import Testing
+import Topology
 
 /// One beacon of every decodable format, built from the formats' definitions.
 enum BeaconSamples {
@@ -193,7 +194,7 @@ struct BeaconTests {
 
     /// Random reports survive encoding and decoding unchanged (property test).
     @Test func randomReportsRoundTrip() {
-        var generator = SeededGenerator(seed: 0xADADAD)
+        var generator = SplitMix64(seed: 0xADADAD)
         for _ in 0..<500 {
             let extended = Bool.random(using: &generator)
             let count = Int.random(in: 1...3, using: &generator)

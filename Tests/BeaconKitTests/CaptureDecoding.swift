@@ -49,23 +49,6 @@ struct CaptureDecoding: Equatable {
     var beacons: [DecodedAdvertisement] { advertisements.filter { $0.beacon != nil } }
 }
 
-/// A deterministic random generator (SplitMix64), so that property tests reproduce exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 extension Array where Element == UInt8 {
     /// Bytes from a hex string (whitespace ignored); traps on bad hex, for test literals only.
     init(hex: String) {

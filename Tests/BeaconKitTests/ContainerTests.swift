@@ -5,7 +5,7 @@ import TestSupport
 
 /// The shared captures are all btsnoop 1002. Re-writing their HCI packets into every other
 /// container the reader supports must give identical decodes.
-@Suite(.enabled(if: SharedData.isAvailable, "\(SharedData.missingMessage)"))
+@Suite(.requiresSharedData)
 struct ContainerTests {
     static let captures = ["horizon74-ibeacon.btsnoop", "multireport.btsnoop", "extended-reports.btsnoop", "connection-gatt.btsnoop"]
 

@@ -1,6 +1,7 @@
 import BeaconKit
 import Foundation
 import Testing
+import Topology
 import TestSupport
 
 /// Random, truncated and corrupted input never traps, and every malformed thing is counted.
@@ -99,7 +100,7 @@ struct RobustnessTests {
     }
 
     @Test func randomBytesNeverTrap() throws {
-        var generator = SeededGenerator(seed: 0xBEAC0)
+        var generator = SplitMix64(seed: 0xBEAC0)
         for length in 0..<600 {
             let bytes = (0..<(length % 300)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             var decoder = AdvertisementDecoder()
@@ -117,7 +118,7 @@ struct RobustnessTests {
     }
 
     @Test func randomAdvertisingEventsNeverTrapAndCountConsistently() {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var malformedSeen = 0
         for _ in 0..<3000 {
             // A plausible header (LE meta, advertising subevent) over random parameters.
@@ -136,7 +137,7 @@ struct RobustnessTests {
 
     /// Flipping random bytes of a whole capture: no trap, and the reader's counters always add up.
     @Test func corruptedCapturesNeverTrap() throws {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         for container in [CaptureWriter.Container.btsnoop(datalink: 1002), .pcap(linkType: 201), .pcapng(linkType: 201, bigEndian: true)] {
             let (original, _) = Self.syntheticCapture(container)
             for _ in 0..<150 {

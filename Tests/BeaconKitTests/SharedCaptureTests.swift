@@ -5,7 +5,7 @@ import TestSupport
 
 /// The real captures in ../shared/data/captures, with the counts its README states (made there
 /// with two independent parsers).
-@Suite(.enabled(if: SharedData.isAvailable, "\(SharedData.missingMessage)"))
+@Suite(.requiresSharedData)
 struct SharedCaptureTests {
     @Test func horizon74HasExactlyTheElevenIBeaconFrames() throws {
         let decoding = try CaptureDecoding(sharedCapture: "horizon74-ibeacon.btsnoop")

@@ -5,7 +5,7 @@ import TestSupport
 
 /// ../shared/data/vectors/hci-event-vectors.json: complete HCI events with scapy's decode (and, for
 /// aioblescan's, that project's own expected values).
-@Suite(.enabled(if: SharedData.isAvailable, "\(SharedData.missingMessage)"))
+@Suite(.requiresSharedData)
 struct VectorTests {
     struct Vector: Decodable {
         var name: String

@@ -1,6 +1,7 @@
 import Coordinator
 import Foundation
 import MQTT
+import MosquittoTesting
 import Simulator
 import TestSupport
 import Testing
@@ -45,12 +46,8 @@ struct CoordinatorBrokerTests {
         }
     }
 
-    @Test("kill -9 mid-walk and a restart: every client keeps its set and its version continues")
+    @Test("kill -9 mid-walk and a restart: every client keeps its set and its version continues", .requiresBeaconFleetBinary)
     func killAndRestart() async throws {
-        guard CoordinatorHarness.binary != nil else {
-            Issue.record("beaconfleet binary not found next to the test bundle: build it with `swift build` first")
-            return
-        }
         let topology = try museum()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-kill-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -58,7 +55,8 @@ struct CoordinatorBrokerTests {
         let state = directory.appendingPathComponent("state.sqlite").path
         let log = directory.appendingPathComponent("coordinator.log")
         try await withMosquittoBroker { broker in
-            let port = CoordinatorHarness.freePort()
+            let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
+            defer { LoopbackPort.release(port) }
             var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
@@ -97,12 +95,8 @@ struct CoordinatorBrokerTests {
         }
     }
 
-    @Test("a named coordinator killed with -9 still answers the report a phone sent while it was down")
+    @Test("a named coordinator killed with -9 still answers the report a phone sent while it was down", .requiresBeaconFleetBinary)
     func reportWhileDownIsAnsweredAfterRestart() async throws {
-        guard CoordinatorHarness.binary != nil else {
-            Issue.record("beaconfleet binary not found next to the test bundle: build it with `swift build` first")
-            return
-        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-down-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -110,7 +104,8 @@ struct CoordinatorBrokerTests {
         let log = directory.appendingPathComponent("coordinator.log")
         let named = ["--client-id", "coordinator-under-test"]
         try await withMosquittoBroker { broker in
-            let port = CoordinatorHarness.freePort()
+            let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
+            defer { LoopbackPort.release(port) }
             var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: named)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
@@ -136,12 +131,8 @@ struct CoordinatorBrokerTests {
         }
     }
 
-    @Test("SIGHUP reloads the topology: an invalid one is refused with the error in the status and the coordinator keeps serving; a valid one re-plans every client")
+    @Test("SIGHUP reloads the topology: an invalid one is refused with the error in the status and the coordinator keeps serving; a valid one re-plans every client", .requiresBeaconFleetBinary)
     func reloadOnHangup() async throws {
-        guard CoordinatorHarness.binary != nil else {
-            Issue.record("beaconfleet binary not found next to the test bundle: build it with `swift build` first")
-            return
-        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-reload-\(UUID().uuidString)")
         let venue = directory.appendingPathComponent("museum", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -151,7 +142,8 @@ struct CoordinatorBrokerTests {
         let original = try String(contentsOf: regionsFile, encoding: .utf8)
         let log = directory.appendingPathComponent("coordinator.log")
         try await withMosquittoBroker { broker in
-            let port = CoordinatorHarness.freePort()
+            let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
+            defer { LoopbackPort.release(port) }
             // --topology-poll 0: only SIGHUP reloads, so what happens below is the signal's doing.
             let process = try CoordinatorHarness.launch(broker: broker, topology: venue, statePath: directory.appendingPathComponent("state.sqlite").path,
                                                         httpPort: port, log: log, extraArguments: ["--topology-poll", "0"])

@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Logging
 import MQTT
+import MosquittoTesting
 import ServiceLifecycle
 import Simulator
 import TestSupport
@@ -56,22 +57,9 @@ enum CoordinatorHarness {
         return InProcess(service: service, group: group, task: task)
     }
 
-    /// The built `beaconfleet` executable, next to the test bundle.
-    static var binary: URL? {
-        var candidates: [URL] = []
-        let argument0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = argument0.deletingLastPathComponent()
-        for _ in 0..<4 {
-            candidates.append(directory.appendingPathComponent("beaconfleet"))
-            directory.deleteLastPathComponent()
-        }
-        candidates.append(SharedData.packageRoot.appendingPathComponent(".build/debug/beaconfleet"))
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
-
     /// Starts `beaconfleet coordinator` as a child process.
     static func launch(broker: MosquittoBroker, topology: URL = museum, statePath: String, httpPort: Int, log: URL, extraArguments: [String] = []) throws -> Process {
-        guard let binary else { throw CoordinatorError("beaconfleet binary not found next to the tests; run `swift build` first") }
+        guard let binary = BuiltProduct.beaconfleet else { throw CoordinatorError(BuiltProduct.missingMessage("beaconfleet")) }
         let process = Process()
         process.executableURL = binary
         process.arguments = ["coordinator", "--broker", broker.url.description, "--topology", topology.path, "--state", statePath,
@@ -146,9 +134,6 @@ enum CoordinatorHarness {
         }
         return (code, Data(text[split.upperBound...].utf8))
     }
-
-    /// A free loopback port.
-    static func freePort() -> Int { Int.random(in: 20_000...45_000) }
 
     /// A route through `stops` (node ids), joined by shortest paths on the walking graph.
     static func route(_ topology: Topology, through stops: [String]) throws -> [String] {

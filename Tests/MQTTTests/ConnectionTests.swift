@@ -1,4 +1,5 @@
 @testable import MQTT
+import MosquittoTesting
 import TestSupport
 import Testing
 
@@ -89,13 +90,23 @@ struct ConnectionTests {
     @Test("the outgoing queue is bounded: past maxQueued, publishing fails with queueFull naming the topic")
     func boundedQueue() async throws {
         try await withMosquittoBroker { broker in
-            await broker.stop()
+            await broker.stop()  // its port stays reserved (LoopbackPort): nothing else can answer there
             var configuration = MQTTConfiguration(url: broker.url)
             configuration.maxQueued = 3
-            configuration.reconnectDelayMin = .milliseconds(50)
-            configuration.reconnectDelayMax = .milliseconds(200)
+            // No second attempt while the expectations below run: see the wait that follows.
+            configuration.reconnectDelayMin = .seconds(3)
+            configuration.reconnectDelayMax = .seconds(3)
             let client = try MQTTClient(configuration: configuration)
             try client.connect()
+            // A connection attempt is non-blocking: the socket exists (and libmosquitto hands a QoS 0
+            // message to it) until the network thread sees the refusal. Publishing at once raced that
+            // thread, and a loaded machine lost the race now and then (no notConnected error).
+            try await withTimeout(.seconds(10), "the refused first attempt") {
+                while true {
+                    if case .disconnected = client.connectionState { return }
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            }
             #expect(throws: MQTTError.notConnected(topic: "q0")) {
                 try client.enqueue(topic: "q0", payload: [3], qos: .atMostOnce)
             }

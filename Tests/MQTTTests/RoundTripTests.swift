@@ -1,4 +1,5 @@
 import MQTT
+import MosquittoTesting
 import TestSupport
 import Testing
 

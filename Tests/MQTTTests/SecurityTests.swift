@@ -1,5 +1,6 @@
 import Foundation
 import MQTT
+import MosquittoTesting
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Logging
 import MQTT
+import MosquittoTesting
 import ServiceLifecycle
 import TestSupport
 import Testing

@@ -9,9 +9,10 @@ import TestSupport
 @Suite struct PositionTetamTests {
     static let directory = SharedData.url("datasets/tetam-tracks")
     static var available: Bool { FileManager.default.fileExists(atPath: directory.appendingPathComponent("cnf/tetam.dev").path) }
+    static let missingMessage = "\(directory.path) is absent: set BEACONFLEET_SHARED_DATA to run it"
     static let heldOut = ["straight_05", "zigzagging_with_rotation"]
 
-    @Test(.enabled(if: PositionTetamTests.available, "../shared/data/datasets/tetam-tracks is absent: set BEACONFLEET_SHARED_DATA to run it"))
+    @Test(.requires(PositionTetamTests.available, PositionTetamTests.missingMessage))
     func estimatorBeatsTheCentroidAndMeetsTheTargetOnHeldOutTracks() throws {
         let dataset = try TetamDataset.load(directory: Self.directory)
         #expect(dataset.sensors.count == 12)
@@ -29,7 +30,7 @@ import TestSupport
         #expect(p90 < centroidP90 / 1.5)
     }
 
-    @Test(.enabled(if: PositionTetamTests.available, "../shared/data/datasets/tetam-tracks is absent"))
+    @Test(.requires(PositionTetamTests.available, PositionTetamTests.missingMessage))
     func malformedTrackLinesAreNamedByFileAndLine() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tetam-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("cnf"), withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 public import MQTT
+public import MosquittoTesting
 
 /// Runs `body` with a fresh ``MosquittoBroker`` and stops the broker afterwards, also when `body` throws.
 public func withMosquittoBroker<Result>(

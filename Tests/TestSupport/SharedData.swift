@@ -2,8 +2,8 @@ public import Foundation
 
 /// Locates the real test material in `../shared/data` (captures, vectors, datasets).
 ///
-/// Tests that need it call ``SharedData/directory`` and skip with a clear message when it is absent:
-/// `@Test(.enabled(if: SharedData.isAvailable, "../shared/data is absent"))`.
+/// Tests that need it say so with `@Test(.requiresSharedData)` (or `@Suite(...)`): they skip with a
+/// clear message when it is absent, and fail with it in CI (see ``Prerequisite``).
 public enum SharedData {
     /// `../shared/data` next to the package root, or `$BEACONFLEET_SHARED_DATA` when set.
     public static let directory: URL = {
@@ -25,7 +25,7 @@ public enum SharedData {
         FileManager.default.fileExists(atPath: directory.appendingPathComponent("README.md").path)
     }
 
-    /// Why data-driven tests were skipped.
+    /// Why data-driven tests were skipped (or, in CI, failed).
     public static var missingMessage: String {
         "../shared/data not found at \(directory.path); set BEACONFLEET_SHARED_DATA to run the data tests"
     }

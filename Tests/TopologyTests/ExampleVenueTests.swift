@@ -49,7 +49,7 @@ import TestSupport
         #expect(near.filter { $0.distance == 1 }.count == 4)  // 2 m to a side neighbour minus 1 m radius
     }
 
-    @Test(.enabled(if: SharedData.isAvailable, "\(SharedData.missingMessage)"))
+    @Test(.requiresSharedData)
     func tetamGatewaysAreTheDatasetSensors() throws {
         let tetam = try Topology.load(directory: VenueFixture.example("tetam"))
         let text = try String(contentsOf: SharedData.url("datasets/tetam-tracks/cnf/tetam.dev"), encoding: .utf8)

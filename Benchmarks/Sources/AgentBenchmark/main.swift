@@ -10,8 +10,10 @@
 //   Benchmarks/.build/release/AgentBenchmark [--reports N] [--beacons B]
 import Agent
 import BeaconKit
+import BenchmarkSupport
 import Foundation
 import MQTT
+import MosquittoTesting
 import WireProtocol
 
 struct Measurement: Codable {
@@ -291,7 +293,7 @@ print("agent peak RSS in this benchmark's own executable (shared Swift libraries
 if let binary {
     show(binary)
     let peak = Double(binary.maxRSSBytes) / 1_048_576
-    print("beaconfleet-agent (release binary, \(binary.reports) reports): CPU \(binary.nanosecondsPerReport, format: 1) ns/report, peak RSS \(peak, format: 1) MiB (target ≤ 20 MB = 19.1 MiB: \(peak <= 19.07 ? "met" : "NOT met")) — \(Double(binary.maxRSSBytes) / Double(max(read.maxRSSBytes, 1)), format: 2)× the read-only baseline process")
+    print("beaconfleet-agent (release binary, \(binary.reports) reports): CPU \(binary.nanosecondsPerReport, format: 1) ns/report, peak RSS \(peak, format: 1) MiB (target ≤ 20 MB = 19.1 MiB: \(verdict(peak) { $0 <= 19.07 })) — \(Double(binary.maxRSSBytes) / Double(max(read.maxRSSBytes, 1)), format: 2)× the read-only baseline process")
 } else {
     print("beaconfleet-agent not measured: build it first (swift build -c release --product beaconfleet-agent; scripts/bench does)")
 }

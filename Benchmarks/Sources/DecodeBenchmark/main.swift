@@ -5,6 +5,7 @@
 // The decode cost per report is (read + decode time − read-only time) / reports; the target is
 // at most 1 µs.
 import BeaconKit
+import BenchmarkSupport
 import Foundation
 
 let reportCount = Int(ProcessInfo.processInfo.environment["DECODE_BENCH_REPORTS"] ?? "") ?? 1_500_000
@@ -135,4 +136,4 @@ print("baseline  read only     : \(fixed(readNs)) ns/report, \(rate(readNs))")
 print("measured  read + decode : \(fixed(decodeNs)) ns/report, \(rate(decodeNs))")
 print("decode alone (in memory): \(fixed(memoryBest / reports)) ns/report, \(rate(memoryBest / reports))")
 print("ratio     decode / read : \(fixed(decodeBest / readBest, 2))x")
-print("decode cost per report  : \(fixed(costNs)) ns (target <= 1000 ns: \(costNs <= 1000 ? "met" : "NOT met")), best of \(rounds) rounds")
+print("decode cost per report  : \(fixed(costNs)) ns (target <= 1000 ns: \(verdict(costNs) { $0 <= 1000 })), best of \(rounds) rounds")

@@ -3,9 +3,11 @@
 // Must show: wrapper ≥ 0.8× the C client's rate.
 //
 //   scripts/bench mqtt            (or: swift run -c release --package-path Benchmarks MQTTBenchmark [rounds])
+import BenchmarkSupport
 import Foundation
 import MosquittoBaseline
 import MQTT
+import MosquittoTesting
 
 let payloadSize = 200
 let maxInflight = 100
@@ -58,6 +60,6 @@ for (qos, count) in cases {
     print(
         String(
             format: "%@ x %d: wrapper %.0f msg/s, C libmosquitto %.0f msg/s, ratio %.2f (target >= 0.80) %@",
-            qos.description, count, swiftRate, cRate, ratio, ratio >= 0.8 ? "PASS" : "FAIL"))
+            qos.description, count, swiftRate, cRate, ratio, verdict(ratio, measured: cRate > 0) { $0 >= 0.8 }))
 }
 await broker.stop()

@@ -5,6 +5,7 @@
 //
 // Run: scripts/bench topology            (all sizes)
 //      Benchmarks/.build/release/TopologyBenchmark 1000 100000   (chosen sizes)
+import BenchmarkSupport
 import Foundation
 import Planner
 import SwiftGraph
@@ -20,12 +21,6 @@ func nanoseconds() -> UInt64 {
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
 
-/// Resident memory of this process in bytes (from /proc/self/statm).
-func residentBytes() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let fields = text.split(separator: " ")
-    return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
-}
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
@@ -99,7 +94,7 @@ let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }.nilIfEmpty 
 let k = 20
 print("Nearest-\(k) walking-distance query: bounded Dijkstra (ours) vs SwiftGraph 4 full Dijkstra on the same graph, release build.")
 print(String(repeating: "-", count: 118))
-print("regions   levels  nodes      load      RSS/region   ours median  ours p99   at-point med  SwiftGraph med  ratio    identical  plan median")
+print("regions   levels  nodes      load      heap/region  ours median  ours p99   at-point med  SwiftGraph med  ratio    identical  plan median")
 
 extension Array {
     var nilIfEmpty: [Element]? { isEmpty ? nil : self }
@@ -112,11 +107,12 @@ for size in sizes {
     defer { try? FileManager.default.removeItem(at: directory) }
     try VenueGenerator(regions: size, levels: levels, seed: 2024).write(to: directory)
 
-    let residentBefore = residentBytes()
+    // Heap in use (mallinfo2), not resident growth, which reads 0 where freed pages are reused.
+    let heapBefore = HeapInUse.bytes() ?? 0
     let loadStart = nanoseconds()
     let venue = try Topology.load(directory: directory)
     let loadTime = Double(nanoseconds() - loadStart)
-    let memoryPerRegion = Double(residentBytes() - residentBefore) / Double(size)
+    let memoryPerRegion = Double((HeapInUse.bytes() ?? 0) - heapBefore) / Double(size)
 
     let search = WalkingDistanceSearch(topology: venue)
     var random = SplitMix64(seed: UInt64(size))
@@ -186,7 +182,7 @@ for size in sizes {
 print(String(repeating: "-", count: 118))
 print("ours: median/p99 of 20,000 nearest-\(k) queries from random regions (scratch reused); at-point: snap X,Y,LEVEL + query;")
 print("SwiftGraph: WeightedGraph<UInt32, Double>.dijkstra(root:startDistance:) + sort by (edge distance, id), median of the queries shown;")
-print("ratio = SwiftGraph median / ours median; identical = answers equal in ids and distances; RSS/region = growth of resident memory")
+print("ratio = SwiftGraph median / ours median; identical = answers equal in ids and distances; heap/region = growth of the heap in use (mallinfo2) while loading")
 print("over the load (a fresh venue each time) / regions; plan = RegionPlanner.plan with hysteresis (budget 20, one pinned region).")
 if failures > 0 {
     print("FAILED: \(failures) answers differ from SwiftGraph's")

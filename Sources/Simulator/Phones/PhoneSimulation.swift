@@ -175,7 +175,7 @@ public struct PhoneSimulation: Sendable {
     /// Runs every client (random walkers from the seed) and sums the tallies per strategy.
     public func run() -> Report {
         let walkers = (0..<configuration.clients).map { client in
-            Walker(graph: graph, seed: SeededGenerator.mix(configuration.seed &+ 0x51_7CC1_B727_220A &* UInt64(client + 1)))
+            Walker(graph: graph, seed: SplitMix64.mix(configuration.seed &+ 0x51_7CC1_B727_220A &* UInt64(client + 1)))
         }
         return run(walkers: walkers)
     }

@@ -4,34 +4,12 @@ import TestSupport
 /// The built `beaconfleet` executable run as a child process, so tests exercise the command-line
 /// contract and can kill the agent for real (SIGKILL).
 final class AgentProcess: @unchecked Sendable {
-    /// Where `swift build` puts the executable: next to the test bundle, or `$BEACONFLEET_BINARY`.
-    static let executable: URL? = {
-        var candidates: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["BEACONFLEET_BINARY"] {
-            candidates.append(URL(fileURLWithPath: override))
-        }
-        if let bundle = Bundle.main.executableURL?.deletingLastPathComponent() {
-            candidates.append(bundle.appendingPathComponent("beaconfleet"))
-            candidates.append(bundle.deletingLastPathComponent().appendingPathComponent("beaconfleet"))
-        }
-        for argument in CommandLine.arguments.prefix(2) where argument.contains(".xctest") {
-            var url = URL(fileURLWithPath: argument)
-            while url.path != "/", !url.lastPathComponent.hasSuffix(".xctest") { url.deleteLastPathComponent() }
-            candidates.append(url.deletingLastPathComponent().appendingPathComponent("beaconfleet"))
-        }
-        candidates.append(SharedData.packageRoot.appendingPathComponent(".build/debug/beaconfleet"))
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
-
-    static var isAvailable: Bool { executable != nil }
-    static let missingMessage = "the beaconfleet executable was not found next to the test bundle; run `swift build --product beaconfleet` first or set BEACONFLEET_BINARY"
-
     let process = Process()
     let output: URL
 
     /// Starts `beaconfleet agent` with `arguments`; its standard error goes to a log file.
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        guard let executable = Self.executable else { throw AgentProcessError(message: Self.missingMessage) }
+        guard let executable = BuiltProduct.beaconfleet else { throw AgentProcessError(message: BuiltProduct.missingMessage("beaconfleet")) }
         output = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)

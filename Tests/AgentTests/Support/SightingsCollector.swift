@@ -1,5 +1,6 @@
 import Foundation
 import MQTT
+import Synchronization
 import TestSupport
 import WireProtocol
 
@@ -16,8 +17,7 @@ final class SightingsCollector: @unchecked Sendable {
     }
 
     let client: MQTTClient
-    private let lock = NSLock()
-    private var received = Received()
+    private let received = Mutex(Received())
     private var task: Task<Void, Never>?
 
     /// Connects with a persistent session (so messages published while the broker restarts are kept
@@ -39,8 +39,10 @@ final class SightingsCollector: @unchecked Sendable {
     }
 
     private func receive(_ message: MQTTMessage, topics: Topics) {
-        lock.lock()
-        defer { lock.unlock() }
+        received.withLock { received in receive(message, topics: topics, into: &received) }
+    }
+
+    private func receive(_ message: MQTTMessage, topics: Topics, into received: inout Received) {
         do {
             switch try topics.route(message.topic) {
             case .sightings:
@@ -63,9 +65,7 @@ final class SightingsCollector: @unchecked Sendable {
     }
 
     var snapshot: Received {
-        lock.lock()
-        defer { lock.unlock() }
-        return received
+        received.withLock { $0 }
     }
 
     /// Waits until batches 1…`lastSeq` have all arrived (or `limit` passes, then returns what there is).

@@ -1,4 +1,5 @@
 import Foundation
+import Topology
 
 /// A btsnoop capture (datalink 1002, H4) of iBeacon advertisements, generated for tests and
 /// benchmarks, with the exact number of frames each beacon sent.
@@ -27,7 +28,7 @@ struct SyntheticCapture {
 
     /// `beacons` beacons, each advertising every `interval` (± jitter), for `duration` seconds.
     init(beacons: Int, duration: Double, interval: Double = 0.1, start: Int64 = 1_795_000_000_000_000, seed: UInt64 = 42) {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         var events: [(time: Int64, beacon: Int, rssi: Int8)] = []
         for beacon in 0..<beacons {
             var time = Double(random.next() % 100_000) / 1_000_000
@@ -96,18 +97,5 @@ struct SyntheticCapture {
     private static func uuidBytes(_ text: String) -> [UInt8] {
         let hex = Array(text.replacingOccurrences(of: "-", with: "").utf8)
         return stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<($0 + 2)], as: UTF8.self), radix: 16)! }
-    }
-}
-
-/// A small deterministic random number generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

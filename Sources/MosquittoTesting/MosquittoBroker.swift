@@ -1,4 +1,5 @@
 public import Foundation
+public import MQTT
 import Synchronization
 
 /// A real `mosquitto` broker in a child process on a free loopback port, for tests and `beaconfleet demo`.
@@ -124,7 +125,8 @@ public final class MosquittoBroker: Sendable {
     public static func start(_ configuration: Configuration = Configuration()) async throws(MosquittoBrokerError) -> MosquittoBroker {
         guard let program = Self.locate("mosquitto") else { throw .programMissing("mosquitto") }
         var lastError: MosquittoBrokerError?
-        // Another process may take the free port between choosing it and mosquitto binding it: retry.
+        // The ports are reserved (``LoopbackPort``), but a mosquitto that binds without SO_REUSEADDR
+        // would find them in use: retry with fresh ones rather than fail on a port.
         for _ in 0..<3 {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfleet-mosquitto-\(UUID().uuidString)")
             let port = try LoopbackPort.hold()

@@ -5,7 +5,7 @@ import Testing
 /// A bad argument to a `beaconfleet` subcommand, run as the built binary, names the cause and
 /// prints that subcommand's usage, not the top-level `beaconfleet <subcommand>` one, whether the
 /// subcommand refuses it while parsing (`validate()`) or only once it runs (`run()`).
-@Suite("beaconfleet: errors from a subcommand", .timeLimit(.minutes(1)))
+@Suite("beaconfleet: errors from a subcommand", .requiresBeaconFleetBinary, .timeLimit(.minutes(1)))
 struct CommandLineErrorTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let arguments: [String]
@@ -16,7 +16,7 @@ struct CommandLineErrorTests {
         var testDescription: String { arguments.joined(separator: " ") }
     }
 
-    static let museum = CoordinatorHarness.museum.path
+    static let museum = SharedData.packageRoot.appendingPathComponent("topology/museum").path
 
     static let cases: [Case] = [
         // Thrown from `run()`: these printed `Usage: beaconfleet <subcommand>` before.
@@ -42,26 +42,11 @@ struct CommandLineErrorTests {
     ]
 
     @Test("exits 64 with the cause and the subcommand's usage on stderr", arguments: cases)
-    func subcommandUsage(_ example: Case) throws {
-        let binary = try #require(CoordinatorHarness.binary, "the beaconfleet binary is not built beside the tests (swift build --build-tests builds it)")
-        let (status, standardError) = try Self.run(binary, example.arguments)
+    func subcommandUsage(_ example: Case) async throws {
+        let (status, _, standardError) = try await BeaconFleetCommand.run(example.arguments, within: .seconds(50))
         #expect(status == 64)
         #expect(standardError.contains(example.cause), "stderr: \(standardError)")
         #expect(standardError.contains(example.usage), "stderr: \(standardError)")
         #expect(!standardError.contains("Usage: beaconfleet <subcommand>"), "stderr: \(standardError)")
-    }
-
-    /// Runs the binary to completion; returns its exit status and standard error.
-    static func run(_ binary: URL, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
