@@ -13,38 +13,18 @@ public struct FilterLocationEstimator: LocationEstimating, Sendable {
     private let levelToFilter: [Int32]
     private let levelFromFilter: [Int32]
 
-    /// Builds the filter for `topology` (indexed as `venue`).
+    /// Builds the filter for `topology` (indexed as `venue`): `PositionEstimator(topology:)`, the
+    /// estimator `beaconfleet simulate` measures (levels by elevation, each level's area the box of
+    /// its walkable graph, estimates snapped onto it).
     public init(topology: Topology, venue: VenueIndex, configuration: PositionEstimatorConfiguration = .init()) throws(PositionError) {
-        var anchors: [PositionAnchor] = []
-        var gatewayAnchor: [Int] = []
-        for (i, id) in venue.gatewayIDs.enumerated() {
-            let point = venue.gatewayPoints[i]
-            let height = topology.gateway(id: id)?.height ?? 2.5
-            gatewayAnchor.append(anchors.count)
-            anchors.append(PositionAnchor(id: "gateway:\(id)", x: point.x, y: point.y, height: height, level: venue.levelName(point.level)))
-        }
-        var regionAnchor: [Int32: Int] = [:]
-        for (i, region) in venue.regions.enumerated() {
-            guard let point = region.point, region.beacon != nil else { continue }
-            regionAnchor[Int32(i)] = anchors.count
-            anchors.append(PositionAnchor(id: "region:\(region.id)", x: point.x, y: point.y, height: 2.5, level: venue.levelName(point.level)))
-        }
-        // One area per level: the bounding box of everything placed on it, with a margin.
-        var boxes: [Int32: (Double, Double, Double, Double)] = [:]
-        func include(_ p: LevelPoint) {
-            let b = boxes[p.level] ?? (p.x, p.y, p.x, p.y)
-            boxes[p.level] = (min(b.0, p.x), min(b.1, p.y), max(b.2, p.x), max(b.3, p.y))
-        }
-        venue.gatewayPoints.forEach(include)
-        venue.regions.compactMap(\.point).forEach(include)
-        let areas = boxes.keys.sorted().map { level -> PositionArea in
-            let b = boxes[level]!
-            return PositionArea(level: venue.levelName(level), minX: b.0 - 5, minY: b.1 - 5, maxX: b.2 + 5, maxY: b.3 + 5)
-        }
-        let estimator = try PositionEstimator(anchors: anchors, areas: areas, configuration: configuration)
+        let estimator = try PositionEstimator(topology: topology, configuration: configuration)
         self.estimator = estimator
         self.venue = venue
-        self.gatewayAnchor = gatewayAnchor
+        self.gatewayAnchor = venue.gatewayIDs.map { estimator.anchorIndex(ofGateway: $0) ?? -1 }
+        var regionAnchor: [Int32: Int] = [:]
+        for (i, region) in venue.regions.enumerated() {
+            if let anchor = estimator.anchorIndex(ofRegion: region.id) { regionAnchor[Int32(i)] = anchor }
+        }
         self.regionAnchor = regionAnchor
         self.levelToFilter = venue.levels.map { estimator.levelIndex(of: $0) ?? -1 }
         self.levelFromFilter = estimator.levels.map { venue.levelIndex($0) ?? -1 }
@@ -57,7 +37,7 @@ public struct FilterLocationEstimator: LocationEstimating, Sendable {
         for o in evidence.fresh {
             let anchor: Int?
             switch o.anchor {
-            case .gateway(let g): anchor = Int(g) < gatewayAnchor.count ? gatewayAnchor[Int(g)] : nil
+            case .gateway(let g): anchor = Int(g) < gatewayAnchor.count && gatewayAnchor[Int(g)] >= 0 ? gatewayAnchor[Int(g)] : nil
             case .region(let r): anchor = regionAnchor[r]
             }
             guard let anchor else { continue }
