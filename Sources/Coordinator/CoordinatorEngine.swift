@@ -582,7 +582,8 @@ public final class CoordinatorEngine {
         plan(&record, at: point, now: now)
     }
 
-    /// Plans `record` at `point` and publishes when the set changed (or a reconciliation needs it).
+    /// Plans `record` at `point` (its confidence is the planner's uncertainty: regions it may really be in come
+    /// first) and publishes when the set changed (or a reconciliation needs it).
     private func plan(_ record: inout ClientRecord, at point: VenuePoint, now: Int64) {
         let budget = record.budget > 0 ? min(Int(record.budget), configuration.budget) : configuration.budget
         let reconcile = record.reconcileFrom
@@ -592,7 +593,7 @@ public final class CoordinatorEngine {
         if let location = try? venue.topology.snap(point) {
             let plan = venue.planner.plan(
                 PlanRequest(location: location, monitored: previous.map { venue.id(ofRegion: $0) }, inside: record.inside.map { venue.id(ofRegion: $0) },
-                            budget: budget, now: Self.date(now)),
+                            budget: budget, uncertainty: record.confidence, now: Self.date(now)),
                 using: search)
             regions = plan.regions.map { Int32($0.region) }
             validFor = plan.validFor.isFinite ? plan.validFor : nil

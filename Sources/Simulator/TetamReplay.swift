@@ -221,7 +221,8 @@ extension TetamReplay {
                 previousInside = insideNow
                 guard let estimate, let snapped = try? topology.snap(VenuePoint(x: estimate.x, y: estimate.y, level: level)) else { continue }
                 let knownInside = insideNow.filter { monitoredSet.contains($0) }.map { topology.regions[$0].id }
-                let plan = planner.plan(PlanRequest(location: snapped, monitored: monitored, inside: knownInside, now: Date(timeIntervalSince1970: window.end)), using: search)
+                let plan = planner.plan(PlanRequest(location: snapped, monitored: monitored, inside: knownInside, uncertainty: estimate.confidence,
+                                                    now: Date(timeIntervalSince1970: window.end)), using: search)
                 monitored = plan.ids
             }
         }

@@ -292,6 +292,29 @@ struct CoordinatorEngineTests {
         #expect(resumed.takeChangedClients().removed == ["p"])
     }
 
+    @Test("the estimate's confidence reaches the planner: a region behind a wall within it is monitored before nearer ones by walking")
+    func confidenceIsThePlannersUncertainty() throws {
+        // Two corridors 3 m apart, joined only at x = 0: a0…a9 at y = 0 and b0…b9 at y = 3 (every
+        // 5 m, radius 2). From a9, b9 is 45 + 3 + 45 m away on foot but its edge is 1 m away in a
+        // straight line, within the 2 m confidence an enter event gives.
+        var regions = "id,uuid,major,minor,x,y,level,radius,tags\nvenue,,,,,,,,pinned\n"
+        var links = "from,to\na0,b0\n"
+        for (row, name) in ["a", "b"].enumerated() {
+            for i in 0..<10 {
+                regions += "\(name)\(i),,\(row + 1),\(i),\(i * 5),\(row * 3),L0,2,\n"
+                if i > 0 { links += "\(name)\(i - 1),\(name)\(i)\n" }
+            }
+        }
+        let topology = try TestVenue.load(["venue.conf": "uuid = \(TestVenue.regionUUID)\n", "levels.csv": "id\nL0\n", "regions.csv": regions, "links.csv": links])
+        let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 4))
+        try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "a9")]), at: 0)
+        let message = try #require(engine.step(at: 0).regionsMessages.first?.1)
+        #expect(message.position?.confidence == 2)
+        // Pinned, inside, then the nearest slots in walking order: b9 (within the uncertainty) took
+        // the slot a7 (8 m on foot) would have had.
+        #expect(message.regions.map(\.id) == ["venue", "a9", "a8", "b9"])
+    }
+
     @Test("a topology change re-plans every client by region id")
     func topologyReload() throws {
         let engine = engine()
