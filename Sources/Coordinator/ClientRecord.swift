@@ -1,10 +1,12 @@
 import BeaconKit
+import Planner
+import Topology
 
-/// One observation kept for a client, compactly: which anchor, how far, how strong, when.
-/// `anchor` ≥ 0 is a gateway index; < 0 is region `-(anchor + 1)` (a beacon the phone ranged).
+/// One observation kept for a client, compactly: which anchor, how strong, when.
+/// `anchor` ≥ 0 is a gateway index; < 0 is region `-(anchor + 1)` (a beacon the phone ranged),
+/// both in the topology's index space.
 struct CompactObservation: Sendable {
     var anchor: Int32
-    var distance: Float
     var rssi: Float
     /// Measured power at 1 m (`Int8.min`: unknown).
     var txPower: Int8
@@ -14,9 +16,8 @@ struct CompactObservation: Sendable {
     var count: UInt16
     var time: Int64
 
-    init(anchor: Int32, distance: Float, rssi: Float, txPower: Int8 = .min, count: UInt16 = 1, time: Int64) {
+    init(anchor: Int32, rssi: Float, txPower: Int8 = .min, count: UInt16 = 1, time: Int64) {
         self.anchor = anchor
-        self.distance = distance
         self.rssi = rssi
         self.txPower = txPower
         self.consumed = false
@@ -53,12 +54,15 @@ struct ClientRecord: Sendable {
     var version: UInt64 = 0
     /// The last published set, region indices in slot order.
     var regions: [Int32] = []
-    /// The current estimate, and when (milliseconds since 1970, the coordinator's clock) it was last made.
-    var location: LocationEstimate?
+    /// The current estimate (the position estimator's state: its time is the evidence's), its
+    /// confidence radius in metres, and when (milliseconds since 1970, the coordinator's clock) it
+    /// was last made.
+    var location: PositionState?
+    var confidence: Double = 0
     var estimatedAt: Int64 = .min
     /// Where the client was when last planned, and when the last `moved` event was sent.
-    var plannedAt: LevelPoint?
-    var movedAt: LevelPoint?
+    var plannedAt: VenuePoint?
+    var movedAt: VenuePoint?
     /// The identity the phone advertises (or, for a tag, the identity it was heard with).
     var beacon: BeaconIdentity?
     /// A budget the client asked for (0: the coordinator's default).

@@ -23,12 +23,6 @@ public struct CoordinatorConfiguration: Sendable {
     public var topologyPollInterval: Duration = .seconds(2)
     /// How often idle clients are expired and the status refreshed.
     public var housekeepingInterval: Duration = .seconds(5)
-    /// Whether to plan with the topology's walking-distance planner and the radio filter
-    /// (`true`), or the straight-line planner and weighted centroid (`false`: for tests without a graph).
-    public var usesWalkingDistance = true
-    /// Whether to locate clients with the Planner's radio filter (`true`, the most accurate) or
-    /// the weighted centroid (`false`: far cheaper, for debug builds and very large fleets).
-    public var usesRadioFilter = true
 
     /// A configuration for `broker`, with the coordinator's last will (`offline`, retained) set;
     /// with a `clientID`, a persistent session the broker keeps across restarts.

@@ -16,17 +16,15 @@ public actor CoordinatorCore {
     private var topologyError: String?
     private var topologyInfo: CoordinatorStatus.TopologyInfo
 
-    /// A core on `planner`'s venue, resuming the clients in `store`.
-    public init(topics: Topics, planning: PlanningSetup, configuration: CoordinatorEngine.Configuration, store: StateStore?,
+    /// A core on `venue`, resuming the clients in `store`.
+    public init(topics: Topics, venue: CoordinatorVenue, configuration: CoordinatorEngine.Configuration, store: StateStore?,
                 metrics: CoordinatorMetrics, logger: Logger) throws {
         let restored = try store?.loadClients() ?? []
-        let (planner, estimator) = try planning.make()
-        let venue = planner.venue
-        self.engine = CoordinatorEngine(topics: topics, planner: planner, estimator: estimator, configuration: configuration, restored: restored)
+        self.engine = CoordinatorEngine(topics: topics, venue: venue, configuration: configuration, restored: restored)
         self.store = store
         self.metrics = metrics
         self.log = RateLimitedLog(logger: logger)
-        self.topologyInfo = .init(name: venue.name, revision: venue.revision)
+        self.topologyInfo = .init(name: venue.topology.name, revision: venue.topology.revision)
         if !restored.isEmpty { logger.info("resumed \(restored.count) clients from \(store?.path ?? "")") }
     }
 
@@ -80,11 +78,10 @@ public actor CoordinatorCore {
         return commit()
     }
 
-    /// Swaps in a new topology's planner and estimator; every client is re-planned.
-    public func reload(_ planning: PlanningSetup, now: Date = Date()) throws -> [CoordinatorOutput] {
-        let (planner, estimator) = try planning.make()
-        engine.replacePlanner(planner, estimator: estimator, now: Int64(now.timeIntervalSince1970 * 1000))
-        topologyInfo = .init(name: engine.venue.name, revision: engine.venue.revision)
+    /// Swaps in a new topology with its planner and estimator; every client is re-planned.
+    public func reload(_ venue: CoordinatorVenue, now: Date = Date()) -> [CoordinatorOutput] {
+        engine.replaceVenue(venue, now: Int64(now.timeIntervalSince1970 * 1000))
+        topologyInfo = .init(name: venue.topology.name, revision: venue.topology.revision)
         topologyError = nil
         return commit()
     }

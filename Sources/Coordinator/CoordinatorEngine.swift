@@ -1,5 +1,7 @@
 public import BeaconKit
 public import Foundation
+import Planner
+import Topology
 public import WireProtocol
 
 /// The coordinator's logic without any I/O: messages in, decisions out.
@@ -52,10 +54,10 @@ public final class CoordinatorEngine {
 
     public let topics: Topics
     public let configuration: Configuration
-    public private(set) var planner: any RegionPlanning
-    public private(set) var estimator: any LocationEstimating
-    /// The planner's venue, kept here so the ingest path does not ask the planner (an existential) per sighting.
-    public private(set) var venue: VenueIndex
+    /// The topology with its planner and estimator.
+    public private(set) var venue: CoordinatorVenue
+    /// The planner's scratch memory (this engine is used from one task).
+    private var search: WalkingDistanceSearch
     /// Running totals.
     public internal(set) var counters = IngestCounters()
 
@@ -79,21 +81,16 @@ public final class CoordinatorEngine {
     /// Per sighting of the batch being applied: its client's index (-1: a region beacon).
     private var scratchIndices: [Int32] = []
     private var scratchDeparted: [Int32] = []
-    /// The few 16-byte ids the venue's region beacons use, to skip most region lookups.
-    private var regionBeaconIDs: BeaconIDFilter
     private let reportDecoder = WireCoding.makeDecoder()
 
-    /// An engine for `planner`'s venue, resuming `restored` clients (from the state store).
-    public init(topics: Topics, planner: any RegionPlanning, estimator: any LocationEstimating = WeightedCentroidEstimator(),
-                configuration: Configuration = Configuration(), restored: [StoredClient] = []) {
+    /// An engine for `venue`, resuming `restored` clients (from the state store).
+    public init(topics: Topics, venue: CoordinatorVenue, configuration: Configuration = Configuration(), restored: [StoredClient] = []) {
         self.topics = topics
-        self.planner = planner
-        self.estimator = estimator
         self.configuration = configuration
-        self.venue = planner.venue
-        self.regionBeaconIDs = BeaconIDFilter(planner.venue.regionByBeacon.keys)
-        self.coverage = Array(repeating: CoverageTable(), count: planner.venue.gatewayIDs.count)
-        self.gatewayOnline = Array(repeating: true, count: planner.venue.gatewayIDs.count)
+        self.venue = venue
+        self.search = WalkingDistanceSearch(topology: venue.topology)
+        self.coverage = Array(repeating: CoverageTable(), count: venue.topology.gateways.count)
+        self.gatewayOnline = Array(repeating: true, count: venue.topology.gateways.count)
         scratchBatch.sightings.reserveCapacity(256)
         for stored in restored { restore(stored) }
     }
@@ -111,9 +108,8 @@ public final class CoordinatorEngine {
 
     func snapshot(_ record: ClientRecord) -> ClientSnapshot {
         ClientSnapshot(
-            id: record.id, version: record.version, regions: record.regions.map { venue.regions[Int($0)].id },
-            inside: record.inside.map { venue.regions[Int($0)].id },
-            position: record.location.map { venue.position($0.point, confidence: $0.confidence) },
+            id: record.id, version: record.version, regions: record.regions.map { venue.id(ofRegion: $0) },
+            inside: record.inside.map { venue.id(ofRegion: $0) }, position: position(record),
             lastSeen: Date(timeIntervalSince1970: Double(record.lastSeen) / 1000), kind: record.isPhone ? "phone" : "tag",
             present: record.present, advertising: record.beacon?.clientIdentifier)
     }
@@ -141,8 +137,7 @@ public final class CoordinatorEngine {
     }
 
     func stored(_ record: ClientRecord) -> StoredClient {
-        StoredClient(id: record.id, version: record.version, regions: record.regions.map { venue.regions[Int($0)].id },
-                     position: record.location.map { venue.position($0.point, confidence: $0.confidence) },
+        StoredClient(id: record.id, version: record.version, regions: record.regions.map { venue.id(ofRegion: $0) }, position: position(record),
                      lastSeen: record.lastSeen, isPhone: record.isPhone, beacon: record.beacon?.storageText, budget: Int(record.budget))
     }
 
@@ -224,11 +219,11 @@ public final class CoordinatorEngine {
             if batch.seq > last + 1 { counters.missedBatches += batch.seq - last - 1 }
         }
         lastSeq[gateway] = batch.seq
-        guard let gatewayIndex = venue.gatewayByID[gateway] else {
+        guard let g = venue.topology.gatewayIndex(id: gateway) else {
             counters.unknownGatewayBatches += 1
             return
         }
-        let g = Int(gatewayIndex)
+        let gatewayIndex = Int32(g)
         if !gatewayOnline[g] { gatewayOnline[g] = true }
         stamp &+= 1
         if stamp == 0 {
@@ -246,7 +241,7 @@ public final class CoordinatorEngine {
         var regionBeacons: UInt64 = 0
         let regionByBeacon = venue.regionByBeacon
         let checkRegions = !regionByBeacon.isEmpty
-        let regionIDs = regionBeaconIDs
+        let regionIDs = venue.regionBeaconIDs
         // Known clients are looked up in a local (moved out, not copied) to spare an exclusivity
         // check per sighting; a new client goes through clientIndex(forBeacon:) with it put back.
         var byBeacon = clientByBeacon
@@ -314,9 +309,9 @@ public final class CoordinatorEngine {
     private func emitAbsenceExits(_ index: Int32, now: Int64) {
         let i = Int(index)
         guard clients[i] != nil else { return }
-        let id = clients[i]!.id, location = clients[i]!.location, inside = clients[i]!.inside
+        let id = clients[i]!.id, position = position(clients[i]!), inside = clients[i]!.inside
         for region in inside {
-            emit(.exit, region: region, client: id, location: location, time: now, evidence: "absence")
+            emit(.exit, region: region, client: id, position: position, time: now, evidence: "absence")
         }
         clients[i]!.inside = []
     }
@@ -340,8 +335,7 @@ public final class CoordinatorEngine {
                             let i = Int(index)
                             let sighting = sightings[n]
                             seen[i] = stamp
-                            let distance = sighting.distance ?? CoordinatorEngine.distance(rssi: sighting.rssi, txPower: sighting.txPower)
-                            let observation = CompactObservation(anchor: gateway, distance: Float(distance), rssi: Float(sighting.rssi),
+                            let observation = CompactObservation(anchor: gateway, rssi: Float(sighting.rssi),
                                                                  txPower: sighting.txPower.map { Int8(clamping: $0) } ?? .min,
                                                                  count: UInt16(clamping: sighting.count), time: time)
                             let wasCovered = coverage.updateValue(0, forKey: index) != nil
@@ -382,7 +376,7 @@ public final class CoordinatorEngine {
         let time = report.time.map { Int64($0.timeIntervalSince1970 * 1000) } ?? now
         // Region events are the phone's own truth about inside and outside.
         for event in report.events {
-            guard let region = venue.regionByID[event.region] else {
+            guard let region = venue.topology.regionIndex(id: event.region).map(Int32.init) else {
                 counters.unknownReferences += 1
                 continue
             }
@@ -394,9 +388,12 @@ public final class CoordinatorEngine {
                     emit(.enter, region: region, record: record, time: time, evidence: "report")
                 }
                 // Entering a region is strong evidence of where the client is.
-                if let point = venue.regions[Int(region)].point,
-                   record.location.map({ $0.point.distance(to: point) > venue.regions[Int(region)].radius }) ?? true {
-                    record.location = LocationEstimate(point: point, confidence: max(1, venue.regions[Int(region)].radius), time: time)
+                let entered = venue.topology.regions[Int(region)]
+                if let centre = entered.position, let level = venue.estimator.levelIndex(of: centre.level),
+                   record.location.map({ venue.point(of: $0).distance(to: centre) > entered.radius }) ?? true {
+                    let confidence = max(1, entered.radius)
+                    record.location = PositionState(x: centre.x, y: centre.y, variance: confidence * confidence, time: Self.stateTime(time), level: level)
+                    record.confidence = confidence
                 }
             case .exit:
                 if let at = record.inside.firstIndex(of: region) {
@@ -412,9 +409,8 @@ public final class CoordinatorEngine {
                 counters.unknownReferences += 1
                 continue
             }
-            guard beacon.rssi != 0, venue.regions[Int(region)].point != nil else { continue }  // unmeasured, or no place
-            let distance = beacon.accuracy.flatMap { $0 >= 0 ? $0 : nil } ?? CoordinatorEngine.distance(rssi: Double(beacon.rssi), txPower: nil)
-            record.observe(CompactObservation(anchor: -(region + 1), distance: Float(distance), rssi: Float(beacon.rssi), time: time),
+            guard beacon.rssi != 0, venue.topology.regions[Int(region)].position != nil else { continue }  // unmeasured, or no place
+            record.observe(CompactObservation(anchor: -(region + 1), rssi: Float(beacon.rssi), time: time),
                            maximum: configuration.maximumObservations, horizon: configuration.observationHorizon)
         }
         // Reconciliation: what iOS monitors is the truth. A list sent before the phone applied our
@@ -422,7 +418,7 @@ public final class CoordinatorEngine {
         if let monitored = report.monitored, record.version > 0, report.version.map({ $0 == record.version }) ?? true {
             var have: [Int32] = []
             for id in monitored {
-                if let region = venue.regionByID[id] { have.append(region) } else { counters.unknownReferences += 1 }
+                if let region = venue.topology.regionIndex(id: id) { have.append(Int32(region)) } else { counters.unknownReferences += 1 }
             }
             if Set(have) != Set(record.regions) || have.count != monitored.count {
                 record.reconcileFrom = have
@@ -440,8 +436,7 @@ public final class CoordinatorEngine {
     /// anyone leave (silence from a dead gateway is not evidence).
     public func applyGatewayStatus(gateway: String, status: GatewayStatus) {
         counters.gatewayStatuses += 1
-        guard let index = venue.gatewayByID[gateway] else { return }
-        let g = Int(index)
+        guard let g = venue.topology.gatewayIndex(id: gateway) else { return }
         switch status.state {
         case .online:
             gatewayOnline[g] = true
@@ -487,44 +482,51 @@ public final class CoordinatorEngine {
         // Location.
         if !record.observations.isEmpty {
             let newest = record.observations.reduce(Int64.min) { max($0, $1.time) }
-            var fresh: [AnchorObservation] = []
-            var recent: [AnchorObservation] = []
+            var fresh: [PositionObservation] = []
+            var freshCount = 0
+            var time = record.location.map { Self.milliseconds($0.time) } ?? Int64.min
             for i in record.observations.indices {
                 let o = record.observations[i]
                 guard newest - o.time <= configuration.observationHorizon else { continue }
-                let anchor: AnchorObservation.Anchor
-                let point: LevelPoint
+                let anchor: Int32
                 if o.anchor >= 0 {
-                    guard Int(o.anchor) < venue.gatewayPoints.count else { continue }
-                    anchor = .gateway(o.anchor)
-                    point = venue.gatewayPoints[Int(o.anchor)]
+                    guard Int(o.anchor) < venue.gatewayAnchor.count else { continue }
+                    anchor = venue.gatewayAnchor[Int(o.anchor)]
                 } else {
-                    let region = -(o.anchor + 1)
-                    guard Int(region) < venue.regions.count, let centre = venue.regions[Int(region)].point else { continue }
-                    anchor = .region(region)
-                    point = centre
+                    let region = Int(-(o.anchor + 1))
+                    guard region < venue.regionAnchor.count, venue.topology.regions[region].position != nil else { continue }
+                    anchor = venue.regionAnchor[region]
                 }
-                let observation = AnchorObservation(anchor: anchor, point: point, distance: Double(o.distance), rssi: Double(o.rssi), count: Int(o.count),
-                                                    txPower: o.txPower == .min ? nil : Double(o.txPower), time: o.time)
-                recent.append(observation)
-                if !o.consumed {
-                    fresh.append(observation)
-                    record.observations[i].consumed = true
-                }
+                guard !o.consumed else { continue }
+                record.observations[i].consumed = true
+                freshCount += 1
+                guard anchor >= 0 else { continue }
+                fresh.append(PositionObservation(anchor: Int(anchor), rssi: Double(o.rssi), count: max(1, Int(o.count)),
+                                                 txPower: o.txPower == .min ? nil : Double(o.txPower)))
+                time = max(time, o.time)
             }
-            if !fresh.isEmpty {
+            if freshCount > 0 {
                 record.estimatedAt = now
                 // A phone's `inside` is evidence (its own enter and exit events). A tag's is only
                 // where its last estimate put it: fed back as a constraint, it would hold the tag
                 // inside the first region it was placed in, however far the gateways hear it walk.
-                let inside = record.isPhone ? record.inside : []
-                if let estimate = estimator.estimate(LocationEvidence(fresh: fresh, recent: recent, inside: inside), previous: record.location, now: now) {
-                    record.location = estimate
+                var constraints: [PositionConstraint] = []
+                if record.isPhone {
+                    for region in record.inside {
+                        let inside = venue.topology.regions[Int(region)]
+                        guard let centre = inside.position else { continue }
+                        constraints.append(PositionConstraint(.inside, x: centre.x, y: centre.y, level: centre.level, radius: inside.radius))
+                    }
+                }
+                if time == Int64.min { time = now }
+                if let estimate = venue.estimator.update(record.location, observations: fresh, constraints: constraints, at: Self.date(time)) {
+                    record.location = estimate.state
+                    record.confidence = estimate.confidence
                 }
             }
         }
         guard let location = record.location else { return }
-        let point = location.point
+        let point = venue.point(of: location)
         let time = record.lastSeen > 0 ? record.lastSeen : now
         // Tags: inside and outside follow the estimate.
         if !record.isPhone {
@@ -549,12 +551,26 @@ public final class CoordinatorEngine {
         plan(&record, at: point, now: now)
     }
 
-    /// Plans `record` at `point` and publishes when the set changed (or a reconciliation needs it).
-    private func plan(_ record: inout ClientRecord, at point: LevelPoint, now: Int64) {
+    /// Plans `record` at `point` (its confidence is the planner's uncertainty: regions it may really be in come
+    /// first) and publishes when the set changed (or a reconciliation needs it).
+    private func plan(_ record: inout ClientRecord, at point: VenuePoint, now: Int64) {
         let budget = record.budget > 0 ? min(Int(record.budget), configuration.budget) : configuration.budget
         let reconcile = record.reconcileFrom
         let previous = reconcile ?? record.regions
-        let result = planner.plan(PlanningRequest(point: point, previous: previous, inside: record.inside, budget: budget))
+        let regions: [Int32]
+        let validFor: Double?
+        if let location = try? venue.topology.snap(point) {
+            let plan = venue.planner.plan(
+                PlanRequest(location: location, monitored: previous.map { venue.id(ofRegion: $0) }, inside: record.inside.map { venue.id(ofRegion: $0) },
+                            budget: budget, uncertainty: record.confidence, now: Self.date(now)),
+                using: search)
+            regions = plan.regions.map { Int32($0.region) }
+            validFor = plan.validFor.isFinite ? plan.validFor : nil
+        } else {
+            // No walkable graph on that level: keep what the client has.
+            regions = previous
+            validFor = 0
+        }
         counters.plans += 1
         record.plannedAt = point
         record.forcePlan = false
@@ -562,33 +578,32 @@ public final class CoordinatorEngine {
         let reason = record.reason ?? (record.version == 0 ? .initial : .moved)
         record.reason = nil
         // The set, not its slot order, is what the phone monitors: a reordering alone is no change.
-        let changed = Set(result.regions) != Set(record.regions) || !record.vanished.isEmpty
+        let changed = Set(regions) != Set(record.regions) || !record.vanished.isEmpty
         guard changed || reconcile != nil else { return }
         if reconcile != nil { counters.reconciliations += 1 }
         let base = Set(previous)
-        let next = Set(result.regions)
-        let add = result.regions.filter { !base.contains($0) }.map { venue.regions[Int($0)].ref }
-        let remove = record.vanished + previous.filter { !next.contains($0) }.map { venue.regions[Int($0)].id }
+        let next = Set(regions)
+        let add = regions.filter { !base.contains($0) }.map { venue.regionRefs[Int($0)] }
+        let remove = record.vanished + previous.filter { !next.contains($0) }.map { venue.id(ofRegion: $0) }
         record.vanished = []
         record.version += 1
-        record.regions = result.regions
+        record.regions = regions
         record.needsPersist = true
         let message = RegionsMessage(
-            version: record.version, budget: budget, regions: result.regions.map { venue.regions[Int($0)].ref }, add: add, remove: remove,
-            position: record.location.map { venue.position($0.point, confidence: $0.confidence) }, reason: reason.rawValue,
-            validFor: result.validFor.map { ($0 * 100).rounded() / 100 }, time: Date(timeIntervalSince1970: Double(now) / 1000))
+            version: record.version, budget: budget, regions: regions.map { venue.regionRefs[Int($0)] }, add: add, remove: remove,
+            position: position(record), reason: reason.rawValue,
+            validFor: validFor.map { ($0 * 100).rounded() / 100 }, time: Date(timeIntervalSince1970: Double(now) / 1000))
         outputs.append(.regions(client: record.id, message))
         counters.regionsPublished += 1
     }
 
     private func emit(_ type: ClientEvent.Kind, region: Int32?, record: ClientRecord, time: Int64, evidence: String) {
-        emit(type, region: region, client: record.id, location: record.location, time: time, evidence: evidence)
+        emit(type, region: region, client: record.id, position: position(record), time: time, evidence: evidence)
     }
 
-    private func emit(_ type: ClientEvent.Kind, region: Int32?, client: String, location: LocationEstimate?, time: Int64, evidence: String) {
+    private func emit(_ type: ClientEvent.Kind, region: Int32?, client: String, position: Position?, time: Int64, evidence: String) {
         let event = ClientEvent(
-            client: client, type: type, region: region.map { venue.regions[Int($0)].id },
-            position: location.map { venue.position($0.point, confidence: $0.confidence) },
+            client: client, type: type, region: region.map { venue.id(ofRegion: $0) }, position: position,
             time: Date(timeIntervalSince1970: Double(time) / 1000), evidence: evidence)
         outputs.append(.event(client: client, event))
         counters.eventsPublished += 1
@@ -615,46 +630,43 @@ public final class CoordinatorEngine {
         removedClients.append(record.id)
     }
 
-    /// Replaces the planner (a topology reload): every client's set is re-expressed by region id in
-    /// the new venue and re-planned; changes are published with reason `topology`.
-    public func replacePlanner(_ newPlanner: any RegionPlanning, estimator newEstimator: (any LocationEstimating)? = nil, now: Int64) {
-        let old = venue
-        planner = newPlanner
-        self.venue = newPlanner.venue
-        self.regionBeaconIDs = BeaconIDFilter(newPlanner.venue.regionByBeacon.keys)
-        if let newEstimator { estimator = newEstimator }
-        let venue = newPlanner.venue
-        var newCoverage = Array(repeating: CoverageTable(), count: venue.gatewayIDs.count)
-        for (g, id) in old.gatewayIDs.enumerated() {
-            if let n = venue.gatewayByID[id] { newCoverage[Int(n)] = coverage[g] }
+    /// Replaces the venue (a topology reload): every client's set is re-expressed by region id in
+    /// the new topology and re-planned; changes are published with reason `topology`.
+    public func replaceVenue(_ newVenue: CoordinatorVenue, now: Int64) {
+        let old = venue.topology, oldLevels = venue.estimator.levels
+        venue = newVenue
+        search = WalkingDistanceSearch(topology: newVenue.topology)
+        let topology = newVenue.topology
+        var newCoverage = Array(repeating: CoverageTable(), count: topology.gateways.count)
+        for (g, gateway) in old.gateways.enumerated() {
+            if let n = topology.gatewayIndex(id: gateway.id) { newCoverage[n] = coverage[g] }
         }
         coverage = newCoverage
-        gatewayOnline = Array(repeating: true, count: venue.gatewayIDs.count)
+        gatewayOnline = Array(repeating: true, count: topology.gateways.count)
         func remap(_ indices: [Int32]) -> [Int32] {
-            indices.compactMap { venue.regionByID[old.regions[Int($0)].id] }
+            indices.compactMap { topology.regionIndex(id: old.regions[Int($0)].id).map(Int32.init) }
         }
         for i in clients.indices {
             guard var record = clients[i] else { continue }
             let mapped = remap(record.regions)
-            record.vanished += record.regions.map { old.regions[Int($0)].id }.filter { venue.regionByID[$0] == nil }
+            record.vanished += record.regions.map { old.regions[Int($0)].id }.filter { topology.regionIndex(id: $0) == nil }
             record.regions = mapped
             record.inside = remap(record.inside)
             record.observations = record.observations.compactMap { o in
                 if o.anchor >= 0 {
-                    guard let n = venue.gatewayByID[old.gatewayIDs[Int(o.anchor)]] else { return nil }
+                    guard let n = topology.gatewayIndex(id: old.gateways[Int(o.anchor)].id) else { return nil }
                     var moved = o
-                    moved.anchor = n
+                    moved.anchor = Int32(n)
                     return moved
                 }
-                guard let n = venue.regionByID[old.regions[Int(-(o.anchor + 1))].id] else { return nil }
+                guard let n = topology.regionIndex(id: old.regions[Int(-(o.anchor + 1))].id) else { return nil }
                 var moved = o
-                moved.anchor = -(n + 1)
+                moved.anchor = -(Int32(n) + 1)
                 return moved
             }
-            if let location = record.location, Int(location.point.level) < old.levels.count {
-                let level = old.levels[Int(location.point.level)]
-                if let n = venue.levelIndex(level) {
-                    record.location?.point.level = n
+            if let location = record.location, Int(location.level) < oldLevels.count {
+                if let n = newVenue.estimator.levelIndex(of: oldLevels[Int(location.level)]) {
+                    record.location?.level = n
                 } else {
                     record.location = nil
                 }
@@ -718,6 +730,7 @@ public final class CoordinatorEngine {
             clients[Int(index)]!.observations.append(contentsOf: tag.observations)
             if clients[Int(index)]!.location == nil, let location = tag.location {
                 clients[Int(index)]!.location = location
+                clients[Int(index)]!.confidence = tag.confidence
                 clients[Int(index)]!.estimatedAt = tag.estimatedAt
             }
             for g in coverage.indices {
@@ -736,16 +749,18 @@ public final class CoordinatorEngine {
     private func restore(_ stored: StoredClient) {
         var record = ClientRecord(id: stored.id)
         record.version = stored.version
-        record.regions = stored.regions.compactMap { venue.regionByID[$0] }
-        record.vanished = stored.regions.filter { venue.regionByID[$0] == nil }
+        record.regions = stored.regions.compactMap { venue.topology.regionIndex(id: $0).map(Int32.init) }
+        record.vanished = stored.regions.filter { venue.topology.regionIndex(id: $0) == nil }
         if !record.vanished.isEmpty { record.forcePlan = true; record.reason = .topology }
         record.lastSeen = stored.lastSeen
         record.persistedSeen = stored.lastSeen
         record.isPhone = stored.isPhone
         record.budget = UInt8(clamping: stored.budget)
-        if let position = stored.position, let level = venue.levelIndex(position.level) {
-            let point = LevelPoint(x: position.x, y: position.y, level: level)
-            record.location = LocationEstimate(point: point, confidence: position.confidence ?? 5, time: stored.lastSeen)
+        if let position = stored.position, let level = venue.estimator.levelIndex(of: position.level) {
+            let point = VenuePoint(x: position.x, y: position.y, level: position.level)
+            let confidence = position.confidence ?? 5
+            record.location = PositionState(x: point.x, y: point.y, variance: confidence * confidence, time: Self.stateTime(stored.lastSeen), level: level)
+            record.confidence = confidence
             record.plannedAt = point
             record.movedAt = point
         }
@@ -760,12 +775,18 @@ public final class CoordinatorEngine {
         }
     }
 
-    /// Distance in metres from RSSI by the log-distance model (path-loss exponent 2), clamped to 0.1...100.
-    @inline(__always)
-    static func distance(rssi: Double, txPower: Int16?) -> Double {
-        let reference = Double(txPower ?? -59)
-        let d = pow(10, (reference - rssi) / 20)
-        return d.isFinite ? min(100, max(0.1, d)) : 100
+    /// Where the coordinator believes the client is, as the wire says it.
+    func position(_ record: ClientRecord) -> Position? {
+        guard let location = record.location else { return nil }
+        return Position(x: (location.x * 100).rounded() / 100, y: (location.y * 100).rounded() / 100, level: venue.level(of: location),
+                        confidence: (record.confidence * 100).rounded() / 100)
+    }
+
+    /// Milliseconds since 1970 as the estimator's clock (seconds since the reference date), and back.
+    @inline(__always) static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+    @inline(__always) static func stateTime(_ milliseconds: Int64) -> Double { date(milliseconds).timeIntervalSinceReferenceDate }
+    @inline(__always) static func milliseconds(_ stateTime: Double) -> Int64 {
+        Int64((Date(timeIntervalSinceReferenceDate: stateTime).timeIntervalSince1970 * 1000).rounded())
     }
 }
 
@@ -781,7 +802,8 @@ extension ClientRecord {
         if backlogged { return true }
         var newest = Int64.min
         for observation in observations where observation.time > newest { newest = observation.time }
-        return newest != .min && newest >= location.time && newest - location.time < interval
+        let estimated = CoordinatorEngine.milliseconds(location.time)
+        return newest != .min && newest >= estimated && newest - estimated < interval
     }
 
     /// One gateway stopped covering this client; when none covers it any more it has left (its

@@ -46,29 +46,26 @@ public final class CoordinatorService: Service, Sendable {
         self.metrics = metrics
         self.logger = logger
         self.queue = IngestQueue(sightingsLimit: configuration.sightingsQueueLimit)
-        let planning = try CoordinatorService.load(configuration)
+        let venue = try CoordinatorService.load(configuration)
         let store = try configuration.statePath.map { path throws(StateStoreError) in try StateStore(path: path) }
-        self.core = try CoordinatorCore(topics: configuration.topics, planning: planning, configuration: configuration.engine,
+        self.core = try CoordinatorCore(topics: configuration.topics, venue: venue, configuration: configuration.engine,
                                         store: store, metrics: metrics, logger: logger)
         self.topologyStamp = TopologyStamp(directory: configuration.topologyDirectory)
     }
 
-    /// Loads and validates the venue; the result builds the planner and estimator for it.
-    static func load(_ configuration: CoordinatorConfiguration) throws -> PlanningSetup {
+    /// Loads and validates the venue, and builds its planner and estimator.
+    static func load(_ configuration: CoordinatorConfiguration) throws -> CoordinatorVenue {
         let topology: Topology
         do {
             topology = try Topology.load(directory: configuration.topologyDirectory, budget: configuration.engine.budget)
         } catch {
             throw CoordinatorError("topology \(configuration.topologyDirectory.path) is invalid:\n\(error)")
         }
-        let setup = configuration.usesWalkingDistance ? PlanningSetup.walkingDistance(topology, budget: configuration.engine.budget, radioFilter: configuration.usesRadioFilter)
-                                                      : PlanningSetup.straightLine(VenueIndex(topology: topology))
         do {
-            _ = try setup.make()  // fail now, not inside the actor
+            return try CoordinatorVenue(topology: topology, budget: configuration.engine.budget)
         } catch {
             throw CoordinatorError("topology \(configuration.topologyDirectory.path): cannot build the position estimator: \(error)")
         }
-        return setup
     }
 
     public func run() async throws {
@@ -276,8 +273,8 @@ public final class CoordinatorService: Service, Sendable {
                 }
                 guard signalled || changed else { continue }
                 do {
-                    let planning = try CoordinatorService.load(configuration)
-                    let outputs = try await core.reload(planning)
+                    let venue = try CoordinatorService.load(configuration)
+                    let outputs = await core.reload(venue)
                     logger.info("topology reloaded (\(signalled ? "SIGHUP" : "files changed")): \(outputs.count) messages to publish")
                     await publish(outputs)
                 } catch {

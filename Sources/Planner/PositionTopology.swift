@@ -33,7 +33,10 @@ extension PositionEstimator {
     /// - Parameters:
     ///   - gatewayHeight: antenna height for gateways whose topology gives none, metres.
     ///   - beaconHeight: mounting height of region beacons, metres.
-    public init(topology: Topology, anchors set: PositionAnchorSet = .all, configuration: PositionEstimatorConfiguration = .init(), gatewayHeight: Double = 2.5, beaconHeight: Double = 2.5, areaMargin: Double = 2) throws(PositionError) {
+    ///   - calibrate: each anchor's radio calibration (``PositionAnchor/rssiOffset``,
+    ///     ``PositionAnchor/exponent``), given the anchor as the topology places it; none by default.
+    public init(topology: Topology, anchors set: PositionAnchorSet = .all, configuration: PositionEstimatorConfiguration = .init(), gatewayHeight: Double = 2.5, beaconHeight: Double = 2.5, areaMargin: Double = 2,
+                calibrate: (PositionAnchor) -> PositionAnchor = { $0 }) throws(PositionError) {
         var anchors: [PositionAnchor] = []
         if set.contains(.gateways) {
             for gateway in topology.gateways {
@@ -59,7 +62,7 @@ extension PositionEstimator {
         let areas = levels.compactMap { level in
             bounds[level].map { PositionArea(level: level, minX: $0.minX - areaMargin, minY: $0.minY - areaMargin, maxX: $0.maxX + areaMargin, maxY: $0.maxY + areaMargin) }
         }
-        try self.init(anchors: anchors, areas: areas, configuration: configuration, snapper: topology)
+        try self.init(anchors: anchors.map(calibrate), areas: areas, configuration: configuration, snapper: topology)
     }
 
     /// The index of a gateway's anchor (topology-built estimators).

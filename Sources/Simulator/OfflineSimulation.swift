@@ -270,11 +270,13 @@ public struct OfflineSimulation: Sendable {
                     }
                     // Position: the estimator's (or the truth's), snapped onto the graph.
                     var point: VenuePoint? = nil
+                    var uncertainty = 0.0
                     if configuration.evidence == .truth {
                         point = truth
                     } else if let estimate = estimator.update(phone.state, observations: readings, constraints: reports ? constraints : [], at: Date(timeIntervalSinceReferenceDate: now)) {
                         phone.state = estimate.state
                         point = VenuePoint(x: estimate.x, y: estimate.y, level: estimate.level)
+                        uncertainty = estimate.confidence
                         if reports, walker.climb == nil {  // between floors the truth has no level
                             if estimate.level == truth.level {
                                 errors.append(hypot(estimate.x - truth.x, estimate.y - truth.y))
@@ -286,7 +288,7 @@ public struct OfflineSimulation: Sendable {
                     if due { phone.nextReport = now + configuration.reportInterval }
                     if reports, let point {
                         let insideKnown = insideNow.filter { phone.monitoredSet.contains($0) }.sorted().map { topology.regions[$0].id }
-                        if let ids = plan(configuration.strategies[index], planner: planners[index], search: search, at: point, phone: phone, inside: insideKnown, now: now) {
+                        if let ids = plan(configuration.strategies[index], planner: planners[index], search: search, at: point, uncertainty: uncertainty, phone: phone, inside: insideKnown, now: now) {
                             let newSet = Set(ids.compactMap { topology.regionIndex(id: $0) })
                             let added = newSet.subtracting(phone.monitoredSet).count
                             let removed = phone.monitoredSet.subtracting(newSet).count
@@ -305,11 +307,14 @@ public struct OfflineSimulation: Sendable {
     }
 
     /// The strategy's set (region ids) from `point`, or `nil` when the point cannot be placed on the graph.
-    private func plan(_ strategy: Strategy, planner: RegionPlanner?, search: WalkingDistanceSearch, at point: VenuePoint, phone: Phone, inside: [String], now: Double) -> [String]? {
+    /// The planner is given the estimate's confidence radius as its `uncertainty`, as the coordinator does (the
+    /// no-hysteresis baseline stays exactly the nearest regions).
+    private func plan(_ strategy: Strategy, planner: RegionPlanner?, search: WalkingDistanceSearch, at point: VenuePoint, uncertainty: Double, phone: Phone, inside: [String], now: Double) -> [String]? {
         switch strategy {
         case .planner, .noHysteresis:
             guard let planner, let location = try? topology.snap(point) else { return nil }
-            let request = PlanRequest(location: location, monitored: phone.monitored, inside: inside, budget: budget, now: Date(timeIntervalSinceReferenceDate: now))
+            let request = PlanRequest(location: location, monitored: phone.monitored, inside: inside, budget: budget,
+                                      uncertainty: strategy == .planner ? uncertainty : 0, now: Date(timeIntervalSinceReferenceDate: now))
             return planner.plan(request, using: search).ids
         case .straightLine:
             return straightLineNearest(point)

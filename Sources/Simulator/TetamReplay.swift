@@ -104,14 +104,41 @@ public struct TetamReplay: Sendable {
         return try PositionEstimator(anchors: anchors, areas: [area], configuration: configuration, snapper: snapper)
     }
 
-    /// Runs the estimator over a track's windows in order, one update per window.
-    public func estimate(_ windows: [Window], with estimator: PositionEstimator) -> [PositionEstimate?] {
+    /// The calibrated estimator on a venue of the room whose gateways are the sensors (by name):
+    /// `PositionEstimator(topology:)`, as the coordinator and `simulate --offline` build it, with the
+    /// per-sensor calibration; and each sensor's anchor in it (the dataset's sensor order).
+    public func estimator(calibration: TetamCalibration, topology: Topology) throws -> (estimator: PositionEstimator, sensorAnchors: [Int]) {
+        var configuration = self.configuration
+        configuration.clientHeight = calibration.clientHeight
+        var calibrated: [String: PositionAnchor] = [:]
+        for anchor in calibration.anchors(for: dataset, level: level, perSensor: true, modelReference: configuration.pathLoss.referencePower) {
+            calibrated[PositionEstimator.anchorID(gateway: anchor.id)] = anchor
+        }
+        let estimator = try PositionEstimator(topology: topology, anchors: .gateways, configuration: configuration) { anchor in
+            guard let fitted = calibrated[anchor.id] else { return anchor }
+            var anchor = anchor
+            anchor.rssiOffset = fitted.rssiOffset
+            anchor.exponent = fitted.exponent
+            return anchor
+        }
+        let sensorAnchors = try dataset.sensors.map { sensor in
+            guard let anchor = estimator.anchorIndex(ofGateway: sensor.name) else {
+                throw SimulationError.unsuitableTopology("'\(topology.name)' has no gateway '\(sensor.name)' for the dataset's sensor \(sensor.mac)")
+            }
+            return anchor
+        }
+        return (estimator, sensorAnchors)
+    }
+
+    /// Runs the estimator over a track's windows in order, one update per window. `sensorAnchors`
+    /// maps the dataset's sensor indices to the estimator's anchors (default: the same indices).
+    public func estimate(_ windows: [Window], with estimator: PositionEstimator, sensorAnchors: [Int]? = nil) -> [PositionEstimate?] {
         var state: PositionState? = nil
         var estimates: [PositionEstimate?] = []
         estimates.reserveCapacity(windows.count)
         for window in windows {
             let observations = window.sensors.indices.map { i in
-                PositionObservation(anchor: window.sensors[i], rssi: window.rssi[i], count: window.counts[i])
+                PositionObservation(anchor: sensorAnchors?[window.sensors[i]] ?? window.sensors[i], rssi: window.rssi[i], count: window.counts[i])
             }
             let estimate = estimator.update(state, observations: observations, at: Date(timeIntervalSince1970: window.end))
             if let estimate { state = estimate.state }
@@ -171,7 +198,7 @@ public struct TetamReplay: Sendable {
 }
 
 extension TetamReplay {
-    /// Plans regions from the calibrated estimator's snapped estimates on a topology of the room
+    /// Plans regions from the calibrated estimator's estimates (``estimator(calibration:topology:)``) on a topology of the room
     /// (`topology/tetam`: the sensors as gateways, a grid of regions) and measures them against the
     /// camera truth. The beacon is heard by the gateways all the time, so a plan is made every
     /// window (as the coordinator would for a tag); an entry is a window whose true position is
@@ -182,7 +209,7 @@ extension TetamReplay {
         guard let level = topology.levels.first?.id else { throw SimulationError.unsuitableTopology("'\(topology.name)' has no level") }
         var replay = self
         replay.level = level
-        let estimator = try replay.estimator(calibration: calibration, perSensor: true, snapper: topology)
+        let (estimator, sensorAnchors) = try replay.estimator(calibration: calibration, topology: topology)
         let budget = min(configuration.budget, topology.budget ?? configuration.budget)
         var planning = configuration
         planning.budget = budget
@@ -199,7 +226,7 @@ extension TetamReplay {
         var entries = 0, covered = 0, overlapSum = 0.0, overlapCount = 0
         for track in dataset.tracks where selected?.contains(track.name) ?? true {
             let windows = self.windows(track).windows
-            let estimates = replay.estimate(windows, with: estimator)
+            let estimates = replay.estimate(windows, with: estimator, sensorAnchors: sensorAnchors)
             var monitored: [String] = []
             var previousInside = Set<Int>()
             for (number, (window, estimate)) in zip(windows, estimates).enumerated() {
@@ -221,7 +248,8 @@ extension TetamReplay {
                 previousInside = insideNow
                 guard let estimate, let snapped = try? topology.snap(VenuePoint(x: estimate.x, y: estimate.y, level: level)) else { continue }
                 let knownInside = insideNow.filter { monitoredSet.contains($0) }.map { topology.regions[$0].id }
-                let plan = planner.plan(PlanRequest(location: snapped, monitored: monitored, inside: knownInside, now: Date(timeIntervalSince1970: window.end)), using: search)
+                let plan = planner.plan(PlanRequest(location: snapped, monitored: monitored, inside: knownInside, uncertainty: estimate.confidence,
+                                                    now: Date(timeIntervalSince1970: window.end)), using: search)
                 monitored = plan.ids
             }
         }

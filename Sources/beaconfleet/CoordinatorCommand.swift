@@ -91,9 +91,6 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Check the topology's files for changes every this many seconds; 0: never (reload on SIGHUP only).")
     var topologyPoll: Double = 2
 
-    @Flag(help: "Locate clients with a weighted centroid instead of the radio filter (cheaper, less accurate).")
-    var centroid = false
-
     @Option(help: "MQTT client id; with one, a persistent session: the broker queues reports and sightings while the coordinator is down and a restart with the same id receives them (default: random, clean session).")
     var clientId: String?
 
@@ -131,7 +128,6 @@ struct CoordinatorCommand: AsyncParsableCommand {
             clientID: clientId)
         configuration.sightingsQueueLimit = queueLimit
         configuration.topologyPollInterval = .milliseconds(Int64((topologyPoll * 1000).rounded()))
-        configuration.usesRadioFilter = !centroid
         connection.apply(to: &configuration.mqtt)
         let client: MQTTClient
         let coordinator: CoordinatorService

@@ -9,7 +9,7 @@ import WireProtocol
 struct CoordinatorEngineTests {
     let topics = TestVenue.topics
     func engine(_ configuration: CoordinatorEngine.Configuration = .init(budget: 5), restored: [StoredClient] = []) -> CoordinatorEngine {
-        CoordinatorEngine(topics: topics, planner: StraightLinePlanner(venue: TestVenue.make()), configuration: configuration, restored: restored)
+        CoordinatorEngine(topics: topics, venue: try! TestVenue.make(), configuration: configuration, restored: restored)
     }
     func gw(_ id: String) -> String { topics.sightings(try! Identifier(id)) }
     func report(_ id: String) -> String { topics.clientReport(try! Identifier(id)) }
@@ -35,11 +35,12 @@ struct CoordinatorEngineTests {
         let engine = engine()
         var versions: [UInt64] = []
         var monitored: Set<String> = []
-        for step in 0..<60 {
-            let x = Double(step) * 2  // the tag walks 2 m per second
-            let g = Int((x / 20).rounded())
-            let batch = TestVenue.batch(seq: UInt64(step + 1), at: Double(step), tags: [(9, abs(x - Double(g) * 20) + 0.5)])
-            try engine.feed(gw("g\(g)"), batch, at: Double(step))
+        for step in 0..<120 {
+            let x = Double(step) * 1.2  // the tag walks 1.2 m per second; the gateways within 25 m hear it
+            for g in 0...7 where abs(x - Double(g) * 20) < 25 {
+                let batch = TestVenue.batch(seq: UInt64(step + 1), at: Double(step), tags: [(9, abs(x - Double(g) * 20))])
+                try engine.feed(gw("g\(g)"), batch, at: Double(step))
+            }
             for (_, message) in engine.step(at: Double(step)).regionsMessages {
                 versions.append(message.version)
                 let removed = Set(message.remove)
@@ -65,8 +66,9 @@ struct CoordinatorEngineTests {
             #expect(engine.step(at: 0).regionsMessages.count == 1)
             let first = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
             #expect(first.x < 5)
-            // 200 ms later g3 (x = 60) hears it close by.
-            try engine.feed(gw("g3"), TestVenue.batch(seq: 1, at: 0.2, tags: [(9, 0.5)]), at: 0.2)
+            // 200 ms later g1 (x = 20) hears it close by: the estimate moves towards g1 (as far as a
+            // walker can in 200 ms: the filter's prior is the last estimate).
+            try engine.feed(gw("g1"), TestVenue.batch(seq: 1, at: 0.2, tags: [(9, 0.5)]), at: 0.2)
             let early = engine.step(at: 0.2)
             let afterEarly = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
             if interval > 0 {
@@ -74,11 +76,11 @@ struct CoordinatorEngineTests {
                 // The interval has passed: the waiting evidence is used without a new batch.
                 let later = engine.step(at: 1.0)
                 let moved = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
-                #expect(moved.x > first.x + 10, "g3's sighting moved it (x \(moved.x))")
-                #expect(later.regionsMessages.map(\.1.version) == [2])
+                #expect(moved.x > first.x + 0.1, "g1's sighting moved it (x \(moved.x), first \(first.x))")
+                #expect(later.regionsMessages.allSatisfy { $0.1.version == 2 })
             } else {
-                #expect(afterEarly.x > first.x + 10, "no interval: estimated at once (x \(afterEarly.x))")
-                #expect(early.regionsMessages.map(\.1.version) == [2])
+                #expect(afterEarly.x > first.x + 0.1, "no interval: estimated at once (x \(afterEarly.x), first \(first.x))")
+                #expect(early.regionsMessages.allSatisfy { $0.1.version == 2 })
             }
         }
     }
@@ -90,8 +92,9 @@ struct CoordinatorEngineTests {
             try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 0, tags: [(9, 0.5)]), at: 0)
             _ = engine.step(at: 0)
             let first = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
-            // 300 ms later by the clock, but two windows later by the evidence: g3 (x = 60) hears it.
-            try engine.feed(gw("g3"), TestVenue.batch(seq: 1, at: 2, tags: [(9, 0.5)]), at: 0.3)
+            // 300 ms later by the clock, but 40 s later by the evidence (longer than the estimator
+            // remembers a position): g3 (x = 60) hears it.
+            try engine.feed(gw("g3"), TestVenue.batch(seq: 1, at: 40, tags: [(9, 0.5)]), at: 0.3)
             engine.flush(now: TestVenue.millis(0.3), backlogged: backlogged)
             let outputs = engine.takeOutputs()
             let now = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
@@ -106,8 +109,7 @@ struct CoordinatorEngineTests {
     @Test("a tag heard only by gateways is followed as it walks with the radio filter: the region its estimate put it in does not hold it there")
     func tagFollowedByTheRadioFilter() throws {
         let topology = try Topology.load(directory: CoordinatorHarness.museum)
-        let (planner, estimator) = try PlanningSetup.walkingDistance(topology, budget: 20).make()
-        let engine = CoordinatorEngine(topics: topics, planner: planner, estimator: estimator)
+        let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 20))
         let gateways = topology.gateways
         // The tag walks the museum's corridor (x = 10) from corridor-5 (y = 46) south at 1.2 m/s;
         // every gateway hears it each second at the log-distance model's RSSI (no noise).
@@ -176,8 +178,9 @@ struct CoordinatorEngineTests {
         #expect(out.regionsMessages.first { $0.0 == "phone-1" }?.1.version == 1)
         let adopted = try #require(engine.snapshot(of: "phone-1")?.position)
         #expect(adopted.x == tagPosition.x && adopted.y == tagPosition.y)
-        try engine.feed(gw("g2"), TestVenue.batch(seq: 1, at: 2, tags: [(4, 1)]), at: 2)
-        _ = engine.step(at: 2)
+        // Later (longer than the estimator remembers a position) g2 (x = 40) hears it.
+        try engine.feed(gw("g2"), TestVenue.batch(seq: 1, at: 40, tags: [(4, 1)]), at: 40)
+        _ = engine.step(at: 40)
         #expect(engine.clientCount == 1)
         let phone = try #require(engine.snapshot(of: "phone-1"))
         #expect(phone.kind == "phone" && abs((phone.position?.x ?? 0) - 40) < 15)
@@ -187,7 +190,7 @@ struct CoordinatorEngineTests {
     func preparedMessagesMatchRawHandling() throws {
         let valid = TestVenue.batch(seq: 1, at: 0, tags: [(1, 0.5), (2, 3)], regionBeacons: [0])
         var badField = String(decoding: TestVenue.batch(seq: 2, at: 1, tags: [(1, 0.5)]), as: UTF8.self)
-        badField = badField.replacingOccurrences(of: "\"rssi\":-60", with: "\"rssi\":\"loud\"")
+        badField = badField.replacingOccurrences(of: "\"rssi\":\(TestVenue.rssi(distance: 0.5))", with: "\"rssi\":\"loud\"")
         let messages: [(String, [UInt8])] = [
             (gw("g0"), valid),
             (gw("g0"), valid),  // duplicate
@@ -290,13 +293,36 @@ struct CoordinatorEngineTests {
         #expect(resumed.takeChangedClients().removed == ["p"])
     }
 
+    @Test("the estimate's confidence reaches the planner: a region behind a wall within it is monitored before nearer ones by walking")
+    func confidenceIsThePlannersUncertainty() throws {
+        // Two corridors 3 m apart, joined only at x = 0: a0…a9 at y = 0 and b0…b9 at y = 3 (every
+        // 5 m, radius 2). From a9, b9 is 45 + 3 + 45 m away on foot but its edge is 1 m away in a
+        // straight line, within the 2 m confidence an enter event gives.
+        var regions = "id,uuid,major,minor,x,y,level,radius,tags\nvenue,,,,,,,,pinned\n"
+        var links = "from,to\na0,b0\n"
+        for (row, name) in ["a", "b"].enumerated() {
+            for i in 0..<10 {
+                regions += "\(name)\(i),,\(row + 1),\(i),\(i * 5),\(row * 3),L0,2,\n"
+                if i > 0 { links += "\(name)\(i - 1),\(name)\(i)\n" }
+            }
+        }
+        let topology = try TestVenue.load(["venue.conf": "uuid = \(TestVenue.regionUUID)\n", "levels.csv": "id\nL0\n", "regions.csv": regions, "links.csv": links])
+        let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 4))
+        try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "a9")]), at: 0)
+        let message = try #require(engine.step(at: 0).regionsMessages.first?.1)
+        #expect(message.position?.confidence == 2)
+        // Pinned, inside, then the nearest slots in walking order: b9 (within the uncertainty) took
+        // the slot a7 (8 m on foot) would have had.
+        #expect(message.regions.map(\.id) == ["venue", "a9", "a8", "b9"])
+    }
+
     @Test("a topology change re-plans every client by region id")
     func topologyReload() throws {
         let engine = engine()
         try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "r5")]), at: 0)
         let first = try #require(engine.step(at: 0).regionsMessages.first?.1)
         let gone = try #require(first.regions.last?.id)
-        engine.replacePlanner(StraightLinePlanner(venue: TestVenue.make(revision: "r2", skipping: [gone])), now: TestVenue.millis(1))
+        engine.replaceVenue(try TestVenue.make(skipping: [gone]), now: TestVenue.millis(1))
         let next = try #require(engine.takeOutputs().regionsMessages.first?.1)
         #expect(next.version == 2 && next.reason == "topology")
         #expect(next.remove == [gone] && !next.regions.contains { $0.id == gone })

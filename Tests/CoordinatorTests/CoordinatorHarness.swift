@@ -35,10 +35,7 @@ enum CoordinatorHarness {
     static func start(broker: MosquittoBroker, topology: URL = museum, statePath: String? = nil) async throws -> InProcess {
         var logger = Logger(label: "test.coordinator")
         logger.logLevel = .error
-        var configuration = try CoordinatorConfiguration(broker: broker.url, topologyDirectory: topology, statePath: statePath, topics: try Topics())
-        // Walking-distance planning as in production; the weighted centroid keeps a debug build fast
-        // (the radio filter is exercised by the Planner's own tests and by the kill -9 test's binary).
-        configuration.usesRadioFilter = ProcessInfo.processInfo.environment["COORDINATOR_TEST_RADIO_FILTER"] != nil
+        let configuration = try CoordinatorConfiguration(broker: broker.url, topologyDirectory: topology, statePath: statePath, topics: try Topics())
         let client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
         let service = try CoordinatorService(configuration: configuration, client: client, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [client, service], logger: logger))

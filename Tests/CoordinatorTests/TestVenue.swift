@@ -1,37 +1,62 @@
 import BeaconKit
 import Coordinator
 import Foundation
+import Topology
 import WireProtocol
 
 /// A corridor on one level: regions `r0`…`r(n-1)` every 5 m along x (radius 2, iBeacon
-/// `regionUUID` 1/i), a pinned venue-wide region `venue`, and gateways `g0`… every 20 m.
+/// `regionUUID` 1/i) joined by walkable links, a pinned venue-wide region `venue`, and gateways
+/// `g0`… every 20 m. A real ``Topology`` (written to a temporary directory and loaded), planned
+/// and estimated by the real planner and estimator.
 enum TestVenue {
     static let regionUUID = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
     static let tagUUID = "11111111-2222-3333-4444-555555555555"
 
-    static func make(regions count: Int = 30, revision: String = "r1", skipping: Set<String> = []) -> VenueIndex {
-        var regions: [VenueRegion] = [
-            VenueRegion(id: "venue", ref: RegionRef(id: "venue", uuid: regionUUID), beacon: nil, point: nil, radius: 0, pinned: true),
-        ]
+    static func topology(regions count: Int = 30, skipping: Set<String> = []) throws -> Topology {
+        var regions = "id,uuid,major,minor,x,y,level,radius,tags\nvenue,,,,,,,,pinned\n"
+        var links = "from,to\n"
+        var previous: String?
         for i in 0..<count where !skipping.contains("r\(i)") {
-            regions.append(VenueRegion(
-                id: "r\(i)", ref: RegionRef(id: "r\(i)", uuid: regionUUID, major: 1, minor: UInt16(i)),
-                beacon: BeaconIdentity(uuid: regionUUID, major: 1, minor: UInt16(i)), point: LevelPoint(x: Double(i) * 5, y: 0, level: 0),
-                radius: 2, pinned: false))
+            regions += "r\(i),,1,\(i),\(i * 5),0,L0,2,\n"
+            if let previous { links += "\(previous),r\(i)\n" }
+            previous = "r\(i)"
         }
-        var gateways: [String: LevelPoint] = [:]
-        for g in 0...(count * 5 / 20) { gateways["g\(g)"] = LevelPoint(x: Double(g) * 20, y: 0, level: 0) }
-        return VenueIndex(name: "corridor", revision: revision, levels: ["L0"], regions: regions, gateways: gateways)
+        var gateways = "id,x,y,level\n"
+        for g in 0...(count * 5 / 20) { gateways += "g\(g),\(g * 20),0,L0\n" }
+        return try load(["venue.conf": "name = corridor\nuuid = \(regionUUID)\n", "levels.csv": "id\nL0\n",
+                         "regions.csv": regions, "links.csv": links, "gateways.csv": gateways])
+    }
+
+    /// A venue from its files' text (written to a temporary directory and loaded).
+    static func load(_ files: [String: String]) throws -> Topology {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-test-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (name, text) in files { try Data(text.utf8).write(to: directory.appendingPathComponent(name)) }
+        return try Topology.load(directory: directory)
+    }
+
+    /// The corridor as the coordinator uses it, planning `budget` slots at most.
+    static func make(regions count: Int = 30, skipping: Set<String> = [], budget: Int = 20) throws -> CoordinatorVenue {
+        try CoordinatorVenue(topology: topology(regions: count, skipping: skipping), budget: budget)
     }
 
     static let topics = try! Topics()
 
-    /// A sightings batch payload from `gateway` hearing tags (minor → distance in metres).
+    /// The RSSI the estimator's default radio model expects from a gateway (2.5 m up) hearing a
+    /// tag (1.2 m up) `distance` metres away along the floor.
+    static func rssi(distance: Double) -> Double {
+        let d = (distance * distance + 1.3 * 1.3).squareRoot()
+        return ((-59 - 20 * log10(d)) * 10).rounded() / 10
+    }
+
+    /// A sightings batch payload from `gateway` hearing tags (minor → distance in metres along the
+    /// floor, sent as the model's RSSI for it).
     static func batch(seq: UInt64, at seconds: Double, tags: [(minor: UInt16, distance: Double)], regionBeacons: [UInt16] = []) -> [UInt8] {
         let start = Date(timeIntervalSince1970: 1_795_424_400 + seconds)
         var sightings = tags.map {
-            Sighting(format: "ibeacon", uuid: tagUUID, major: 7, minor: $0.minor, address: "AA:BB:CC:DD:EE:01", rssi: -60, rssiMax: -55,
-                     count: 5, txPower: -59, distance: $0.distance)
+            Sighting(format: "ibeacon", uuid: tagUUID, major: 7, minor: $0.minor, address: "AA:BB:CC:DD:EE:01", rssi: rssi(distance: $0.distance),
+                     rssiMax: -55, count: 5, txPower: -59, distance: $0.distance)
         }
         sightings += regionBeacons.map {
             Sighting(format: "ibeacon", uuid: regionUUID, major: 1, minor: $0, address: "AA:BB:CC:DD:EE:02", rssi: -70, rssiMax: -65, count: 5)

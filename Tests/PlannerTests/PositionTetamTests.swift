@@ -1,7 +1,9 @@
 import Foundation
+import Planner
 import Simulator
 import Testing
 import TestSupport
+import Topology
 
 /// The estimator on real radio: tetam tracks replayed as twelve gateways' sightings, compared with
 /// the camera truth. The calibration is fitted on the default training tracks; the assertions are
@@ -28,6 +30,29 @@ import TestSupport
         let centroidMedian = try #require(centroid.median), centroidP90 = try #require(centroid.p90)
         #expect(median < centroidMedian / 1.5)
         #expect(p90 < centroidP90 / 1.5)
+    }
+
+    @Test(.requires(PositionTetamTests.available, PositionTetamTests.missingMessage))
+    func theCoverageReplayRunsTheTopologysEstimatorWithTheCalibration() throws {
+        let dataset = try TetamDataset.load(directory: Self.directory)
+        let replay = TetamReplay(dataset: dataset)
+        let topology = try Topology.load(directory: SharedData.packageRoot.appendingPathComponent("topology/tetam", isDirectory: true))
+        let calibration = try TetamCalibration.fit(dataset, tracks: replay.trainingTracks)
+        let (estimator, sensorAnchors) = try replay.estimator(calibration: calibration, topology: topology)
+        #expect(estimator.anchors.count == topology.gateways.count)
+        for (index, sensor) in dataset.sensors.enumerated() {
+            let anchor = estimator.anchors[sensorAnchors[index]]
+            #expect(anchor.id == PositionEstimator.anchorID(gateway: sensor.name))
+            #expect(abs(anchor.rssiOffset - (calibration.referencePower[index] - replay.configuration.pathLoss.referencePower)) < 1e-9, "\(sensor.name)'s fitted 1 m power")
+            #expect(anchor.exponent == calibration.exponent[index])
+        }
+        // The calibrated estimates on the room's graph meet the position target on a held-out track.
+        let windows = replay.windows(try #require(dataset.track(named: "straight_05"))).windows
+        let errors = zip(windows, replay.estimate(windows, with: estimator, sensorAnchors: sensorAnchors)).compactMap { window, estimate in
+            estimate.map { hypot($0.x - window.truthX, $0.y - window.truthY) }
+        }.sorted()
+        #expect(errors.count == windows.count)
+        #expect(errors[errors.count / 2] <= 1.5, "median error \(errors[errors.count / 2]) m")
     }
 
     @Test(.requires(PositionTetamTests.available, PositionTetamTests.missingMessage))

@@ -62,14 +62,14 @@ func monotonicSeconds() -> Double {
 /// gateways, every gateway reporting all of its tags each window (about 210 KB per batch; the wire
 /// contract's payload limit is 256 KiB).
 let tagsPerGateway = 1_000
-func makeBatches(venue: VenueIndex, tags: Int, perBatch: Int, windows: Int) -> [(String, [UInt8])] {
+func makeBatches(gateways gatewayIDs: [String], tags: Int, perBatch: Int, windows: Int) -> [(String, [UInt8])] {
     var batches: [(String, [UInt8])] = []
     let encoder = WireCoding.makeEncoder()
     var seq = [String: UInt64]()
-    let gateways = venue.gatewayIDs.count
+    let gateways = gatewayIDs.count
     var cursor = [Int](repeating: 0, count: gateways)
     for window in 0..<windows {
-        for (g, gateway) in venue.gatewayIDs.enumerated() {
+        for (g, gateway) in gatewayIDs.enumerated() {
             var sightings: [Sighting] = []
             let own = max(1, (tags - g + gateways - 1) / gateways)
             for _ in 0..<perBatch {
@@ -113,17 +113,19 @@ func environmentInteger(_ name: String) -> Int? {
 }
 
 let topology = try Topology.load(directory: museum)
+/// The museum's gateway ids, in id order.
+let gatewayIDs = topology.gateways.map(\.id).sorted()
 
 // MARK: 1. Ingest in-process
 if wanted("ingest") {
-    let venue = VenueIndex(topology: topology)
+    let venue = try CoordinatorVenue(topology: topology, budget: 20)
     let perBatch = tagsPerGateway
     // INGEST_WINDOWS=N: a shorter stream (e.g. to count instructions under callgrind).
     let windows = environmentInteger("INGEST_WINDOWS") ?? 100
-    let batches = makeBatches(venue: venue, tags: tagsPerGateway * venue.gatewayIDs.count, perBatch: perBatch, windows: windows)
+    let batches = makeBatches(gateways: gatewayIDs, tags: tagsPerGateway * gatewayIDs.count, perBatch: perBatch, windows: windows)
     let total = batches.count * perBatch
     let bytes = batches.reduce(0) { $0 + $1.1.count }
-    print("ingest: \(batches.count) batches, \(total) sightings, \(bytes / batches.count) bytes per batch (largest \(batches.map(\.1.count).max() ?? 0)), \(tagsPerGateway * venue.gatewayIDs.count) tags, each in every window")
+    print("ingest: \(batches.count) batches, \(total) sightings, \(bytes / batches.count) bytes per batch (largest \(batches.map(\.1.count).max() ?? 0)), \(tagsPerGateway * gatewayIDs.count) tags, each in every window")
     let clock = ContinuousClock()
     // Baseline: Foundation's JSONDecoder (WireCoding) decoding the same payloads, nothing applied.
     var decoded = 0
@@ -136,11 +138,10 @@ if wanted("ingest") {
     // Decode only, with the byte-level decoder: the best of five rounds (this machine is noisy).
     let (decodeOnly, fastDecoded) = bestDecodeTime(batches[...], rounds: 5)
     precondition(fastDecoded == total)
-    // Decode + apply (route, validate, per-client state, coverage), two rounds; flush (estimate + plan) measured apart.
+    // Decode + apply (route, validate, per-client state, coverage), two rounds; flush (estimate + plan) measured apart, below.
     var best = Duration.seconds(1000)
-    var flushTime = Duration.zero
     for _ in 0..<2 {
-        let engine = CoordinatorEngine(topics: topics, planner: StraightLinePlanner(venue: venue), estimator: WeightedCentroidEstimator())
+        let engine = CoordinatorEngine(topics: topics, venue: venue)
         let elapsed = clock.measure {
             for (topic, payload) in batches {
                 payload.withUnsafeBytes { try? engine.handle(topic: topic, payload: $0, now: 1_795_424_500_000) }
@@ -148,25 +149,22 @@ if wanted("ingest") {
         }
         precondition(engine.counters.sightings == UInt64(total) && engine.counters.invalid == 0)
         best = min(best, elapsed)
-        flushTime = clock.measure { engine.flush(now: 1_795_424_500_000) }
     }
     let rate = Double(total) / seconds(best)
     let baseRate = Double(total) / seconds(baseline)
     print(String(format: "ingest (decode + apply): %.0f sightings/s  | decode only: %.0f/s | JSONDecoder decode only (baseline): %.0f/s | ratio %.1fx | target >= 1,000,000/s: %@",
                  rate, Double(total) / seconds(decodeOnly), baseRate, rate / baseRate, verdict(rate) { $0 >= 1_000_000 }))
-    print(String(format: "  then one flush (weighted centroid + straight-line plan for %d tags): %.1f ms", tagsPerGateway * venue.gatewayIDs.count, seconds(flushTime) * 1000))
-    // The service's own setup: the radio filter and walking-distance planning, one flush after one
-    // window of every gateway (each tag's first estimate and plan), then one after the next window.
-    let (planner, estimator) = try PlanningSetup.walkingDistance(topology, budget: 20).make()
-    let engine = CoordinatorEngine(topics: topics, planner: planner, estimator: estimator)
+    // The radio filter and walking-distance planning: one flush after one window of every gateway
+    // (each tag's first estimate and plan), then one after the next window.
+    let engine = CoordinatorEngine(topics: topics, venue: venue)
     var flushes: [Duration] = []
     for window in 0..<2 {
-        for (topic, payload) in batches[(window * venue.gatewayIDs.count)..<((window + 1) * venue.gatewayIDs.count)] {
+        for (topic, payload) in batches[(window * gatewayIDs.count)..<((window + 1) * gatewayIDs.count)] {
             payload.withUnsafeBytes { try? engine.handle(topic: topic, payload: $0, now: 1_795_424_500_000) }
         }
         flushes.append(clock.measure { engine.flush(now: 1_795_424_500_000 + Int64(window) * 1_000) })
     }
-    let tags = tagsPerGateway * venue.gatewayIDs.count
+    let tags = tagsPerGateway * gatewayIDs.count
     print(String(format: "  radio filter + walking distance, one window of %d tags: first flush %.1f ms, next %.1f ms (%.1f µs per tag)",
                  tags, seconds(flushes[0]) * 1000, seconds(flushes[1]) * 1000, seconds(flushes[1]) * 1e6 / Double(tags)))
 }
@@ -175,8 +173,6 @@ if wanted("ingest") {
 func startCoordinator(_ broker: MosquittoBroker, logger: Logger) async throws -> (CoordinatorService, ServiceGroup, Task<Void, any Error>) {
     var configuration = try CoordinatorConfiguration(broker: broker.url, topologyDirectory: museum, topics: topics)
     configuration.sightingsQueueLimit = 1_000_000
-    // BENCH_CENTROID=1: locate with the weighted centroid instead of the radio filter.
-    configuration.usesRadioFilter = ProcessInfo.processInfo.environment["BENCH_CENTROID"] == nil
     let client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
     let service = try CoordinatorService(configuration: configuration, client: client, logger: logger)
     let group = ServiceGroup(configuration: .init(services: [client, service], logger: logger))
@@ -198,14 +194,13 @@ logger.logLevel = .error
 if wanted("e2e") {
     let broker = try await MosquittoBroker.start()
     let (service, group, task) = try await startCoordinator(broker, logger: logger)
-    let venue = VenueIndex(topology: topology)
     // E2E_TAGS_PER_GATEWAY=N: a smaller crowd, hence smaller batches (N sightings each), over
     // proportionally more windows; the default is the heavy stream of 1,000 per batch.
     let perBatch = environmentInteger("E2E_TAGS_PER_GATEWAY").map { max(1, min($0, tagsPerGateway)) } ?? tagsPerGateway
     // E2E_WINDOWS=N: a longer stream (default 150 windows of every gateway; the timed window gets
     // 43% of them), which evens out the tags' once-a-second estimates in the timed window.
     let windows = environmentInteger("E2E_WINDOWS").map { max(150, $0) } ?? 150
-    let batches = makeBatches(venue: venue, tags: perBatch * venue.gatewayIDs.count, perBatch: perBatch, windows: windows * tagsPerGateway / perBatch)
+    let batches = makeBatches(gateways: gatewayIDs, tags: perBatch * gatewayIDs.count, perBatch: perBatch, windows: windows * tagsPerGateway / perBatch)
     let publisher = try MQTTClient(configuration: { var c = MQTTConfiguration(url: broker.url); c.maxQueued = 1_000_000; c.maxInflight = 1000; return c }())
     try publisher.connect()
     try await publisher.connected()
@@ -269,7 +264,6 @@ if wanted("e2e") {
     let countersAfter = await service.core.counters
     let subRate = Double(half * perBatch) / seconds(subElapsed)
     let rate = Double((batches.count - half - warm) * perBatch) / seconds(elapsed)
-    print("  estimator: \(ProcessInfo.processInfo.environment["BENCH_CENTROID"] == nil ? "radio filter" : "weighted centroid")")
     print(String(format: "  during the timed window (%.2f s, CLOCK_MONOTONIC %.6f,%.6f for `perf record -k CLOCK_MONOTONIC` + `perf report --time`): this process used %.2f CPU s (of 2 cores)",
                  seconds(elapsed), monotonicStart, monotonicSeconds(), cpu))
     let subSightings = Double(half * perBatch) / 1e6, coordinatorSightings = Double((batches.count - half - warm) * perBatch) / 1e6
@@ -381,10 +375,9 @@ if wanted("latency") {
 
 // MARK: 4. Memory per active client
 if wanted("memory") {
-    let venue = VenueIndex(topology: topology)
     let clients = 100_000
-    let batches = makeBatches(venue: venue, tags: clients, perBatch: 500, windows: clients / 500 / venue.gatewayIDs.count + 1)
-    let engine = CoordinatorEngine(topics: topics, planner: StraightLinePlanner(venue: venue), estimator: WeightedCentroidEstimator())
+    let batches = makeBatches(gateways: gatewayIDs, tags: clients, perBatch: 500, windows: clients / 500 / gatewayIDs.count + 1)
+    let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 20))
     // The heap in use, not resident growth: pages freed by the earlier phases and reused made the
     // resident set grow by nothing (a run printed "0 bytes each ... met").
     let calibrated = HeapInUse.seesAllocations()

@@ -1,0 +1,84 @@
+import BeaconKit
+public import Planner
+public import Topology
+import WireProtocol
+
+/// A loaded venue as the coordinator uses it: the ``Topology/Topology``, the ``Planner/RegionPlanner``
+/// and the ``Planner/PositionEstimator`` built on it (`PositionEstimator(topology:)`, the one
+/// `beaconfleet simulate` measures), and the few packed lookups the engine's per-sighting path
+/// needs. Region and gateway indices are the topology's; levels are named as the topology names
+/// them.
+///
+/// Immutable and `Sendable`: built once per topology (re)load, off the engine's task.
+public struct CoordinatorVenue: Sendable {
+    public let topology: Topology
+    public let planner: RegionPlanner
+    public let estimator: PositionEstimator
+    /// Region index (``Topology/Topology/regions``) by the full identity of its beacon (regions with
+    /// a UUID, major and minor; the first region of an identity wins).
+    let regionByBeacon: [BeaconIdentity: Int32]
+    /// The few 16-byte ids the region beacons use, to skip most region lookups per sighting.
+    let regionBeaconIDs: BeaconIDFilter
+    /// Per region: what a phone registers (the wire form of its identity).
+    let regionRefs: [RegionRef]
+    /// Per gateway, per region: the estimator's anchor for it, or -1 when it has none.
+    let gatewayAnchor: [Int32]
+    let regionAnchor: [Int32]
+
+    /// Builds the planner (`budget` caps every client's) and the position estimator for `topology`.
+    public init(topology: Topology, budget: Int, estimator configuration: PositionEstimatorConfiguration = .init()) throws(PositionError) {
+        let estimator = try PositionEstimator(topology: topology, configuration: configuration)
+        self.topology = topology
+        self.planner = RegionPlanner(topology: topology, configuration: PlannerConfiguration(budget: budget))
+        self.estimator = estimator
+        var byBeacon = [BeaconIdentity: Int32](minimumCapacity: topology.regions.count)
+        var refs: [RegionRef] = []
+        refs.reserveCapacity(topology.regions.count)
+        for (index, region) in topology.regions.enumerated() {
+            let identity = region.identity
+            refs.append(RegionRef(id: region.id, uuid: identity.uuidString, major: identity.major, minor: identity.minor))
+            if let key = identity.beacon, byBeacon[key] == nil {
+                byBeacon[key] = Int32(index)
+            }
+        }
+        self.regionByBeacon = byBeacon
+        self.regionBeaconIDs = BeaconIDFilter(byBeacon.keys)
+        self.regionRefs = refs
+        self.gatewayAnchor = topology.gateways.map { gateway in estimator.anchorIndex(ofGateway: gateway.id).map(Int32.init) ?? -1 }
+        self.regionAnchor = topology.regions.map { region in estimator.anchorIndex(ofRegion: region.id).map(Int32.init) ?? -1 }
+    }
+
+    /// The region's topology id.
+    @inline(__always) func id(ofRegion index: Int32) -> String { topology.regions[Int(index)].id }
+
+    /// The estimator's level of a state, by the topology's name for it.
+    @inline(__always) func level(of state: PositionState) -> String { estimator.levels[Int(state.level)] }
+
+    /// Where an estimator state puts the client.
+    @inline(__always) func point(of state: PositionState) -> VenuePoint {
+        VenuePoint(x: state.x, y: state.y, level: level(of: state))
+    }
+
+    /// Non-pinned regions whose disc contains `point`, nearest centre first (ties by index).
+    func regionsContaining(_ point: VenuePoint) -> [Int32] {
+        let candidates = topology.regions(near: point, within: 0)
+        guard !candidates.isEmpty else { return [] }
+        var inside: [(index: Int32, distance: Double)] = []
+        for index in candidates {
+            let region = topology.regions[index]
+            guard !region.isPinned, let centre = region.position else { continue }
+            inside.append((Int32(index), point.distance(to: centre)))
+        }
+        inside.sort { $0.distance < $1.distance || ($0.distance == $1.distance && $0.index < $1.index) }
+        return inside.map(\.index)
+    }
+}
+
+extension VenuePoint {
+    /// Straight-line distance in metres on the same level; infinity across levels.
+    @inline(__always) func distance(to other: VenuePoint) -> Double {
+        guard level == other.level else { return .infinity }
+        let dx = x - other.x, dy = y - other.y
+        return (dx * dx + dy * dy).squareRoot()
+    }
+}
