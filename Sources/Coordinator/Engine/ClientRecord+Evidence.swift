@@ -1,0 +1,82 @@
+public import BeaconKit
+public import Foundation
+import Planner
+import Topology
+public import WireProtocol
+
+extension ClientRecord {
+    enum CoverOutcome { case stays, left, leftFromInside }
+
+    /// Whether this dirty record is a tag whose only news is sightings that can wait for a later
+    /// flush (see ``CoordinatorEngine/Configuration/tagEstimateInterval``).
+    @inline(__always)
+    func waitsForEstimate(now: Int64, interval: Int64, backlogged: Bool) -> Bool {
+        guard !isPhone, !forcePlan, reconcileFrom == nil, reason == nil, let location, estimatedAt != .min,
+              now >= estimatedAt, now - estimatedAt < interval else { return false }
+        if backlogged { return true }
+        var newest = Int64.min
+        for observation in observations where observation.time > newest { newest = observation.time }
+        let estimated = CoordinatorEngine.milliseconds(location.time)
+        return newest != .min && newest >= estimated && newest - estimated < interval
+    }
+
+    /// One gateway stopped covering this client; when none covers it any more it has left (its
+    /// `inside` is kept for the caller's exit events).
+    @inline(__always)
+    mutating func loseCover() -> CoverOutcome {
+        coverCount = coverCount > 0 ? coverCount - 1 : 0
+        guard coverCount == 0, present else { return .stays }
+        let wasInside = !inside.isEmpty
+        leave(keepingInside: true)
+        return wasInside ? .leftFromInside : .left
+    }
+
+    /// The client left (absence): not present, no evidence kept. `inside` is emptied unless the
+    /// caller still has exit events to emit from it.
+    @inline(__always)
+    mutating func leave(keepingInside: Bool) {
+        if !keepingInside { inside = [] }
+        present = false
+        observations.removeAll(keepingCapacity: true)
+        needsPersist = true
+    }
+
+    /// One sighting of this client: keeps the observation and updates when it was seen, whether a
+    /// new gateway covers it and its presence. Returns whether the record just became dirty.
+    @inline(__always)
+    mutating func absorb(_ observation: CompactObservation, seenAt: Int64, covered: Bool, maximum: Int, horizon: Int64, persistInterval: Int64) -> Bool {
+        observe(observation, maximum: maximum, horizon: horizon)
+        if lastSeen < seenAt { lastSeen = seenAt }
+        if !covered { coverCount &+= 1 }
+        var becameDirty = false
+        if !dirty {
+            dirty = true
+            becameDirty = true
+        }
+        if !present {
+            present = true
+            forcePlan = true
+        }
+        if seenAt - persistedSeen > persistInterval { needsPersist = true }
+        return becameDirty
+    }
+
+    /// Keeps the newest observation per anchor, drops those past the horizon, keeps at most `maximum`.
+    @inline(__always)
+    mutating func observe(_ observation: CompactObservation, maximum: Int, horizon: Int64) {
+        if let at = observations.firstIndex(where: { $0.anchor == observation.anchor }) {
+            if observations[at].time <= observation.time { observations[at] = observation }
+        } else {
+            observations.append(observation)
+        }
+        if observations.count > 1 {
+            if observations.contains(where: { observation.time - $0.time > horizon }) {
+                observations.removeAll { observation.time - $0.time > horizon }
+            }
+            if observations.count > maximum {
+                observations.sort { $0.time > $1.time }
+                observations.removeLast(observations.count - maximum)
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+public import BeaconKit
+public import Foundation
+import Planner
+import Topology
+public import WireProtocol
+
+/// A topology reload: every client re-expressed in the new venue's indices and re-planned.
+extension CoordinatorEngine {
+    /// Replaces the venue (a topology reload): every client's set is re-expressed by region id in
+    /// the new topology and re-planned; changes are published with reason `topology`.
+    public func replaceVenue(_ newVenue: CoordinatorVenue, now: Int64) {
+        let old = venue.topology, oldLevels = venue.estimator.levels
+        venue = newVenue
+        search = WalkingDistanceSearch(topology: newVenue.topology)
+        let topology = newVenue.topology
+        gateways = gateways.remapped(from: old, to: topology)
+        func remap(_ indices: [Int32]) -> [Int32] {
+            indices.compactMap { topology.regionIndex(id: old.regions[Int($0)].id).map(Int32.init) }
+        }
+        for i in table.records.indices {
+            guard var record = table.records[i] else { continue }
+            let mapped = remap(record.regions)
+            record.vanished += record.regions.map { old.regions[Int($0)].id }.filter { topology.regionIndex(id: $0) == nil }
+            record.regions = mapped
+            record.inside = remap(record.inside)
+            record.observations = record.observations.compactMap { o in
+                if o.anchor >= 0 {
+                    guard let n = topology.gatewayIndex(id: old.gateways[Int(o.anchor)].id) else { return nil }
+                    var moved = o
+                    moved.anchor = Int32(n)
+                    return moved
+                }
+                guard let n = topology.regionIndex(id: old.regions[Int(-(o.anchor + 1))].id) else { return nil }
+                var moved = o
+                moved.anchor = -(Int32(n) + 1)
+                return moved
+            }
+            if let location = record.location, Int(location.level) < oldLevels.count {
+                if let n = newVenue.estimator.levelIndex(of: oldLevels[Int(location.level)]) {
+                    record.location?.level = n
+                } else {
+                    record.location = nil
+                }
+            }
+            record.forcePlan = true
+            record.reason = .topology
+            if !record.dirty {
+                record.dirty = true
+                dirtyClients.append(Int32(i))
+            }
+            table.records[i] = record
+        }
+        flush(now: now)
+    }
+}

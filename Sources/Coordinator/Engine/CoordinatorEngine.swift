@@ -1,0 +1,314 @@
+public import BeaconKit
+public import Foundation
+import Planner
+import Topology
+public import WireProtocol
+
+/// The coordinator's logic without any I/O: messages in, decisions out.
+///
+/// It routes and validates every topic and payload, keeps per-client state (version, set,
+/// position, evidence), estimates locations, plans sets, decides enter / exit / moved events and
+/// absence, and queues ``CoordinatorOutput`` values for the service to publish. It is owned by
+/// one task (``CoordinatorCore`` wraps it in an actor) and takes the time as an argument, so the
+/// same inputs always give the same outputs.
+public final class CoordinatorEngine {
+    /// Tunables; the defaults suit a venue with 1 s gateway windows.
+    public struct Configuration: Sendable {
+        /// Slots per client when the phone does not ask for fewer (at most 20 on iOS).
+        public var budget: Int = 20
+        /// Consecutive windows of a healthy gateway that covered a client without hearing it
+        /// before that gateway stops vouching for it; when none vouches any more, the client has left.
+        public var absenceWindows: Int = 3
+        /// Re-plan when the estimate moved this far (metres) from where the last plan was made.
+        public var replanDistance: Double = 1.0
+        /// Publish a `moved` event when the estimate moved this far from the last one.
+        public var movedEventDistance: Double = 3.0
+        /// Observations older than this (milliseconds) no longer count.
+        public var observationHorizon: Int64 = 3_000
+        /// Observations kept per client.
+        public var maximumObservations: Int = 6
+        /// Clients not heard from for this long (milliseconds) expire; their retained `regions` is cleared.
+        public var idleTimeout: Int64 = 15 * 60 * 1000
+        /// Write `lastSeen` to the store at most this often per client (milliseconds).
+        public var lastSeenPersistInterval: Int64 = 60_000
+        /// A tag (a client only gateways hear) is re-estimated once its evidence reaches this much
+        /// (milliseconds, the agents' window) past what its last estimate used, or this long after
+        /// that estimate by the coordinator's clock. Gateways report in windows, so a tag heard by
+        /// several gateways gets several batches a window: they wait and one estimate uses them all.
+        /// While sightings are backlogged (``IngestQueue/sightingsBacklogged(olderThan:now:)``:
+        /// after an outage or under overload) only the clock counts: the estimate waiting batches
+        /// would supersede is skipped, so the estimator's cost per tag stays bounded however fast sightings arrive.
+        /// Phones' reports, re-plans forced by events, the topology or reconciliation never wait.
+        public var tagEstimateInterval: Int64 = 1_000
+
+        public init(budget: Int = 20, absenceWindows: Int = 3, replanDistance: Double = 1.0, movedEventDistance: Double = 3.0,
+                    observationHorizon: Int64 = 3_000, idleTimeout: Int64 = 15 * 60 * 1000) {
+            self.budget = budget
+            self.absenceWindows = absenceWindows
+            self.replanDistance = replanDistance
+            self.movedEventDistance = movedEventDistance
+            self.observationHorizon = observationHorizon
+            self.idleTimeout = idleTimeout
+        }
+    }
+
+    public let topics: Topics
+    public let configuration: Configuration
+    /// The topology with its planner and estimator.
+    public internal(set) var venue: CoordinatorVenue
+    /// The planner's scratch memory (this engine is used from one task).
+    var search: WalkingDistanceSearch
+    /// Running totals.
+    public internal(set) var counters = IngestCounters()
+
+    /// Every client, by index, id and advertised identity.
+    var table = ClientTable()
+    /// Per gateway: the clients it covers, whether it is online, its last batch.
+    var gateways: GatewayCoverage
+    var dirtyClients: [Int32] = []
+    var outputs: [CoordinatorOutput] = []
+    var seenStamp: [UInt32] = []
+    var stamp: UInt32 = 0
+    var removedClients: [String] = []
+    /// Clients whose `needsPersist` may be set, for ``takeChangedClients()``.
+    var persistPending: [Int32] = []
+    let decoder = SightingsBatchDecoder()
+    var scratchBatch = DecodedSightingsBatch()
+    /// Per sighting of the batch being applied: its client's index (-1: a region beacon).
+    var scratchIndices: [Int32] = []
+    var scratchDeparted: [Int32] = []
+    let reportDecoder = WireCoding.makeDecoder()
+
+    /// An engine for `venue`, resuming `restored` clients (from the state store).
+    public init(topics: Topics, venue: CoordinatorVenue, configuration: Configuration = Configuration(), restored: [StoredClient] = []) {
+        self.topics = topics
+        self.configuration = configuration
+        self.venue = venue
+        self.search = WalkingDistanceSearch(topology: venue.topology)
+        self.gateways = GatewayCoverage(count: venue.topology.gateways.count)
+        scratchBatch.sightings.reserveCapacity(256)
+        for stored in restored { restore(stored) }
+    }
+
+    // MARK: - Queries
+
+    /// Clients known now.
+    public var clientCount: Int { table.byID.count }
+
+    /// A client's state as `/api/clients/{id}` shows it.
+    public func snapshot(of id: String) -> ClientSnapshot? {
+        guard let index = table.byID[id], let record = table.records[Int(index)] else { return nil }
+        return snapshot(record)
+    }
+
+    func snapshot(_ record: ClientRecord) -> ClientSnapshot {
+        ClientSnapshot(
+            id: record.id, version: record.version, regions: record.regions.map { venue.id(ofRegion: $0) },
+            inside: record.inside.map { venue.id(ofRegion: $0) }, position: position(record),
+            lastSeen: Date(timeIntervalSince1970: Double(record.lastSeen) / 1000), kind: record.isPhone ? "phone" : "tag",
+            present: record.present, advertising: record.beacon?.clientIdentifier)
+    }
+
+    /// Takes the outputs decided since the last call, in order.
+    public func takeOutputs() -> [CoordinatorOutput] {
+        defer { outputs.removeAll(keepingCapacity: true) }
+        return outputs
+    }
+
+    /// Takes the state of every client changed since the last call (to write before publishing),
+    /// and the ids of clients removed.
+    public func takeChangedClients() -> (changed: [StoredClient], removed: [String]) {
+        var changed: [StoredClient] = []
+        for index in persistPending {
+            let i = Int(index)
+            guard table.records[i]?.needsPersist == true else { continue }
+            table.records[i]!.needsPersist = false
+            table.records[i]!.persistedSeen = table.records[i]!.lastSeen
+            changed.append(stored(table.records[i]!))
+        }
+        persistPending.removeAll(keepingCapacity: true)
+        defer { removedClients.removeAll() }
+        return (changed, removedClients)
+    }
+
+    func stored(_ record: ClientRecord) -> StoredClient {
+        StoredClient(id: record.id, version: record.version, regions: record.regions.map { venue.id(ofRegion: $0) }, position: position(record),
+                     lastSeen: record.lastSeen, isPhone: record.isPhone, beacon: record.beacon?.storageText, budget: Int(record.budget))
+    }
+
+    // MARK: - Deciding
+
+    /// Estimates, plans and decides events for every client touched since the last flush;
+    /// the decisions are queued for ``takeOutputs()``.
+    ///
+    /// - Parameter backlogged: more sightings are queued behind those applied (see
+    ///   ``Configuration/tagEstimateInterval``).
+    public func flush(now: Int64, backlogged: Bool = false) {
+        let dirty = dirtyClients
+        dirtyClients.removeAll(keepingCapacity: true)
+        let interval = configuration.tagEstimateInterval
+        for index in dirty {
+            // Checked in place: reading the record out copies it.
+            guard let waits = table.records[Int(index)]?.waitsForEstimate(now: now, interval: interval, backlogged: backlogged) else { continue }
+            if waits {
+                dirtyClients.append(index)  // stays dirty; its evidence keeps accumulating
+                continue
+            }
+            guard var record = table.records[Int(index)] else { continue }
+            record.dirty = false
+            update(&record, now: now)
+            if record.needsPersist { persistPending.append(index) }
+            table.records[Int(index)] = record
+        }
+    }
+
+    func update(_ record: inout ClientRecord, now: Int64) {
+        let venue = self.venue
+        // Location.
+        if !record.observations.isEmpty {
+            let newest = record.observations.reduce(Int64.min) { max($0, $1.time) }
+            var fresh: [PositionObservation] = []
+            var freshCount = 0
+            var time = record.location.map { Self.milliseconds($0.time) } ?? Int64.min
+            for i in record.observations.indices {
+                let o = record.observations[i]
+                guard newest - o.time <= configuration.observationHorizon else { continue }
+                let anchor: Int32
+                if o.anchor >= 0 {
+                    guard Int(o.anchor) < venue.gatewayAnchor.count else { continue }
+                    anchor = venue.gatewayAnchor[Int(o.anchor)]
+                } else {
+                    let region = Int(-(o.anchor + 1))
+                    guard region < venue.regionAnchor.count, venue.topology.regions[region].position != nil else { continue }
+                    anchor = venue.regionAnchor[region]
+                }
+                guard !o.consumed else { continue }
+                record.observations[i].consumed = true
+                freshCount += 1
+                guard anchor >= 0 else { continue }
+                fresh.append(PositionObservation(anchor: Int(anchor), rssi: Double(o.rssi), count: max(1, Int(o.count)),
+                                                 txPower: o.txPower == .min ? nil : Double(o.txPower)))
+                time = max(time, o.time)
+            }
+            if freshCount > 0 {
+                record.estimatedAt = now
+                // A phone's `inside` is evidence (its own enter and exit events). A tag's is only
+                // where its last estimate put it: fed back as a constraint, it would hold the tag
+                // inside the first region it was placed in, however far the gateways hear it walk.
+                var constraints: [PositionConstraint] = []
+                if record.isPhone {
+                    for region in record.inside {
+                        let inside = venue.topology.regions[Int(region)]
+                        guard let centre = inside.position else { continue }
+                        constraints.append(PositionConstraint(.inside, x: centre.x, y: centre.y, level: centre.level, radius: inside.radius))
+                    }
+                }
+                if time == Int64.min { time = now }
+                if let estimate = venue.estimator.update(record.location, observations: fresh, constraints: constraints, at: Self.date(time)) {
+                    record.location = estimate.state
+                    record.confidence = estimate.confidence
+                }
+            }
+        }
+        guard let location = record.location else { return }
+        let point = venue.point(of: location)
+        let time = record.lastSeen > 0 ? record.lastSeen : now
+        // Tags: inside and outside follow the estimate.
+        if !record.isPhone {
+            let inside = venue.regionsContaining(point)
+            if inside != record.inside {
+                for region in record.inside where !inside.contains(region) {
+                    emit(.exit, region: region, record: record, time: time, evidence: "sightings")
+                }
+                for region in inside where !record.inside.contains(region) {
+                    emit(.enter, region: region, record: record, time: time, evidence: "sightings")
+                }
+                if Set(inside) != Set(record.inside) { record.forcePlan = true }
+                record.inside = inside
+            }
+        }
+        if record.movedAt.map({ $0.distance(to: point) >= configuration.movedEventDistance }) ?? true {
+            record.movedAt = point
+            emit(.moved, region: nil, record: record, time: time, evidence: record.isPhone ? "report" : "sightings")
+        }
+        let moved = record.plannedAt.map { $0.distance(to: point) >= configuration.replanDistance } ?? true
+        guard moved || record.forcePlan || record.reconcileFrom != nil else { return }
+        plan(&record, at: point, now: now)
+    }
+
+    /// Plans `record` at `point` (its confidence is the planner's uncertainty: regions it may really be in come
+    /// first) and publishes when the set changed (or a reconciliation needs it).
+    func plan(_ record: inout ClientRecord, at point: VenuePoint, now: Int64) {
+        let budget = record.budget > 0 ? min(Int(record.budget), configuration.budget) : configuration.budget
+        let reconcile = record.reconcileFrom
+        let previous = reconcile ?? record.regions
+        let regions: [Int32]
+        let validFor: Double?
+        if let location = try? venue.topology.snap(point) {
+            let plan = venue.planner.plan(
+                PlanRequest(location: location, monitored: previous.map { venue.id(ofRegion: $0) }, inside: record.inside.map { venue.id(ofRegion: $0) },
+                            budget: budget, uncertainty: record.confidence, now: Self.date(now)),
+                using: search)
+            regions = plan.regions.map { Int32($0.region) }
+            validFor = plan.validFor.isFinite ? plan.validFor : nil
+        } else {
+            // No walkable graph on that level: keep what the client has.
+            regions = previous
+            validFor = 0
+        }
+        counters.plans += 1
+        record.plannedAt = point
+        record.forcePlan = false
+        record.reconcileFrom = nil
+        let reason = record.reason ?? (record.version == 0 ? .initial : .moved)
+        record.reason = nil
+        // The set, not its slot order, is what the phone monitors: a reordering alone is no change.
+        let changed = Set(regions) != Set(record.regions) || !record.vanished.isEmpty
+        guard changed || reconcile != nil else { return }
+        if reconcile != nil { counters.reconciliations += 1 }
+        let base = Set(previous)
+        let next = Set(regions)
+        let add = regions.filter { !base.contains($0) }.map { venue.regionRefs[Int($0)] }
+        let remove = record.vanished + previous.filter { !next.contains($0) }.map { venue.id(ofRegion: $0) }
+        record.vanished = []
+        record.version += 1
+        record.regions = regions
+        record.needsPersist = true
+        let message = RegionsMessage(
+            version: record.version, budget: budget, regions: regions.map { venue.regionRefs[Int($0)] }, add: add, remove: remove,
+            position: position(record), reason: reason.rawValue,
+            validFor: validFor.map { ($0 * 100).rounded() / 100 }, time: Date(timeIntervalSince1970: Double(now) / 1000))
+        outputs.append(.regions(client: record.id, message))
+        counters.regionsPublished += 1
+    }
+
+    func emit(_ type: ClientEvent.Kind, region: Int32?, record: ClientRecord, time: Int64, evidence: String) {
+        emit(type, region: region, client: record.id, position: position(record), time: time, evidence: evidence)
+    }
+
+    func emit(_ type: ClientEvent.Kind, region: Int32?, client: String, position: Position?, time: Int64, evidence: String) {
+        let event = ClientEvent(
+            client: client, type: type, region: region.map { venue.id(ofRegion: $0) }, position: position,
+            time: Date(timeIntervalSince1970: Double(time) / 1000), evidence: evidence)
+        outputs.append(.event(client: client, event))
+        counters.eventsPublished += 1
+    }
+
+    /// Expires clients idle longer than the configured timeout: they are forgotten and their
+    /// retained `regions` cleared.
+    public func expireIdle(now: Int64) {
+        for i in table.records.indices {
+            guard let record = table.records[i], now - record.lastSeen > configuration.idleTimeout else { continue }
+            remove(Int32(i))
+            counters.expired += 1
+            outputs.append(.clearRegions(client: record.id))
+        }
+    }
+
+    func remove(_ index: Int32) {
+        guard let record = table.remove(index) else { return }
+        gateways.forget(index)
+        removedClients.append(record.id)
+    }
+
+}
