@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "BeaconKit"),
         .target(name: "WireProtocol", dependencies: ["BeaconKit"]),
         .target(name: "Topology", dependencies: ["BeaconKit", "WireProtocol"]),
-        .target(name: "Planner", dependencies: ["Topology"]),
+        .target(name: "Planner", dependencies: ["BeaconKit", "Topology"]),
         
         // Libraries with C or service dependencies.
         .target(

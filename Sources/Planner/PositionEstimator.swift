@@ -1,3 +1,4 @@
+public import BeaconKit
 public import Foundation
 
 /// Estimates where a client is from radio evidence: gateways' sightings of the client, or the
@@ -5,7 +6,7 @@ public import Foundation
 ///
 /// It is a Bayesian filter with a small state (``PositionState``, 40 bytes per client):
 /// 1. each anchor's mean RSSI over the window is compared with the log-distance model
-///    (``PathLossModel``, plus the anchor's calibration and `floorAttenuation` per floor between them)
+///    (``LogDistanceModel``, plus the anchor's calibration and `floorAttenuation` per floor between them)
 ///    at every point of a grid over the area the anchors can hear, with a heavy-tailed (Cauchy) loss,
 ///    so one wild reading only counts for a little;
 /// 2. the previous estimate, spread by `walkingSpeed` × elapsed time, is the prior;

@@ -1,8 +1,10 @@
+public import BeaconKit
+
 /// The estimator's tunables. The defaults suit a phone or tag carried by a walking person heard by
 /// ceiling gateways; ``PositionEstimatorConfiguration/validate()`` checks the ranges.
 public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
     /// The radio model (reference power used when an observation has no tx power).
-    public var pathLoss: PathLossModel
+    public var pathLoss: LogDistanceModel
     /// Log-normal shadowing of one reading, dB (the spread of RSSI around the model).
     public var shadowingSigma: Double
     /// Residuals beyond about this many `shadowingSigma` count less and less (a Cauchy loss), so a
@@ -41,7 +43,7 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
     public var constraintSoftness: Double
 
     public init(
-        pathLoss: PathLossModel = PathLossModel(referencePower: -59, exponent: 2.0),
+        pathLoss: LogDistanceModel = LogDistanceModel(referencePower: -59, exponent: 2.0),
         shadowingSigma: Double = 6,
         outlierScale: Double = 2,
         outlierRejection: Double = 2,

@@ -1,3 +1,4 @@
+public import BeaconKit
 public import Planner
 
 /// The simulated radio: log-distance path loss with log-normal shadowing, extra loss per floor,
@@ -7,7 +8,7 @@ public import Planner
 /// a phone ranging region beacons, and gateways hearing a phone or tag.
 public struct RadioModel: Sendable, Hashable {
     /// Mean RSSI against distance (reference power = the transmitter's measured power at 1 m).
-    public var pathLoss: PathLossModel
+    public var pathLoss: LogDistanceModel
     /// Standard deviation of the log-normal shadowing of one reading, dB.
     public var shadowingSigma: Double
     /// Extra loss per floor between transmitter and receiver, dB.
@@ -15,7 +16,7 @@ public struct RadioModel: Sendable, Hashable {
     /// Readings below this are not heard, dBm.
     public var sensitivity: Double
 
-    public init(pathLoss: PathLossModel = PathLossModel(referencePower: -59, exponent: 2.2), shadowingSigma: Double = 5, floorAttenuation: Double = 15, sensitivity: Double = -95) {
+    public init(pathLoss: LogDistanceModel = LogDistanceModel(referencePower: -59, exponent: 2.2), shadowingSigma: Double = 5, floorAttenuation: Double = 15, sensitivity: Double = -95) {
         self.pathLoss = pathLoss
         self.shadowingSigma = shadowingSigma
         self.floorAttenuation = floorAttenuation

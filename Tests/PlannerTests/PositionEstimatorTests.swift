@@ -1,3 +1,4 @@
+import BeaconKit
 import Foundation
 import Planner
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// The estimator on hand-built rooms whose answer is known: readings made from the same
 /// log-distance model the estimator uses, so any error comes from the estimator.
 @Suite struct PositionEstimatorTests {
-    static let model = PathLossModel(referencePower: -59, exponent: 2)
+    static let model = LogDistanceModel(referencePower: -59, exponent: 2)
     static let configuration = PositionEstimatorConfiguration(pathLoss: model, clientHeight: 1.2)
 
     /// Six anchors at 2.5 m around a 20 × 16 m room on level `L0`.
@@ -167,7 +168,7 @@ import Testing
     }
 
     @Test func pathLossModelRoundTrips() {
-        let model = PathLossModel(referencePower: -59, exponent: 2.3)
+        let model = LogDistanceModel(referencePower: -59, exponent: 2.3)
         for distance in [0.5, 1, 3.7, 12, 40] {
             #expect(abs(model.distance(forRSSI: model.expectedRSSI(atDistance: distance)) - distance) < 1e-9)
         }

@@ -1,3 +1,4 @@
+public import BeaconKit
 public import Foundation
 public import Planner
 public import Topology
@@ -160,7 +161,7 @@ public struct PhoneSimulation: Sendable {
             do {
                 let estimator = try PositionEstimator(topology: topology, anchors: .regionBeacons,
                                                       configuration: PositionEstimatorConfiguration(
-                    pathLoss: PathLossModel(referencePower: Double(topology.radio.measuredPower), exponent: topology.radio.pathLossExponent),
+                    pathLoss: LogDistanceModel(referencePower: Double(topology.radio.measuredPower), exponent: topology.radio.pathLossExponent),
                     shadowingSigma: configuration.shadowingSigma, maximumGridPoints: 2000, floorAttenuation: configuration.floorAttenuation))
                 self.estimator = estimator
                 var map: [Int: Int] = [:]
