@@ -27,7 +27,7 @@ public import Topology
 ///
 /// A pure function of the topology, the configuration and the ``PlanRequest``, like
 /// ``RegionPlanner`` (the baseline it is measured against).
-public struct FrontierPlanner: Sendable {
+public struct FrontierPlanner: RegionPlanning {
     public let topology: Topology
     public var configuration: FrontierPlannerConfiguration
 
@@ -36,21 +36,16 @@ public struct FrontierPlanner: Sendable {
         self.configuration = configuration
     }
 
-    /// Plans with a throw-away search; keep a ``WalkingDistanceSearch`` per task for many plans.
-    public func plan(_ request: PlanRequest) -> RegionPlan {
-        plan(request, using: WalkingDistanceSearch(topology: topology))
-    }
 
     /// Plans using `search`'s scratch memory (`search` must be on the same topology).
     public func plan(_ request: PlanRequest, using search: WalkingDistanceSearch) -> RegionPlan {
         precondition(search.topology === topology, "the search runs on another topology")
-        let budget = Swift.max(0, Swift.min(request.budget ?? configuration.budget, configuration.budget))
+        let budget = request.slots(cappedAt: configuration.budget)
         let regions = topology.regions
         let here = request.location.point
         let uncertainty = Swift.max(0, request.uncertainty) + request.location.offset
 
-        var monitored = Set<Int>()
-        for id in request.monitored { if let index = topology.regionIndex(id: id) { monitored.insert(index) } }
+        let monitored = request.monitoredIndices(in: topology)
         let reportedInside = Set(request.inside.compactMap { topology.regionIndex(id: $0) })
 
         var chosen: [PlannedRegion] = []
@@ -150,12 +145,7 @@ public struct FrontierPlanner: Sendable {
             return kept
         }
 
-        let added = chosen.filter { !monitored.contains($0.region) }
-        let kept = Set(chosen.map(\.id))
-        var removed: [String] = []
-        var seen = Set<String>()
-        for id in request.monitored where !kept.contains(id) && seen.insert(id).inserted { removed.append(id) }
-        return RegionPlan(regions: chosen, added: added, removed: removed, validFor: validFor, budget: budget, plannedAt: request.now)
+        return RegionPlan(chosen: chosen, for: request, monitored: monitored, validFor: validFor, budget: budget)
     }
 
     /// The monitored set unchanged, when it still does the job nearly as well as `fresh`; `nil` otherwise.

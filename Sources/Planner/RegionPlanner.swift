@@ -22,7 +22,7 @@ public import Topology
 /// let search = WalkingDistanceSearch(topology: venue)     // one per task
 /// let plan = planner.plan(PlanRequest(location: try venue.snap(point), monitored: previous.ids, now: clock.now), using: search)
 /// ```
-public struct RegionPlanner: Sendable {
+public struct RegionPlanner: RegionPlanning {
     public let topology: Topology
     public var configuration: PlannerConfiguration
 
@@ -31,23 +31,16 @@ public struct RegionPlanner: Sendable {
         self.configuration = configuration
     }
 
-    /// Plans with a throw-away search (it allocates memory proportional to the venue): for many
-    /// plans, keep a ``WalkingDistanceSearch`` and call ``plan(_:using:)``.
-    public func plan(_ request: PlanRequest) -> RegionPlan {
-        plan(request, using: WalkingDistanceSearch(topology: topology))
-    }
 
     /// Plans using `search`'s scratch memory (`search` must be on the same topology).
     public func plan(_ request: PlanRequest, using search: WalkingDistanceSearch) -> RegionPlan {
         precondition(search.topology === topology, "the search runs on another topology")
-        let budget = Swift.max(0, Swift.min(request.budget ?? configuration.budget, configuration.budget))
+        let budget = request.slots(cappedAt: configuration.budget)
         let margin = Swift.max(0, configuration.margin)
         let regions = topology.regions
 
         // What the client monitors now, as region indices (unknown ids are dropped: removed).
-        var monitored = Set<Int>()
-        monitored.reserveCapacity(request.monitored.count)
-        for id in request.monitored { if let index = topology.regionIndex(id: id) { monitored.insert(index) } }
+        let monitored = request.monitoredIndices(in: topology)
 
         var chosen: [PlannedRegion] = []
         chosen.reserveCapacity(budget)
@@ -166,13 +159,6 @@ public struct RegionPlanner: Sendable {
         }
 
         // The smallest diff from what the client monitors.
-        let added = chosen.filter { !monitored.contains($0.region) }
-        let keptIDs = Set(chosen.map(\.id))
-        var removed: [String] = []
-        var seen = Set<String>()
-        for id in request.monitored where !keptIDs.contains(id) && seen.insert(id).inserted {
-            removed.append(id)
-        }
-        return RegionPlan(regions: chosen, added: added, removed: removed, validFor: validFor, budget: budget, plannedAt: request.now)
+        return RegionPlan(chosen: chosen, for: request, monitored: monitored, validFor: validFor, budget: budget)
     }
 }
