@@ -284,18 +284,7 @@ struct JSONScanner: ~Copyable {
             negative = true
             index += 1
         }
-        guard index < count, base[index] >= 0x30, base[index] <= 0x39 else { throw fail("expected an integer") }
-        if base[index] == 0x30, index + 1 < count, base[index + 1] >= 0x30, base[index + 1] <= 0x39 {
-            throw fail("number with a leading zero")
-        }
-        var value: Int64 = 0
-        while index < count, base[index] >= 0x30, base[index] <= 0x39 {
-            let (m, o1) = value.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.addingReportingOverflow(Int64(base[index] - 0x30))
-            guard !o1, !o2 else { throw fail("integer out of range") }
-            value = a
-            index += 1
-        }
+        var value = try digits(Int64.self, expected: "expected an integer")
         if index < count, base[index] == 0x2E || base[index] == 0x65 || base[index] == 0x45 {
             // Codable accepts 3.0 or 1e2 for an integer when the value is integral: do the same.
             index = start
@@ -312,21 +301,29 @@ struct JSONScanner: ~Copyable {
         return value
     }
 
-    /// An unsigned 64-bit integer (sequence numbers, versions).
-    mutating func unsigned64() throws(Failure) -> UInt64 {
-        skipWhitespace()
-        guard index < count, base[index] >= 0x30, base[index] <= 0x39 else { throw fail("expected a non-negative integer") }
+    /// The decimal digits at the cursor as a `T` (no sign, no leading zero), or `expected` when
+    /// there are none.
+    @inline(__always)
+    private mutating func digits<T: FixedWidthInteger>(_ type: T.Type, expected: String) throws(Failure) -> T {
+        guard index < count, base[index] >= 0x30, base[index] <= 0x39 else { throw fail(expected) }
         if base[index] == 0x30, index + 1 < count, base[index + 1] >= 0x30, base[index + 1] <= 0x39 {
             throw fail("number with a leading zero")
         }
-        var value: UInt64 = 0
+        var value: T = 0
         while index < count, base[index] >= 0x30, base[index] <= 0x39 {
             let (m, o1) = value.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.addingReportingOverflow(UInt64(base[index] - 0x30))
+            let (a, o2) = m.addingReportingOverflow(T(base[index] - 0x30))
             guard !o1, !o2 else { throw fail("integer out of range") }
             value = a
             index += 1
         }
+        return value
+    }
+
+    /// An unsigned 64-bit integer (sequence numbers, versions).
+    mutating func unsigned64() throws(Failure) -> UInt64 {
+        skipWhitespace()
+        let value = try digits(UInt64.self, expected: "expected a non-negative integer")
         if index < count, base[index] == 0x2E || base[index] == 0x65 || base[index] == 0x45 {
             throw fail("expected an integer")
         }
