@@ -1,4 +1,4 @@
-public import BeaconKit
+import BeaconKit
 #if canImport(Glibc)
 import Glibc
 #endif

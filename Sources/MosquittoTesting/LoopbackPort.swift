@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// TCP ports on 127.0.0.1 for servers started by tests and the demo: reserving a free one, and

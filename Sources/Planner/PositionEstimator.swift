@@ -1,4 +1,4 @@
-public import BeaconKit
+import BeaconKit
 public import Foundation
 
 /// Estimates where a client is from radio evidence: gateways' sightings of the client, or the

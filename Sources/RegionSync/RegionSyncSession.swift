@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import WireProtocol
 
 /// Everything one wake needs, within iOS's ~10 s: connect, report what happened, read the

@@ -1,5 +1,5 @@
 public import BeaconKit
-public import Planner
+import Planner
 
 /// The simulated radio: log-distance path loss with log-normal shadowing, extra loss per floor,
 /// and a receiver sensitivity below which nothing is heard.

@@ -1,5 +1,5 @@
 public import BeaconKit
-public import Foundation
+import Foundation
 
 /// A venue, loaded, validated and indexed: levels, regions, gateways, waypoints and walkable
 /// links, with the lookups and walking-distance queries the planner and the coordinator need.

@@ -1,4 +1,3 @@
-public import BeaconKit
 public import Foundation
 
 /// Estimates the distance to a beacon from the RSSI heard and the beacon's measured power at 1 m.

@@ -1,8 +1,8 @@
-public import BeaconKit
-public import Foundation
+import BeaconKit
+import Foundation
 import Planner
 import Topology
-public import WireProtocol
+import WireProtocol
 
 /// The distinct 16-byte ids (`high`, `low`, kind) among a set of beacon keys, when there are few
 /// (a venue's region beacons usually share one UUID): a key whose id is not among them cannot be

@@ -1,8 +1,8 @@
-public import BeaconKit
-public import Foundation
+import BeaconKit
+import Foundation
 import Planner
 import Topology
-public import WireProtocol
+import WireProtocol
 
 extension ClientRecord {
     enum CoverOutcome { case stays, left, leftFromInside }

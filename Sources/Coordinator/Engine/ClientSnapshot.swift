@@ -1,4 +1,4 @@
-public import BeaconKit
+import BeaconKit
 public import Foundation
 import Planner
 import Topology

@@ -1,8 +1,8 @@
-public import BeaconKit
-public import Foundation
+import BeaconKit
+import Foundation
 import Planner
 import Topology
-public import WireProtocol
+import WireProtocol
 
 /// The client table's entries as the engine creates, merges, restores and places them.
 extension CoordinatorEngine {

@@ -1,8 +1,8 @@
-public import BeaconKit
-public import Foundation
+import BeaconKit
+import Foundation
 import Planner
 import Topology
-public import WireProtocol
+import WireProtocol
 
 /// A topology reload: every client re-expressed in the new venue's indices and re-planned.
 extension CoordinatorEngine {

@@ -1,5 +1,5 @@
-public import BeaconKit
-public import Foundation
+import BeaconKit
+import Foundation
 import Planner
 import Topology
 public import WireProtocol

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-public import WireProtocol
+import WireProtocol
 
 /// Why the state store failed, naming its file.
 public struct StateStoreError: Error, CustomStringConvertible, Sendable {

@@ -1,6 +1,6 @@
-public import BeaconKit
-public import Foundation
-public import Planner
+import BeaconKit
+import Foundation
+import Planner
 public import Topology
 
 /// Phones that follow iOS's rules (`../shared/IOS.md`) walking a venue, without a broker: every

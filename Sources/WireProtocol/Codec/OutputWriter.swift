@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Writes the coordinator's outputs (`RegionsMessage`, `ClientEvent`) as contract JSON without
 /// `JSONEncoder`: the same object, sorted keys, absent optionals left out, times as RFC 3339 with
