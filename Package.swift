@@ -16,10 +16,11 @@ let staticReleaseLinkFlags = [
 /// the functions the agent runs packed together, so the kernel's 64 KiB fault-around maps hot code,
 /// not its cold neighbours. With the static runtime, one malloc arena and a bound on payload in
 /// flight, that keeps the agent's peak RSS at 16–18 MiB (budget 20 MB; `scripts/bench agent`).
-let agentReleaseLinkFlags = staticReleaseLinkFlags + [
-    "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/beaconfleet-agent/symbol-order.txt",
-    "-Xlinker", "--no-warn-symbol-ordering",
-]
+let agentReleaseLinkFlags =
+    staticReleaseLinkFlags + [
+        "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/beaconfleet-agent/symbol-order.txt",
+        "-Xlinker", "--no-warn-symbol-ordering",
+    ]
 
 let package = Package(
     name: "BeaconFleet",
@@ -69,7 +70,7 @@ let package = Package(
         .target(name: "WireProtocol", dependencies: ["BeaconKit"]),
         .target(name: "Topology", dependencies: ["BeaconKit", "WireProtocol"]),
         .target(name: "Planner", dependencies: ["BeaconKit", "Topology"]),
-        
+
         // Libraries with C or service dependencies.
         .target(
             name: "MQTT",
@@ -124,7 +125,8 @@ let package = Package(
         .executableTarget(
             name: "beaconfleet",
             dependencies: [
-                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "MosquittoTesting", "Agent", "AgentCommandLine", "Coordinator",
+                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "MosquittoTesting", "Agent", "AgentCommandLine",
+                "Coordinator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -153,7 +155,9 @@ let package = Package(
         .target(name: "RegionSyncMQTT", dependencies: ["RegionSync", "MQTT"]),
         .testTarget(
             name: "RegionSyncTests",
-            dependencies: ["RegionSync", "RegionSyncTesting", "RegionSyncMQTT", "WireProtocol", "Topology", "MQTT", "MosquittoTesting", "TestSupport"]
+            dependencies: [
+                "RegionSync", "RegionSyncTesting", "RegionSyncMQTT", "WireProtocol", "Topology", "MQTT", "MosquittoTesting", "TestSupport",
+            ]
         ),
 
         // Tests. TestSupport locates ../shared/data and the built executables, and runs brokers and clients for a test's scope.
@@ -174,7 +178,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "AgentTests", dependencies: ["Agent", "BeaconKit", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"]),
+        .testTarget(
+            name: "AgentTests", dependencies: ["Agent", "BeaconKit", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["BeaconKit", "Coordinator", "Simulator", "MosquittoTesting", "TestSupport"]),
         // The subcommands through the built `beaconfleet` (scripts/test builds it first).
         .testTarget(name: "CommandLineTests", dependencies: ["MQTT", "MosquittoTesting", "WireProtocol", "TestSupport"]),
@@ -184,8 +189,9 @@ let package = Package(
 /// Every target is compiled in the Swift 6 language mode (strict concurrency is on by default there)
 /// with the same upcoming features; set here once rather than on each target.
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("InternalImportsByDefault"),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
 }

@@ -107,7 +107,9 @@ public struct AgentConfiguration: Sendable, Equatable {
 
         switch (value("adapter"), value("replay")) {
         case (.some, .some):
-            throw .conflict("both adapter (\(settings["adapter"]!.origin)) and replay (\(settings["replay"]!.origin)) are set; choose one: --adapter hciN or --replay FILE")
+            throw .conflict(
+                "both adapter (\(settings["adapter"]!.origin)) and replay (\(settings["replay"]!.origin)) are set; choose one: --adapter hciN or --replay FILE"
+            )
         case (nil, nil):
             throw .missing(key: "adapter or replay", hint: "pass --adapter hciN for a live radio or --replay FILE for a capture")
         case (let adapter?, nil):
@@ -166,7 +168,9 @@ public struct AgentConfiguration: Sendable, Equatable {
             }
         }
         if let minimum = value("min-rssi") {
-            guard let dBm = Int(minimum.text), (-127...20).contains(dBm) else { throw invalid("min-rssi", "dBm from -127 to 20, such as -90") }
+            guard let dBm = Int(minimum.text), (-127...20).contains(dBm) else {
+                throw invalid("min-rssi", "dBm from -127 to 20, such as -90")
+            }
             filter.minimumRSSI = dBm
         }
         if let addresses = value("deny-address") {
@@ -182,14 +186,18 @@ public struct AgentConfiguration: Sendable, Equatable {
         let scanType = (value("scan")?.text ?? "passive").lowercased()
         guard scanType == "passive" || scanType == "active" else { throw invalid("scan", "passive or active") }
         func scanUnits(_ key: String, _ fallback: String) throws(ConfigurationError) -> UInt16 {
-            guard let seconds = Self.parseDuration(value(key)?.text ?? fallback) else { throw invalid(key, "a duration from 2.5ms to 10.24s") }
+            guard let seconds = Self.parseDuration(value(key)?.text ?? fallback) else {
+                throw invalid(key, "a duration from 2.5ms to 10.24s")
+            }
             let units = (seconds / 0.000625).rounded()
             guard units >= 4, units <= 0x4000 else { throw invalid(key, "a duration from 2.5ms to 10.24s") }
             return UInt16(units)
         }
         let interval = try scanUnits("scan-interval", "100ms")
         let scanWindow = try scanUnits("scan-window", "100ms")
-        guard scanWindow <= interval else { throw invalid("scan-window", "at most scan-interval (\(settings["scan-interval"]?.text ?? "100ms"))") }
+        guard scanWindow <= interval else {
+            throw invalid("scan-window", "at most scan-interval (\(settings["scan-interval"]?.text ?? "100ms"))")
+        }
         scan = ScanParameters(active: scanType == "active", interval: interval, window: scanWindow)
 
         caFile = value("ca-file")?.text
@@ -217,7 +225,8 @@ public struct AgentConfiguration: Sendable, Equatable {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         let units: [(String, Double)] = [("ms", 0.001), ("us", 0.000_001), ("µs", 0.000_001), ("s", 1), ("m", 60), ("h", 3600)]
         for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
-            guard let number = Double(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), number.isFinite, number >= 0 else { return nil }
+            guard let number = Double(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), number.isFinite, number >= 0
+            else { return nil }
             return number * scale
         }
         guard let number = Double(trimmed), number.isFinite, number >= 0 else { return nil }
@@ -227,9 +236,13 @@ public struct AgentConfiguration: Sendable, Equatable {
     /// `64MiB`, `64M`, `512KiB`, `1GiB`, `1048576` → bytes (binary units).
     public static func parseSize(_ text: String) -> UInt64? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let units: [(String, Double)] = [("kib", 1024), ("mib", 1_048_576), ("gib", 1_073_741_824), ("kb", 1024), ("mb", 1_048_576), ("gb", 1_073_741_824), ("k", 1024), ("m", 1_048_576), ("g", 1_073_741_824), ("b", 1)]
+        let units: [(String, Double)] = [
+            ("kib", 1024), ("mib", 1_048_576), ("gib", 1_073_741_824), ("kb", 1024), ("mb", 1_048_576), ("gb", 1_073_741_824), ("k", 1024),
+            ("m", 1_048_576), ("g", 1_073_741_824), ("b", 1),
+        ]
         for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
-            guard let number = Double(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), number.isFinite, number >= 0 else { return nil }
+            guard let number = Double(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), number.isFinite, number >= 0
+            else { return nil }
             return UInt64(number * scale)
         }
         return UInt64(trimmed)

@@ -98,7 +98,8 @@ public struct AgentSettings: Sendable, Equatable {
         Key(name: "cert-file", defaultValue: nil, help: "client certificate for mqtts://"),
         Key(name: "key-file", defaultValue: nil, help: "client key for mqtts://"),
         Key(name: "status-interval", defaultValue: "10s", help: "how often the retained status is refreshed"),
-        Key(name: "drain-timeout", defaultValue: "10s", help: "at the end of a replay or on SIGTERM, how long to wait for acknowledgements"),
+        Key(
+            name: "drain-timeout", defaultValue: "10s", help: "at the end of a replay or on SIGTERM, how long to wait for acknowledgements"),
         Key(name: "max-inflight", defaultValue: "32", help: "batches published and not yet acknowledged"),
     ]
 
@@ -157,7 +158,8 @@ public struct AgentSettings: Sendable, Equatable {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw .unreadableFile(path: path, reason: FileManager.default.fileExists(atPath: path) ? "not readable UTF-8 text" : "no such file")
+            throw .unreadableFile(
+                path: path, reason: FileManager.default.fileExists(atPath: path) ? "not readable UTF-8 text" : "no such file")
         }
         try apply(fileText: text, path: path)
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A sightings batch waiting in the spool for its acknowledgement.
@@ -211,7 +211,8 @@ public final class BatchSpool {
         var bytes = 0
         let floor = max(seq, acknowledgedThrough)
         for segment in segments where segment.lastSeq > floor {
-            var low = 0, high = segment.records.count
+            var low = 0
+            var high = segment.records.count
             while low < high {
                 let mid = (low + high) / 2
                 if segment.records[mid].seq <= floor { low = mid + 1 } else { high = mid }
@@ -220,8 +221,12 @@ public final class BatchSpool {
                 if !result.isEmpty, bytes + record.length > byteLimit { return result }
                 bytes += record.length
                 var payload = [UInt8](repeating: 0, count: record.length)
-                let count = payload.withUnsafeMutableBytes { pread(segment.descriptor, $0.baseAddress, record.length, off_t(record.offset)) }
-                guard count == record.length else { throw SpoolError.io(path: segment.path, operation: "read", errno: count < 0 ? errno : 5) }
+                let count = payload.withUnsafeMutableBytes {
+                    pread(segment.descriptor, $0.baseAddress, record.length, off_t(record.offset))
+                }
+                guard count == record.length else {
+                    throw SpoolError.io(path: segment.path, operation: "read", errno: count < 0 ? errno : 5)
+                }
                 result.append(SpooledBatch(seq: record.seq, payload: payload))
                 if result.count >= limit { return result }
             }
@@ -303,7 +308,8 @@ public final class BatchSpool {
         guard stateDescriptor >= 0 else { throw .io(path: statePath, operation: "open", errno: errno) }
         var state = [UInt8](repeating: 0, count: Self.stateSize)
         let stateRead = state.withUnsafeMutableBytes { pread(stateDescriptor, $0.baseAddress, Self.stateSize, 0) }
-        let stateValid = stateRead == Self.stateSize && Self.get32(state, 0) == Self.stateMagic
+        let stateValid =
+            stateRead == Self.stateSize && Self.get32(state, 0) == Self.stateMagic
             && Self.get32(state, 60) == state.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<60])) }
         if stateValid {
             nextSequence = max(1, Self.get64(state, 8))
@@ -331,7 +337,10 @@ public final class BatchSpool {
             fstat(descriptor, &info)
             var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
             let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-            guard count == bytes.count else { Glibc.close(descriptor); throw .io(path: path, operation: "read", errno: errno) }
+            guard count == bytes.count else {
+                Glibc.close(descriptor)
+                throw .io(path: path, operation: "read", errno: errno)
+            }
             var records: [Record] = []
             var offset = 0
             while offset + Self.headerSize <= bytes.count {
@@ -348,7 +357,10 @@ public final class BatchSpool {
             if offset < bytes.count {
                 // A crash in the middle of an append left a partial or damaged record: cut it off.
                 truncated += 1
-                if ftruncate(descriptor, off_t(offset)) != 0 { Glibc.close(descriptor); throw .io(path: path, operation: "truncate", errno: errno) }
+                if ftruncate(descriptor, off_t(offset)) != 0 {
+                    Glibc.close(descriptor)
+                    throw .io(path: path, operation: "truncate", errno: errno)
+                }
             }
             guard let first = records.first else {
                 Glibc.close(descriptor)
@@ -382,7 +394,9 @@ public final class BatchSpool {
     private func writeAll(_ bytes: [UInt8], to descriptor: Int32, at offset: Int64, path: String) throws(SpoolError) {
         var written = 0
         while written < bytes.count {
-            let count = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + written, $0.count - written, off_t(offset) + off_t(written)) }
+            let count = bytes.withUnsafeBytes {
+                pwrite(descriptor, $0.baseAddress! + written, $0.count - written, off_t(offset) + off_t(written))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .io(path: path, operation: "write", errno: errno)

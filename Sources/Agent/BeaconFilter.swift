@@ -14,7 +14,10 @@ public struct BeaconFilter: Sendable, Equatable {
     /// Advertisers whose advertisements are dropped.
     public var deniedAddresses: Set<BluetoothAddress>
 
-    public init(formats: BeaconFormat.Set = .published, allowedUUIDs: Set<BeaconUUID> = [], minimumRSSI: Int = -127, deniedAddresses: Set<BluetoothAddress> = []) {
+    public init(
+        formats: BeaconFormat.Set = .published, allowedUUIDs: Set<BeaconUUID> = [], minimumRSSI: Int = -127,
+        deniedAddresses: Set<BluetoothAddress> = []
+    ) {
         self.formats = formats
         self.allowedUUIDs = allowedUUIDs
         self.minimumRSSI = minimumRSSI

@@ -19,7 +19,9 @@ public struct BeaconObservation: Sendable, Equatable {
     public var timeMicros: Int64
 
     /// An observation; `identity` defaults to the address (frames that carry no identity).
-    public init(format: BeaconFormat, identity: BeaconIdentity? = nil, address: BluetoothAddress, rssi: Int, txPower: Int?, timeMicros: Int64) {
+    public init(
+        format: BeaconFormat, identity: BeaconIdentity? = nil, address: BluetoothAddress, rssi: Int, txPower: Int?, timeMicros: Int64
+    ) {
         self.format = format
         self.identity = identity ?? BeaconIdentity(address: address)
         self.address = address

@@ -1,6 +1,7 @@
 import BeaconKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Replays a recorded capture (anything BeaconKit's `CaptureReader` reads: btsnoop 1001/1002/2001,
@@ -35,12 +36,15 @@ public final class CaptureReplaySource: HCIEventSource {
         self.speed = speed
         var info = stat()
         if stat(path, &info) == 0 {
-            let resolved = realpath(path, nil).map { pointer -> String in
-                defer { free(pointer) }
-                return String(cString: pointer)
-            } ?? path
+            let resolved =
+                realpath(path, nil).map { pointer -> String in
+                    defer { free(pointer) }
+                    return String(cString: pointer)
+                } ?? path
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in Array(resolved.utf8) + withUnsafeBytes(of: Int64(info.st_size), Array.init) + withUnsafeBytes(of: Int64(info.st_mtim.tv_sec), Array.init) {
+            for byte in Array(resolved.utf8) + withUnsafeBytes(of: Int64(info.st_size), Array.init)
+                + withUnsafeBytes(of: Int64(info.st_mtim.tv_sec), Array.init)
+            {
                 hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
             }
             checkpointIdentity = hash == 0 ? 1 : hash

@@ -45,20 +45,26 @@ public final class GatewayAgent: Service, Sendable {
     ///   - source: the opened source; the agent closes it when it stops.
     ///   - client: the MQTT client, configured with ``lastWill(configuration:version:)``.
     ///   - version: the software version reported in the status.
-    public init(configuration: AgentConfiguration, source: any HCIEventSource, client: MQTTClient, version: String = BeaconFleetVersion.current, logger: Logger = Logger(label: "beaconfleet.agent")) throws(SpoolError) {
+    public init(
+        configuration: AgentConfiguration, source: any HCIEventSource, client: MQTTClient, version: String = BeaconFleetVersion.current,
+        logger: Logger = Logger(label: "beaconfleet.agent")
+    ) throws(SpoolError) {
         self.configuration = configuration
         self.source = source
         self.client = client
         self.version = version
         self.logger = logger
-        let spool = try BatchSpool(directory: configuration.spoolDirectory, limitBytes: configuration.spoolLimitBytes, synchronous: configuration.spoolSynchronous)
+        let spool = try BatchSpool(
+            directory: configuration.spoolDirectory, limitBytes: configuration.spoolLimitBytes, synchronous: configuration.spoolSynchronous)
         let (stats, nextSequence) = (spool.statistics, spool.nextSequence)
         self.spool = SpoolBox(spool)
         if stats.batches > 0 || stats.truncatedRecords > 0 {
-            logger.notice("spool recovered", metadata: [
-                "spool": "\(configuration.spoolDirectory)", "batches": "\(stats.batches)", "truncated": "\(stats.truncatedRecords)",
-                "nextSeq": "\(nextSequence)",
-            ])
+            logger.notice(
+                "spool recovered",
+                metadata: [
+                    "spool": "\(configuration.spoolDirectory)", "batches": "\(stats.batches)", "truncated": "\(stats.truncatedRecords)",
+                    "nextSeq": "\(nextSequence)",
+                ])
         }
     }
 
@@ -118,13 +124,17 @@ public final class GatewayAgent: Service, Sendable {
             do {
                 try spool.withLock { spool in
                     try spool.append(checkpoint: checkpoint) { seq in
-                        writer.encode(gateway: gateway.rawValue, seq: seq, startMicros: window.startMicros, endMicros: window.endMicros, sightings: window.sightings)
+                        writer.encode(
+                            gateway: gateway.rawValue, seq: seq, startMicros: window.startMicros, endMicros: window.endMicros,
+                            sightings: window.sightings)
                     }
                 }
             } catch {
                 // A full disk or a batch larger than the spool: the batch is lost, say so loudly.
                 unspooled.update { $0 += 1 }
-                logger.error("could not spool a sightings batch; it is lost", metadata: ["error": "\(error)", "sightings": "\(window.sightings.count)"])
+                logger.error(
+                    "could not spool a sightings batch; it is lost",
+                    metadata: ["error": "\(error)", "sightings": "\(window.sightings.count)"])
             }
             wake.yield()
         }
@@ -157,10 +167,12 @@ public final class GatewayAgent: Service, Sendable {
         if reachedEnd, remaining.batches == 0 {
             try? spool.withLock { try $0.clearCheckpoint() }
         }
-        logger.notice(reachedEnd ? "replay finished" : "stopping", metadata: [
-            "reports": "\(counters.snapshot.reports)", "windows": "\(counters.snapshot.windows)",
-            "spooled": "\(remaining.batches)", "dropped": "\(remaining.dropped)",
-        ])
+        logger.notice(
+            reachedEnd ? "replay finished" : "stopping",
+            metadata: [
+                "reports": "\(counters.snapshot.reports)", "windows": "\(counters.snapshot.windows)",
+                "spooled": "\(remaining.batches)", "dropped": "\(remaining.dropped)",
+            ])
         await publishStatus(.offline, started: started, reportsPerSecond: 0, timeout: 2)
     }
 
@@ -211,7 +223,9 @@ public final class GatewayAgent: Service, Sendable {
             while !Task.isCancelled, brokerState.current == "connected" {
                 let block: [SpooledBatch]
                 do {
-                    block = try spool.withLock { try $0.pending(after: lastSent, limit: configuration.maxInflight, byteLimit: configuration.maxInflightBytes) }
+                    block = try spool.withLock {
+                        try $0.pending(after: lastSent, limit: configuration.maxInflight, byteLimit: configuration.maxInflightBytes)
+                    }
                 } catch {
                     logger.error("cannot read the spool", metadata: ["error": "\(error)"])
                     break
@@ -300,7 +314,8 @@ public final class GatewayAgent: Service, Sendable {
             state: state, version: version, adapter: configuration.source.statusName, started: started, time: Date(),
             counters: GatewayStatus.Counters(
                 reportsPerSecond: (reportsPerSecond * 10).rounded() / 10, reports: counts.reports, malformed: counts.malformed,
-                dropped: stats.dropped + unspooled.current, spooled: stats.batches, spoolBytes: stats.bytes, spoolLimitBytes: stats.limitBytes,
+                dropped: stats.dropped + unspooled.current, spooled: stats.batches, spoolBytes: stats.bytes,
+                spoolLimitBytes: stats.limitBytes,
                 broker: brokerState.current, lastSeq: lastSeq))
         guard let payload = try? WireCoding.encode(status) else { return }
         let topic = configuration.topics.gatewayStatus(configuration.gateway)

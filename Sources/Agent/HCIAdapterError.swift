@@ -24,7 +24,8 @@ public enum HCIAdapterError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case .noBluetoothInKernel(let adapter, let errno):
-            return "cannot open \(adapter): this kernel has no Bluetooth support (socket family AF_BLUETOOTH is unavailable, \(Self.errnoText(errno))). "
+            return
+                "cannot open \(adapter): this kernel has no Bluetooth support (socket family AF_BLUETOOTH is unavailable, \(Self.errnoText(errno))). "
                 + "Remedy: run the agent on a host whose kernel has Bluetooth (`sudo modprobe bluetooth btusb`; on a Raspberry Pi the stock Raspberry Pi OS kernel has it); "
                 + "a container needs --net=host and the host's Bluetooth. Without a radio, use --replay FILE to replay a capture."
         case .adapterNotFound(let adapter, let errno):
@@ -34,9 +35,11 @@ public enum HCIAdapterError: Error, Sendable, Equatable, CustomStringConvertible
             return "cannot scan on \(adapter): the adapter is down (\(Self.errnoText(errno))). "
                 + "Remedy: `sudo hciconfig \(adapter) up` or `bluetoothctl power on`, and check `rfkill list`."
         case .adapterBlocked(let adapter, let errno):
-            return "cannot scan on \(adapter): the adapter is blocked by rfkill (\(Self.errnoText(errno))). Remedy: `sudo rfkill unblock bluetooth`, then `sudo hciconfig \(adapter) up`."
+            return
+                "cannot scan on \(adapter): the adapter is blocked by rfkill (\(Self.errnoText(errno))). Remedy: `sudo rfkill unblock bluetooth`, then `sudo hciconfig \(adapter) up`."
         case .permissionDenied(let adapter, let errno):
-            return "cannot open \(adapter): permission denied (\(Self.errnoText(errno))); raw HCI access needs root or the capabilities cap_net_raw and cap_net_admin. "
+            return
+                "cannot open \(adapter): permission denied (\(Self.errnoText(errno))); raw HCI access needs root or the capabilities cap_net_raw and cap_net_admin. "
                 + "Remedy: run under the systemd unit (deploy/beaconfleet-agent.service grants them), or `sudo setcap cap_net_raw,cap_net_admin+eip $(command -v beaconfleet)`."
         case .invalidAdapterName(let name):
             return "invalid adapter name \"\(name.prefix(40))\": expected hciN, for example hci0 (see `hciconfig -a`)"

@@ -1,6 +1,7 @@
 import CBluetooth
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// LE scan settings for a live adapter.
@@ -71,7 +72,8 @@ public final class HCIAdapterSource: HCIEventSource {
     private func configure(_ parameters: ScanParameters) throws(HCIAdapterError) {
         let timeout: Int32 = 1000
         let type: UInt8 = parameters.active ? 0x01 : 0x00
-        if hci_le_set_scan_parameters(descriptor, type, bf_htobs(parameters.interval), bf_htobs(parameters.window), 0x00, 0x00, timeout) < 0 {
+        if hci_le_set_scan_parameters(descriptor, type, bf_htobs(parameters.interval), bf_htobs(parameters.window), 0x00, 0x00, timeout) < 0
+        {
             let code = errno
             // EIO here usually means "Command Disallowed": the controller is already scanning (bluetoothd).
             // Stop that scan, remember to restore it, and try once more.
@@ -79,7 +81,9 @@ public final class HCIAdapterSource: HCIEventSource {
                 throw classify(code, "setting the LE scan parameters")
             }
             wasScanning = true
-            if hci_le_set_scan_parameters(descriptor, type, bf_htobs(parameters.interval), bf_htobs(parameters.window), 0x00, 0x00, timeout) < 0 {
+            if hci_le_set_scan_parameters(descriptor, type, bf_htobs(parameters.interval), bf_htobs(parameters.window), 0x00, 0x00, timeout)
+                < 0
+            {
                 throw classify(errno, "setting the LE scan parameters")
             }
         }
@@ -118,7 +122,8 @@ public final class HCIAdapterSource: HCIEventSource {
         if count < 0 {
             if errno == EINTR || errno == EAGAIN { return .idle(now: Self.nowMicros()) }
             let code = errno
-            throw code == ENETDOWN ? HCIAdapterError.adapterDown(adapter: name, errno: code) : HCIAdapterError.readFailed(adapter: name, errno: code)
+            throw code == ENETDOWN
+                ? HCIAdapterError.adapterDown(adapter: name, errno: code) : HCIAdapterError.readFailed(adapter: name, errno: code)
         }
         position += 1
         let now = Self.nowMicros()

@@ -38,7 +38,9 @@ public final class SightingsPipeline: @unchecked Sendable {
     ///   - aggregator: the window aggregator (its window length decides the batches).
     ///   - counters: where the pipeline publishes its counts.
     ///   - sink: called on the pipeline's thread for every closed window, in order.
-    public init(source: any HCIEventSource, filter: BeaconFilter, aggregator: WindowAggregator, counters: PipelineCounters, sink: @escaping Sink) {
+    public init(
+        source: any HCIEventSource, filter: BeaconFilter, aggregator: WindowAggregator, counters: PipelineCounters, sink: @escaping Sink
+    ) {
         self.source = source
         self.filter = filter
         self.progress = Progress(aggregator: aggregator)
@@ -97,8 +99,10 @@ public final class SightingsPipeline: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func handle(time: Int64, packet: UnsafeRawBufferPointer, decoder: inout AdvertisementDecoder, progress: inout Progress,
-                        closed: inout [(ClosedWindow, UInt64)]) {
+    private func handle(
+        time: Int64, packet: UnsafeRawBufferPointer, decoder: inout AdvertisementDecoder, progress: inout Progress,
+        closed: inout [(ClosedWindow, UInt64)]
+    ) {
         // Windows that end before this packet close first; the packet itself belongs to the next.
         if packet.count > 1, packet[0] == HCIPacketType.event.rawValue {
             let before = source.position - 1
@@ -145,7 +149,8 @@ extension BeaconObservation {
         // A report without RSSI (0x7F) still counts; the aggregator leaves its signal figures alone.
         let rssi = report.rssi.map(Int.init) ?? Self.unknownRSSI
         guard beacon.format != .eddystoneUnknown else { return nil }
-        self.init(format: beacon.format, identity: beacon.identity, address: report.address, rssi: rssi,
-                  txPower: beacon.txPower.map(Int.init), timeMicros: timeMicros)
+        self.init(
+            format: beacon.format, identity: beacon.identity, address: report.address, rssi: rssi,
+            txPower: beacon.txPower.map(Int.init), timeMicros: timeMicros)
     }
 }

@@ -56,7 +56,9 @@ public struct WindowAggregator {
     /// Observations counted in the current window.
     public private(set) var observationsInWindow = 0
 
-    public init(windowMicros: Int64 = 1_000_000, distanceModel: any DistanceModel = LogDistanceModel(exponent: 2.0), maximumEmptyWindows: Int = 60) {
+    public init(
+        windowMicros: Int64 = 1_000_000, distanceModel: any DistanceModel = LogDistanceModel(exponent: 2.0), maximumEmptyWindows: Int = 60
+    ) {
         self.windowMicros = max(1000, windowMicros)
         self.distanceModel = distanceModel
         self.maximumEmptyWindows = maximumEmptyWindows

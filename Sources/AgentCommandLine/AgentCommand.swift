@@ -42,7 +42,8 @@ public struct AgentCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Configuration file (`key = value` lines).", valueName: "FILE"))
     var config: String?
 
-    @Option(help: ArgumentHelp("Broker URL: mqtt://[user:pass@]host[:port] or mqtts://… (default mqtt://localhost:1883).", valueName: "URL"))
+    @Option(
+        help: ArgumentHelp("Broker URL: mqtt://[user:pass@]host[:port] or mqtts://… (default mqtt://localhost:1883).", valueName: "URL"))
     var broker: String?
 
     @Option(help: ArgumentHelp("This gateway's id, [A-Za-z0-9._-]{1,64}.", valueName: "ID"))
@@ -78,7 +79,8 @@ public struct AgentCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Keep only these iBeacon/AltBeacon UUIDs (comma-separated).", valueName: "UUIDS"))
     var allowUuid: String?
 
-    @Option(help: ArgumentHelp("Keep only these formats: ibeacon, altbeacon, eddystone-uid, eddystone-url, eddystone-tlm.", valueName: "LIST"))
+    @Option(
+        help: ArgumentHelp("Keep only these formats: ibeacon, altbeacon, eddystone-uid, eddystone-url, eddystone-tlm.", valueName: "LIST"))
     var formats: String?
 
     @Option(help: ArgumentHelp("Drop advertisements weaker than this, dBm.", valueName: "DBM"))
@@ -168,7 +170,8 @@ public struct AgentCommand: AsyncParsableCommand {
             mqtt.reconnectDelayMin = .milliseconds(250)
             mqtt.reconnectDelayMax = .seconds(10)
             client = try MQTTClient(configuration: mqtt, logger: logger)
-            agent = try GatewayAgent(configuration: configuration, source: source, client: client, version: BeaconFleetVersion.current, logger: logger)
+            agent = try GatewayAgent(
+                configuration: configuration, source: source, client: client, version: BeaconFleetVersion.current, logger: logger)
         } catch {
             source.close()
             fail("\(error)", code: 1)

@@ -17,11 +17,13 @@ extension ClientCore {
             state.setConnection(.connecting)
             var thread = pthread_t()
             let argument = Unmanaged.passRetained(self).toOpaque()
-            let rc = pthread_create(&thread, nil, { argument in
-                let core = Unmanaged<ClientCore>.fromOpaque(argument!).takeRetainedValue()
-                core.runNetworkLoop()
-                return nil
-            }, argument)
+            let rc = pthread_create(
+                &thread, nil,
+                { argument in
+                    let core = Unmanaged<ClientCore>.fromOpaque(argument!).takeRetainedValue()
+                    core.runNetworkLoop()
+                    return nil
+                }, argument)
             guard rc == 0 else {
                 Unmanaged<ClientCore>.fromOpaque(argument).release()
                 throw .library(operation: "start the network thread", code: Int(rc), message: String(cString: strerror(rc)))

@@ -17,10 +17,12 @@ extension ClientCore {
         defer { if properties != nil { mosquitto_property_free_all(&properties) } }
         if !userProperties.isEmpty {
             guard configuration.protocolVersion == .v5 else {
-                throw .invalidConfiguration(field: "userProperties", reason: "need MQTT 5 (protocolVersion is \(configuration.protocolVersion))")
+                throw .invalidConfiguration(
+                    field: "userProperties", reason: "need MQTT 5 (protocolVersion is \(configuration.protocolVersion))")
             }
             let identifier = Int32(MQTT_PROP_USER_PROPERTY.rawValue)
-            for property in userProperties where mosquitto_property_add_string_pair(&properties, identifier, property.name, property.value) != MosquittoLibrary.success {
+            for property in userProperties
+            where mosquitto_property_add_string_pair(&properties, identifier, property.name, property.value) != MosquittoLibrary.success {
                 throw .invalidConfiguration(field: "userProperties", reason: "'\(property)' is not valid UTF-8 for MQTT")
             }
         }
@@ -38,7 +40,8 @@ extension ClientCore {
             state.registering += 1
         }
         var messageID: Int32 = 0
-        let rc = mosquitto_publish_v5(handle, &messageID, topic, Int32(payload.count), payload.baseAddress, qos.rawValue, retain, properties)
+        let rc = mosquitto_publish_v5(
+            handle, &messageID, topic, Int32(payload.count), payload.baseAddress, qos.rawValue, retain, properties)
         try state.withLock { (state) throws(MQTTError) in
             state.registering -= 1
             defer { state.finishRegistrations() }
@@ -110,7 +113,10 @@ extension ClientCore {
     /// Disconnects cleanly, joins the network thread, destroys the handle and fails every waiter with
     /// ``MQTTError/closed``. Idempotent; safe to call from any thread but the network thread.
     func close() {
-        enum Step { case alreadyClosing, notStarted, join(pthread_t) }
+        enum Step {
+            case alreadyClosing, notStarted
+            case join(pthread_t)
+        }
         let step = state.withLock { state -> Step in
             switch state.phase {
             case .closing, .closed: return .alreadyClosing

@@ -74,7 +74,8 @@ public struct MQTTConfiguration: Sendable {
             throw .invalidConfiguration(field: "messageBufferLimit", reason: "must be at least 1 (is \(messageBufferLimit))")
         }
         if reconnectDelayMin <= .zero || reconnectDelayMax < reconnectDelayMin {
-            throw .invalidConfiguration(field: "reconnectDelayMin/Max", reason: "need 0 < min ≤ max (are \(reconnectDelayMin), \(reconnectDelayMax))")
+            throw .invalidConfiguration(
+                field: "reconnectDelayMin/Max", reason: "need 0 < min ≤ max (are \(reconnectDelayMin), \(reconnectDelayMax))")
         }
         if url.password != nil && url.username == nil {
             throw .invalidConfiguration(field: "url", reason: "has a password but no user name")

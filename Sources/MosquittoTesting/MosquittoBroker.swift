@@ -227,7 +227,12 @@ public final class MosquittoBroker: Sendable {
     }
 
     private func stopWatchdog() {
-        guard let watchdog = processes.withLock({ state in defer { state.watchdog = nil }; return state.watchdog }) else { return }
+        guard
+            let watchdog = processes.withLock({ state in
+                defer { state.watchdog = nil }
+                return state.watchdog
+            })
+        else { return }
         watchdog.signal(SIGKILL)
         watchdog.waitForExitBlocking()
     }

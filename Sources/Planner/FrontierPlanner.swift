@@ -36,7 +36,6 @@ public struct FrontierPlanner: RegionPlanning {
         self.configuration = configuration
     }
 
-
     /// Plans using `search`'s scratch memory (`search` must be on the same topology).
     public func plan(_ request: PlanRequest, using search: WalkingDistanceSearch) -> RegionPlan {
         precondition(search.topology === topology, "the search runs on another topology")
@@ -61,26 +60,33 @@ public struct FrontierPlanner: RegionPlanning {
         candidates.reserveCapacity(count)
         for entry in budget == 0 ? [] : search.nearestRegions(from: request.location, count: count) where !taken.contains(entry.region) {
             guard let position = regions[entry.region].position else { continue }
-            let straight = position.level == here.level
+            let straight =
+                position.level == here.level
                 ? ((position.x - here.x) * (position.x - here.x) + (position.y - here.y) * (position.y - here.y)).squareRoot() : .infinity
             let range = topology.detectionRanges[entry.region]
             // For a monitored region iOS's own state is the truth; for the others, the geometry.
-            let detectable = monitored.contains(entry.region) && !request.inside.isEmpty
+            let detectable =
+                monitored.contains(entry.region) && !request.inside.isEmpty
                 ? reportedInside.contains(entry.region) : reportedInside.contains(entry.region) || straight <= range + uncertainty
-            candidates.append(Candidate(region: entry.region, walking: entry.distance, straight: straight, detectable: detectable,
-                                        arrived: straight <= regions[entry.region].radius))
+            candidates.append(
+                Candidate(
+                    region: entry.region, walking: entry.distance, straight: straight, detectable: detectable,
+                    arrived: straight <= regions[entry.region].radius))
         }
         // Reported-inside regions beyond the ranking still count as inside.
         let ranked = Set(candidates.map(\.region))
         let missing = reportedInside.filter { !ranked.contains($0) && !taken.contains($0) && regions[$0].position != nil }.sorted()
         for (region, distance) in zip(missing, search.distances(from: request.location, toRegions: missing)) {
-            candidates.append(Candidate(region: region, walking: distance ?? .infinity, straight: .infinity, detectable: true, arrived: false))
+            candidates.append(
+                Candidate(region: region, walking: distance ?? .infinity, straight: .infinity, detectable: true, arrived: false))
         }
 
         func take(_ candidate: Candidate, _ slot: PlannedRegion.Slot) {
             taken.insert(candidate.region)
-            chosen.append(PlannedRegion(region: candidate.region, id: regions[candidate.region].id, slot: slot,
-                                        distance: candidate.walking.isFinite ? candidate.walking : nil))
+            chosen.append(
+                PlannedRegion(
+                    region: candidate.region, id: regions[candidate.region].id, slot: slot,
+                    distance: candidate.walking.isFinite ? candidate.walking : nil))
         }
 
         // 2. Inside, not yet arrived at: nearest first, leaving the frontier its reserve.
@@ -88,7 +94,9 @@ public struct FrontierPlanner: RegionPlanning {
         let reserve = Swift.min(free, configuration.frontierReserve)
         // Those already monitored keep their slots (no churn); the others by walking distance.
         let approaching = candidates.filter { $0.detectable && !$0.arrived }.sorted {
-            (monitored.contains($0.region) ? 0 : 1, $0.walking, regions[$0.region].id) < (monitored.contains($1.region) ? 0 : 1, $1.walking, regions[$1.region].id)
+            (monitored.contains($0.region) ? 0 : 1, $0.walking, regions[$0.region].id) < (
+                monitored.contains($1.region) ? 0 : 1, $1.walking, regions[$1.region].id
+            )
         }
         for candidate in approaching.prefix(Swift.max(0, free - reserve)) { take(candidate, .inside) }
 
@@ -107,7 +115,8 @@ public struct FrontierPlanner: RegionPlanning {
             guard unshieldedFrom < targets.count else { break }
             // A monitored shield that still shields this region is kept (no churn); else the one
             // that shields the most still-unshielded regions, the nearest on ties.
-            var best: Int? = nil, bestKey = (0, 0, 0.0)
+            var best: Int? = nil
+            var bestKey = (0, 0, 0.0)
             for (q, covered) in shields.enumerated() where !taken.contains(quiet[q].region) && covered.contains(unshieldedFrom) {
                 let gain = covered.reduce(0) { $0 + (shielded[$1] ? 0 : 1) }
                 let key = (monitored.contains(quiet[q].region) ? 1 : 0, gain, -quiet[q].walking)
@@ -135,7 +144,11 @@ public struct FrontierPlanner: RegionPlanning {
 
         // 4. Nearest: incumbents first, then by walking distance.
         let rest = candidates.filter { !taken.contains($0.region) }
-            .sorted { (monitored.contains($0.region) ? 0 : 1, $0.walking, regions[$0.region].id) < (monitored.contains($1.region) ? 0 : 1, $1.walking, regions[$1.region].id) }
+            .sorted {
+                (monitored.contains($0.region) ? 0 : 1, $0.walking, regions[$0.region].id) < (
+                    monitored.contains($1.region) ? 0 : 1, $1.walking, regions[$1.region].id
+                )
+            }
         for candidate in rest where chosen.count < budget { take(candidate, .nearest) }
 
         // Hysteresis: the set monitored now stays while it does the job nearly as far as the new
@@ -149,7 +162,9 @@ public struct FrontierPlanner: RegionPlanning {
     }
 
     /// The monitored set unchanged, when it still does the job nearly as well as `fresh`; `nil` otherwise.
-    private func keep(request: PlanRequest, monitored: Set<Int>, candidates: [Candidate], budget: Int, fresh: [PlannedRegion], reach: Double) -> RegionPlan? {
+    private func keep(
+        request: PlanRequest, monitored: Set<Int>, candidates: [Candidate], budget: Int, fresh: [PlannedRegion], reach: Double
+    ) -> RegionPlan? {
         guard !monitored.isEmpty, monitored.count <= budget, monitored.count == request.monitored.count else { return nil }
         let freshSet = Set(fresh.map(\.region))
         let pinned = topology.pinnedRegions.prefix(budget)
@@ -163,7 +178,8 @@ public struct FrontierPlanner: RegionPlanning {
         var oldReach = Double.infinity
         for candidate in candidates.sorted(by: { $0.walking < $1.walking })
         where !candidate.detectable && candidate.walking <= configuration.horizon && !monitored.contains(candidate.region)
-            && !shields.contains(where: { self.shields($0, candidate.region) }) {
+            && !shields.contains(where: { self.shields($0, candidate.region) })
+        {
             oldReach = candidate.walking
             break
         }
@@ -219,7 +235,10 @@ public struct FrontierPlannerConfiguration: Sendable, Hashable {
     /// only when the phone has moved enough to need it.
     public var keepTolerance: Double
 
-    public init(budget: Int = 20, wakeMargin: Double = 3, horizon: Double = 40, frontierReserve: Int = 6, candidates: Int = 120, keepTolerance: Double = 5) {
+    public init(
+        budget: Int = 20, wakeMargin: Double = 3, horizon: Double = 40, frontierReserve: Int = 6, candidates: Int = 120,
+        keepTolerance: Double = 5
+    ) {
         self.keepTolerance = keepTolerance
         self.budget = budget
         self.wakeMargin = wakeMargin

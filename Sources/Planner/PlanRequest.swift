@@ -22,7 +22,9 @@ public struct PlanRequest: Sendable, Hashable {
     /// there, on the far side of a wall the walking distance goes around.
     public var uncertainty: Double
 
-    public init(location: GraphLocation, monitored: [String] = [], inside: [String] = [], budget: Int? = nil, uncertainty: Double = 0, now: Date) {
+    public init(
+        location: GraphLocation, monitored: [String] = [], inside: [String] = [], budget: Int? = nil, uncertainty: Double = 0, now: Date
+    ) {
         self.location = location
         self.monitored = monitored
         self.inside = inside

@@ -8,7 +8,8 @@ public enum PositionError: Error, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .duplicateAnchor(let id): return "position anchors: duplicate anchor id '\(id)'"
-        case .invalidConfiguration(let field, let value, let reason): return "position estimator configuration: \(field) = \(value): \(reason)"
+        case .invalidConfiguration(let field, let value, let reason):
+            return "position estimator configuration: \(field) = \(value): \(reason)"
         }
     }
 }

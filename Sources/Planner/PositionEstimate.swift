@@ -17,7 +17,10 @@ public struct PositionEstimate: Sendable, Hashable {
     /// `true` when nothing new arrived and this is the previous estimate, grown more uncertain.
     public var isPrediction: Bool
 
-    public init(x: Double, y: Double, level: String, confidence: Double, snapped: PositionSnap?, state: PositionState, anchorsUsed: Int, rejected: Int, isPrediction: Bool) {
+    public init(
+        x: Double, y: Double, level: String, confidence: Double, snapped: PositionSnap?, state: PositionState, anchorsUsed: Int,
+        rejected: Int, isPrediction: Bool
+    ) {
         self.x = x
         self.y = y
         self.level = level

@@ -35,7 +35,10 @@ public struct PositionEstimator: Sendable {
     ///   - anchors: gateways and/or fixed beacons, ids unique.
     ///   - areas: where clients can be, one rectangle per level, listed bottom to top; estimates stay inside.
     ///   - snapper: moves estimates onto the walkable graph (usually the topology).
-    public init(anchors: [PositionAnchor], areas: [PositionArea] = [], configuration: PositionEstimatorConfiguration = .init(), snapper: (any PositionSnapping)? = nil) throws(PositionError) {
+    public init(
+        anchors: [PositionAnchor], areas: [PositionArea] = [], configuration: PositionEstimatorConfiguration = .init(),
+        snapper: (any PositionSnapping)? = nil
+    ) throws(PositionError) {
         try configuration.validate()
         var byID: [String: Int] = [:]
         for (index, anchor) in anchors.enumerated() {
@@ -72,7 +75,9 @@ public struct PositionEstimator: Sendable {
     ///   - constraints: the enter (inside) and exit (outside) events of this window.
     ///   - time: the evidence's time, from the caller's clock.
     /// - Returns: the new estimate, or `nil` when there is neither a previous state nor usable evidence.
-    public func update(_ state: PositionState?, observations: [PositionObservation], constraints: [PositionConstraint] = [], at time: Date) -> PositionEstimate? {
+    public func update(_ state: PositionState?, observations: [PositionObservation], constraints: [PositionConstraint] = [], at time: Date)
+        -> PositionEstimate?
+    {
         let now = time.timeIntervalSinceReferenceDate
         let config = configuration
 
@@ -93,8 +98,11 @@ public struct PositionEstimator: Sendable {
         var merged: [Int: (sum: Double, count: Int, txPower: Double?)] = [:]
         for observation in observations {
             guard observation.anchor >= 0, observation.anchor < anchors.count, observation.count >= 1,
-                  observation.rssi.isFinite, observation.rssi >= config.minimumRSSI, observation.rssi <= config.maximumRSSI
-            else { rejected += 1; continue }
+                observation.rssi.isFinite, observation.rssi >= config.minimumRSSI, observation.rssi <= config.maximumRSSI
+            else {
+                rejected += 1
+                continue
+            }
             let txPower = observation.txPower.flatMap { $0.isFinite && $0 > -127 && $0 < 20 ? $0 : nil }
             var entry = merged[observation.anchor] ?? (0, 0, nil)
             entry.sum += observation.rssi * Double(observation.count)
@@ -106,18 +114,24 @@ public struct PositionEstimator: Sendable {
         terms.reserveCapacity(merged.count)
         for (index, entry) in merged.sorted(by: { $0.key < $1.key }) {
             let anchor = anchors[index]
-            terms.append(AnchorTerm(
-                x: anchor.x, y: anchor.y, height: anchor.height, level: anchorLevel[index],
-                rssi: entry.sum / Double(entry.count),
-                reference: (entry.txPower ?? config.pathLoss.referencePower) + anchor.rssiOffset,
-                exponent: anchor.exponent ?? config.pathLoss.exponent,
-                precision: Double(entry.count).squareRoot() / (config.shadowingSigma * config.outlierScale)))
+            terms.append(
+                AnchorTerm(
+                    x: anchor.x, y: anchor.y, height: anchor.height, level: anchorLevel[index],
+                    rssi: entry.sum / Double(entry.count),
+                    reference: (entry.txPower ?? config.pathLoss.referencePower) + anchor.rssiOffset,
+                    exponent: anchor.exponent ?? config.pathLoss.exponent,
+                    precision: Double(entry.count).squareRoot() / (config.shadowingSigma * config.outlierScale)))
         }
         var regionTerms: [ConstraintTerm] = []
         for constraint in constraints {
             guard let level = levelIndexByName[constraint.level], constraint.x.isFinite, constraint.y.isFinite, !constraint.radius.isNaN
-            else { rejected += 1; continue }
-            regionTerms.append(ConstraintTerm(x: constraint.x, y: constraint.y, level: level, radius: constraint.radius, inside: constraint.kind == .inside))
+            else {
+                rejected += 1
+                continue
+            }
+            regionTerms.append(
+                ConstraintTerm(
+                    x: constraint.x, y: constraint.y, level: level, radius: constraint.radius, inside: constraint.kind == .inside))
         }
 
         guard !terms.isEmpty || !regionTerms.isEmpty else {
@@ -135,10 +149,14 @@ public struct PositionEstimator: Sendable {
         // One wild reading: drop the worst-fitting anchor and redo the update when it fits far worse
         // than shadowing explains.
         if let first = best, config.outlierRejection > 0, terms.count >= 4 {
-            var worst = -1, worstZ = config.outlierRejection
+            var worst = -1
+            var worstZ = config.outlierRejection
             for (index, term) in terms.enumerated() {
                 let z = abs(term.rssi - expectedRSSI(term, x: first.x, y: first.y, level: first.level)) * term.precision
-                if z > worstZ { worst = index; worstZ = z }
+                if z > worstZ {
+                    worst = index
+                    worstZ = z
+                }
             }
             if worst >= 0 {
                 terms.remove(at: worst)
@@ -189,7 +207,9 @@ public struct PositionEstimator: Sendable {
         var score: Double
     }
 
-    private func bestPosterior(levels: Set<Int32>, terms: [AnchorTerm], constraints: [ConstraintTerm], prior: PositionState?) -> LevelPosterior? {
+    private func bestPosterior(levels: Set<Int32>, terms: [AnchorTerm], constraints: [ConstraintTerm], prior: PositionState?)
+        -> LevelPosterior?
+    {
         var best: LevelPosterior? = nil
         for level in levels.sorted() {
             guard var posterior = posterior(on: level, terms: terms, constraints: constraints, prior: prior) else { continue }
@@ -203,7 +223,8 @@ public struct PositionEstimator: Sendable {
     private func expectedRSSI(_ term: AnchorTerm, x: Double, y: Double, level: Int32) -> Double {
         let floors = Double(term.level - level)
         let dz = term.height + floors * configuration.levelHeight - configuration.clientHeight
-        let dx = x - term.x, dy = y - term.y
+        let dx = x - term.x
+        let dy = y - term.y
         let minimum = configuration.pathLoss.minimumDistance
         let distance2 = max(dx * dx + dy * dy + dz * dz, minimum * minimum)
         return term.reference - 5 * term.exponent * log10(distance2) - abs(floors) * configuration.floorAttenuation
@@ -222,26 +243,44 @@ public struct PositionEstimator: Sendable {
     private func posterior(on level: Int32, terms: [AnchorTerm], constraints: [ConstraintTerm], prior: PositionState?) -> LevelPosterior? {
         let config = configuration
         // The searched box: heard anchors (any level, by x/y), constraints on this level, the prior.
-        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        var minX = Double.infinity
+        var minY = Double.infinity
+        var maxX = -Double.infinity
+        var maxY = -Double.infinity
         func include(_ x: Double, _ y: Double, _ margin: Double) {
-            minX = min(minX, x - margin); maxX = max(maxX, x + margin)
-            minY = min(minY, y - margin); maxY = max(maxY, y + margin)
+            minX = min(minX, x - margin)
+            maxX = max(maxX, x + margin)
+            minY = min(minY, y - margin)
+            maxY = max(maxY, y + margin)
         }
         for term in terms { include(term.x, term.y, config.searchMargin) }
-        for term in constraints where term.level == level && term.radius.isFinite { include(term.x, term.y, term.radius + 2 * config.constraintSoftness) }
+        for term in constraints where term.level == level && term.radius.isFinite {
+            include(term.x, term.y, term.radius + 2 * config.constraintSoftness)
+        }
         if let prior {
             let reach = min(3 * prior.variance.squareRoot(), config.searchMargin)
             include(prior.x, prior.y, reach)
         }
         if let area = areaByLevel[Int(level)] {
-            minX = max(minX, area.minX); maxX = min(maxX, area.maxX)
-            minY = max(minY, area.minY); maxY = min(maxY, area.maxY)
-            if minX > maxX { let x = minX > area.maxX ? area.maxX : area.minX; minX = x; maxX = x }
-            if minY > maxY { let y = minY > area.maxY ? area.maxY : area.minY; minY = y; maxY = y }
+            minX = max(minX, area.minX)
+            maxX = min(maxX, area.maxX)
+            minY = max(minY, area.minY)
+            maxY = min(maxY, area.maxY)
+            if minX > maxX {
+                let x = minX > area.maxX ? area.maxX : area.minX
+                minX = x
+                maxX = x
+            }
+            if minY > maxY {
+                let y = minY > area.maxY ? area.maxY : area.minY
+                minY = y
+                maxY = y
+            }
         }
         guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite else { return nil }
 
-        let width = maxX - minX, height = maxY - minY
+        let width = maxX - minX
+        let height = maxY - minY
         var step = config.gridStep
         let cells = (width / step + 1) * (height / step + 1)
         if cells > Double(config.maximumGridPoints) {
@@ -276,7 +315,8 @@ public struct PositionEstimator: Sendable {
                 let x = originX + Double(column) * step
                 var logp = 0.0
                 for (i, term) in terms.enumerated() {
-                    let dx = x - term.x, dy = y - term.y
+                    let dx = x - term.x
+                    let dy = y - term.y
                     let distance2 = max(dx * dx + dy * dy + dz2[i], minimumDistance2)
                     let expected = term.reference - 5 * term.exponent * log10(distance2) - floorLoss[i]
                     let z = (term.rssi - expected) * term.precision
@@ -291,13 +331,15 @@ public struct PositionEstimator: Sendable {
                         if !term.inside { logp -= 50 }
                         continue
                     }
-                    let dx = x - term.x, dy = y - term.y
+                    let dx = x - term.x
+                    let dy = y - term.y
                     let distance = (dx * dx + dy * dy).squareRoot()
                     let excess = term.inside ? distance - term.radius : term.radius - distance
                     if excess > 0 { logp -= 0.5 * (excess / softness) * (excess / softness) }
                 }
                 if let prior {
-                    let dx = x - prior.x, dy = y - prior.y
+                    let dx = x - prior.x
+                    let dy = y - prior.y
                     logp -= 0.5 * (dx * dx + dy * dy) / prior.variance
                 }
                 logs[row * columns + column] = logp
@@ -306,7 +348,11 @@ public struct PositionEstimator: Sendable {
         }
         guard peak.isFinite else { return nil }
 
-        var total = 0.0, sumX = 0.0, sumY = 0.0, sumXX = 0.0, sumYY = 0.0
+        var total = 0.0
+        var sumX = 0.0
+        var sumY = 0.0
+        var sumXX = 0.0
+        var sumYY = 0.0
         for row in 0..<rows {
             let y = originY + Double(row) * step
             for column in 0..<columns {
@@ -319,7 +365,8 @@ public struct PositionEstimator: Sendable {
                 sumYY += p * y * y
             }
         }
-        let meanX = sumX / total, meanY = sumY / total
+        let meanX = sumX / total
+        let meanY = sumY / total
         let variance = max(((sumXX / total - meanX * meanX) + (sumYY / total - meanY * meanY)) / 2, max(step * step / 12, 0.01))
         // Log evidence: the integral of the (unnormalised) posterior over the cell area, against a
         // normalised prior (Gaussian) or a uniform one over the searched box.

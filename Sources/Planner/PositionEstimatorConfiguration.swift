@@ -81,7 +81,9 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
     /// Throws ``PositionError/invalidConfiguration(field:value:reason:)`` naming the first bad field.
     public func validate() throws(PositionError) {
         func positive(_ value: Double, _ field: String) throws(PositionError) {
-            guard value > 0, value.isFinite else { throw .invalidConfiguration(field: field, value: value, reason: "must be a positive number") }
+            guard value > 0, value.isFinite else {
+                throw .invalidConfiguration(field: field, value: value, reason: "must be a positive number")
+            }
         }
         try positive(pathLoss.exponent, "pathLoss.exponent")
         try positive(pathLoss.minimumDistance, "pathLoss.minimumDistance")
@@ -92,10 +94,20 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
         try positive(maximumAge, "maximumAge")
         try positive(constraintSoftness, "constraintSoftness")
         try positive(levelHeight, "levelHeight")
-        guard outlierRejection >= 0, outlierRejection.isFinite else { throw .invalidConfiguration(field: "outlierRejection", value: outlierRejection, reason: "must not be negative") }
-        guard searchMargin >= 0 else { throw .invalidConfiguration(field: "searchMargin", value: searchMargin, reason: "must not be negative") }
-        guard floorAttenuation >= 0 else { throw .invalidConfiguration(field: "floorAttenuation", value: floorAttenuation, reason: "must not be negative") }
-        guard maximumGridPoints >= 16 else { throw .invalidConfiguration(field: "maximumGridPoints", value: Double(maximumGridPoints), reason: "must be at least 16") }
-        guard minimumRSSI < maximumRSSI else { throw .invalidConfiguration(field: "minimumRSSI", value: minimumRSSI, reason: "must be below maximumRSSI (\(maximumRSSI))") }
+        guard outlierRejection >= 0, outlierRejection.isFinite else {
+            throw .invalidConfiguration(field: "outlierRejection", value: outlierRejection, reason: "must not be negative")
+        }
+        guard searchMargin >= 0 else {
+            throw .invalidConfiguration(field: "searchMargin", value: searchMargin, reason: "must not be negative")
+        }
+        guard floorAttenuation >= 0 else {
+            throw .invalidConfiguration(field: "floorAttenuation", value: floorAttenuation, reason: "must not be negative")
+        }
+        guard maximumGridPoints >= 16 else {
+            throw .invalidConfiguration(field: "maximumGridPoints", value: Double(maximumGridPoints), reason: "must be at least 16")
+        }
+        guard minimumRSSI < maximumRSSI else {
+            throw .invalidConfiguration(field: "minimumRSSI", value: minimumRSSI, reason: "must be below maximumRSSI (\(maximumRSSI))")
+        }
     }
 }

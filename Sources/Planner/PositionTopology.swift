@@ -35,32 +35,47 @@ extension PositionEstimator {
     ///   - beaconHeight: mounting height of region beacons, metres.
     ///   - calibrate: each anchor's radio calibration (``PositionAnchor/rssiOffset``,
     ///     ``PositionAnchor/exponent``), given the anchor as the topology places it; none by default.
-    public init(topology: Topology, anchors set: PositionAnchorSet = .all, configuration: PositionEstimatorConfiguration = .init(), gatewayHeight: Double = 2.5, beaconHeight: Double = 2.5, areaMargin: Double = 2,
-                calibrate: (PositionAnchor) -> PositionAnchor = { $0 }) throws(PositionError) {
+    public init(
+        topology: Topology, anchors set: PositionAnchorSet = .all, configuration: PositionEstimatorConfiguration = .init(),
+        gatewayHeight: Double = 2.5, beaconHeight: Double = 2.5, areaMargin: Double = 2,
+        calibrate: (PositionAnchor) -> PositionAnchor = { $0 }
+    ) throws(PositionError) {
         var anchors: [PositionAnchor] = []
         if set.contains(.gateways) {
             for gateway in topology.gateways {
-                anchors.append(PositionAnchor(id: Self.anchorID(gateway: gateway.id), x: gateway.position.x, y: gateway.position.y, height: gateway.height ?? gatewayHeight, level: gateway.position.level))
+                anchors.append(
+                    PositionAnchor(
+                        id: Self.anchorID(gateway: gateway.id), x: gateway.position.x, y: gateway.position.y,
+                        height: gateway.height ?? gatewayHeight, level: gateway.position.level))
             }
         }
         if set.contains(.regionBeacons) {
             for region in topology.regions where region.identity.major != nil && region.identity.minor != nil {
                 guard let position = region.position else { continue }
-                anchors.append(PositionAnchor(id: Self.anchorID(region: region.id), x: position.x, y: position.y, height: beaconHeight, level: position.level))
+                anchors.append(
+                    PositionAnchor(
+                        id: Self.anchorID(region: region.id), x: position.x, y: position.y, height: beaconHeight, level: position.level))
             }
         }
         var bounds: [String: (minX: Double, minY: Double, maxX: Double, maxY: Double)] = [:]
         func include(_ point: VenuePoint) {
             var box = bounds[point.level] ?? (point.x, point.y, point.x, point.y)
-            box.minX = min(box.minX, point.x); box.maxX = max(box.maxX, point.x)
-            box.minY = min(box.minY, point.y); box.maxY = max(box.maxY, point.y)
+            box.minX = min(box.minX, point.x)
+            box.maxX = max(box.maxX, point.x)
+            box.minY = min(box.minY, point.y)
+            box.maxY = max(box.maxY, point.y)
             bounds[point.level] = box
         }
         for region in topology.regions { if let position = region.position { include(position) } }
         for waypoint in topology.waypoints { include(waypoint.position) }
-        let levels = topology.levels.enumerated().sorted { ($0.element.elevation, $0.offset) < ($1.element.elevation, $1.offset) }.map(\.element.id)
+        let levels = topology.levels.enumerated().sorted { ($0.element.elevation, $0.offset) < ($1.element.elevation, $1.offset) }.map(
+            \.element.id)
         let areas = levels.compactMap { level in
-            bounds[level].map { PositionArea(level: level, minX: $0.minX - areaMargin, minY: $0.minY - areaMargin, maxX: $0.maxX + areaMargin, maxY: $0.maxY + areaMargin) }
+            bounds[level].map {
+                PositionArea(
+                    level: level, minX: $0.minX - areaMargin, minY: $0.minY - areaMargin, maxX: $0.maxX + areaMargin,
+                    maxY: $0.maxY + areaMargin)
+            }
         }
         try self.init(anchors: anchors.map(calibrate), areas: areas, configuration: configuration, snapper: topology)
     }

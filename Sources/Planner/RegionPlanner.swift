@@ -31,7 +31,6 @@ public struct RegionPlanner: RegionPlanning {
         self.configuration = configuration
     }
 
-
     /// Plans using `search`'s scratch memory (`search` must be on the same topology).
     public func plan(_ request: PlanRequest, using search: WalkingDistanceSearch) -> RegionPlan {
         precondition(search.topology === topology, "the search runs on another topology")
@@ -54,7 +53,8 @@ public struct RegionPlanner: RegionPlanning {
         // The ranking: enough regions to decide every slot and find the nearest unmonitored one.
         let reportedInside = request.inside.compactMap { topology.regionIndex(id: $0) }
         // Regions the client may really be in, given how uncertain its position is.
-        let nearby = request.uncertainty > 0 && budget > 0
+        let nearby =
+            request.uncertainty > 0 && budget > 0
             ? topology.regions(near: request.location.point, within: request.uncertainty + request.location.offset) : []
         let rankingCount = budget + margin + pinned.count + reportedInside.count + nearby.count + 1
         let ranking = budget == 0 ? [] : search.nearestRegions(from: request.location, count: rankingCount)
@@ -115,14 +115,19 @@ public struct RegionPlanner: RegionPlanning {
         // within the uncertainty, nearest first. Putting every uncertain region ahead of the
         // incumbents swapped sets back and forth as the estimate wandered (museum churn ratio
         // 0.52 against the 0.50 target).
-        for (rank, candidate) in candidates.enumerated() where selectedCount < free && forced.contains(candidate.region) && monitored.contains(candidate.region) {
+        for (rank, candidate) in candidates.enumerated()
+        where selectedCount < free && forced.contains(candidate.region) && monitored.contains(candidate.region) {
             selected[rank] = true
             selectedCount += 1
         }
         for (rank, candidate) in candidates.enumerated() where rank < free + margin && selectedCount < free {
-            if monitored.contains(candidate.region) && !selected[rank] { selected[rank] = true; selectedCount += 1 }
+            if monitored.contains(candidate.region) && !selected[rank] {
+                selected[rank] = true
+                selectedCount += 1
+            }
         }
-        for (rank, candidate) in candidates.enumerated() where selectedCount < free && forced.contains(candidate.region) && !selected[rank] {
+        for (rank, candidate) in candidates.enumerated() where selectedCount < free && forced.contains(candidate.region) && !selected[rank]
+        {
             selected[rank] = true
             selectedCount += 1
         }
@@ -134,7 +139,9 @@ public struct RegionPlanner: RegionPlanning {
         // Swaps: an ideal region left out replaces the farthest kept incumbent outside the ideal
         // set when it is nearer by more than the threshold, or within the guard distance.
         if free > 0 {
-            var outsiders = (Swift.min(free, candidates.count)..<candidates.count).filter { selected[$0] && !forced.contains(candidates[$0].region) }  // ascending distance
+            var outsiders = (Swift.min(free, candidates.count)..<candidates.count).filter {
+                selected[$0] && !forced.contains(candidates[$0].region)
+            }  // ascending distance
             for challenger in 0..<Swift.min(free, candidates.count) where !selected[challenger] {
                 guard let worst = outsiders.last else { break }
                 let gain = candidates[worst].distance - candidates[challenger].distance
@@ -147,7 +154,8 @@ public struct RegionPlanner: RegionPlanning {
         var validFor = Double.infinity
         for (rank, candidate) in candidates.enumerated() {
             if selected[rank] {
-                chosen.append(PlannedRegion(region: candidate.region, id: regions[candidate.region].id, slot: .nearest, distance: candidate.distance))
+                chosen.append(
+                    PlannedRegion(region: candidate.region, id: regions[candidate.region].id, slot: .nearest, distance: candidate.distance))
             } else if validFor == .infinity {
                 validFor = candidate.distance
             }

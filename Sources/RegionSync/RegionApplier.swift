@@ -32,7 +32,10 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
     private var lastStop: C.Instant?
 
     /// An applier over `monitor`, starting from what `store` holds (an empty state when it cannot be read).
-    public init(monitor: any RegionMonitor, store: any RegionSyncStore = InMemoryRegionSyncStore(), configuration: RegionSyncConfiguration = RegionSyncConfiguration(), clock: C) {
+    public init(
+        monitor: any RegionMonitor, store: any RegionSyncStore = InMemoryRegionSyncStore(),
+        configuration: RegionSyncConfiguration = RegionSyncConfiguration(), clock: C
+    ) {
         self.monitor = monitor
         self.store = store
         self.configuration = configuration
@@ -65,7 +68,9 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
         let path: RegionApplyOutcome.Path = diffApplies(message, target: target, ours: ours) ? .diff : .full
 
         var wanted = Array(target.prefix(budget))
-        var started: [String] = [], stopped: [String] = [], asked: Set<String> = []
+        var started: [String] = []
+        var stopped: [String] = []
+        var asked: Set<String> = []
         var completed = true
         rounds: for _ in 0..<configuration.rounds {
             let wantedIDs = Set(wanted.map(\.id))
@@ -73,7 +78,10 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
                 .sorted { rank(of: $0, in: target) > rank(of: $1, in: target) }
             let starts = wanted.filter { ours[$0.id] != $0.identity }
             if stops.isEmpty && starts.isEmpty { break }
-            guard before(deadline) else { completed = false; break }
+            guard before(deadline) else {
+                completed = false
+                break
+            }
             for id in stops {
                 await monitor.stopMonitoring(identifier: configuration.identifier(forRegion: id))
                 stopped.append(id)
@@ -87,7 +95,8 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
                     }
                 }
                 for region in starts {
-                    await monitor.startMonitoring(BeaconRegion(identifier: configuration.identifier(forRegion: region.id), identity: region.identity))
+                    await monitor.startMonitoring(
+                        BeaconRegion(identifier: configuration.identifier(forRegion: region.id), identity: region.identity))
                     started.append(region.id)
                     asked.insert(region.id)
                 }
@@ -108,8 +117,12 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
         let heldIDs = target.filter { ours[$0.id] == $0.identity }.map(\.id)
         let others = ours.keys.filter { id in !heldIDs.contains(id) }.sorted()
         let invalid = message.regions.map(\.id).filter { id in !target.contains { $0.id == id } }
-        failures += asked.filter { id in !heldIDs.contains(id) }.sorted { rank(of: $0, in: target) < rank(of: $1, in: target) }.map { .refused($0) }
-        failures += stopped.filter { id in ours[id] != nil && !target.contains { $0.id == id && $0.identity == ours[id] } }.map { .notStopped($0) }
+        failures += asked.filter { id in !heldIDs.contains(id) }.sorted { rank(of: $0, in: target) < rank(of: $1, in: target) }.map {
+            .refused($0)
+        }
+        failures += stopped.filter { id in ours[id] != nil && !target.contains { $0.id == id && $0.identity == ours[id] } }.map {
+            .notStopped($0)
+        }
         if completed {
             state.version = message.version
             state.regions = message.regions
@@ -146,7 +159,9 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
         var ours: [String: BeaconRegionIdentity?] = [:]
         for region in held {
             // A condition CLMonitor gave up is listed but watches nothing: restart it.
-            if let id = configuration.region(forIdentifier: region.identifier) { ours[id] = region.isUnmonitored ? .some(nil) : region.identity }
+            if let id = configuration.region(forIdentifier: region.identifier) {
+                ours[id] = region.isUnmonitored ? .some(nil) : region.identity
+            }
         }
         return ours
     }
@@ -191,7 +206,10 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
 
 extension RegionApplier where C == ContinuousClock {
     /// An applier on the continuous clock (an app's).
-    public init(monitor: any RegionMonitor, store: any RegionSyncStore = InMemoryRegionSyncStore(), configuration: RegionSyncConfiguration = RegionSyncConfiguration()) {
+    public init(
+        monitor: any RegionMonitor, store: any RegionSyncStore = InMemoryRegionSyncStore(),
+        configuration: RegionSyncConfiguration = RegionSyncConfiguration()
+    ) {
         self.init(monitor: monitor, store: store, configuration: configuration, clock: ContinuousClock())
     }
 }

@@ -30,6 +30,7 @@ public struct RegionReportBuilder: Sendable {
         from monitor: any RegionMonitor, ranged: [RangedBeacon], events: [RegionEvent], version: UInt64?,
         advertising: AdvertisedIdentity? = nil, time: Date = Date()
     ) async -> ClientReport {
-        report(held: await monitor.monitoredRegions(), ranged: ranged, events: events, version: version, advertising: advertising, time: time)
+        report(
+            held: await monitor.monitoredRegions(), ranged: ranged, events: events, version: version, advertising: advertising, time: time)
     }
 }

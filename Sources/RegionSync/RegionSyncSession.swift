@@ -22,7 +22,10 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         /// How long to keep listening for a newer `regions` message after applying one.
         public var linger: Duration
 
-        public init(wakeBudget: Duration = .seconds(9), reportReserve: Duration = .seconds(1), regionsWait: Duration = .seconds(3), linger: Duration = .seconds(2)) {
+        public init(
+            wakeBudget: Duration = .seconds(9), reportReserve: Duration = .seconds(1), regionsWait: Duration = .seconds(3),
+            linger: Duration = .seconds(2)
+        ) {
             self.wakeBudget = wakeBudget
             self.reportReserve = reportReserve
             self.regionsWait = regionsWait
@@ -39,7 +42,10 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
     public let events: RegionEventLog
     public let options: Options
 
-    public init(client: Identifier, topics: Topics, transport: any RegionSyncTransport, applier: RegionApplier<C>, events: RegionEventLog, options: Options = Options()) {
+    public init(
+        client: Identifier, topics: Topics, transport: any RegionSyncTransport, applier: RegionApplier<C>, events: RegionEventLog,
+        options: Options = Options()
+    ) {
         self.client = client
         self.topics = topics
         self.transport = transport
@@ -114,7 +120,9 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
 
     /// Publishes a report of the events since the last one and what iOS holds; the events go
     /// back to the log when it cannot be published.
-    func publishReport(ranged: [RangedBeacon], advertising: AdvertisedIdentity?, until deadline: C.Instant, into outcome: inout RegionSyncWakeOutcome) async {
+    func publishReport(
+        ranged: [RangedBeacon], advertising: AdvertisedIdentity?, until deadline: C.Instant, into outcome: inout RegionSyncWakeOutcome
+    ) async {
         let taken = await events.takeEvents()
         let report = await RegionReportBuilder(configuration: applier.configuration).report(
             from: applier.monitor, ranged: ranged, events: taken, version: await applier.appliedVersion, advertising: advertising)
@@ -123,7 +131,8 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         do throws(RegionSyncError) {
             let payload: [UInt8]
             do { payload = try WireCoding.encode(report) } catch { throw .invalidMessage("encoding the report: \(error)") }
-            try await within(deadline, "publish the report") { () throws(RegionSyncError) in try await transport.publish(payload, to: topic) }
+            try await within(deadline, "publish the report") { () throws(RegionSyncError) in try await transport.publish(payload, to: topic)
+            }
             outcome.reportsPublished += 1
             outcome.lastReport = report
         } catch {
@@ -153,13 +162,15 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         let race = OneShot<Result<T, RegionSyncError>>()
         var tasks: [Task<Void, Never>] = []
         let result = await race.wait {
-            tasks.append(Task {
-                do throws(RegionSyncError) { race.resolve(.success(try await operation())) } catch { race.resolve(.failure(error)) }
-            })
-            tasks.append(Task {
-                try? await clock.sleep(until: deadline, tolerance: nil)
-                race.resolve(.failure(.deadline(step)))
-            })
+            tasks.append(
+                Task {
+                    do throws(RegionSyncError) { race.resolve(.success(try await operation())) } catch { race.resolve(.failure(error)) }
+                })
+            tasks.append(
+                Task {
+                    try? await clock.sleep(until: deadline, tolerance: nil)
+                    race.resolve(.failure(.deadline(step)))
+                })
         }
         for task in tasks { task.cancel() }
         return try result.get()

@@ -124,7 +124,11 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
         let stoppedAt = options.restartGapCoversEveryRegion ? lastStop : stops[id]
         if let stoppedAt, stoppedAt.duration(to: now) < options.restartGap {
             refusals.append(.tooSoonAfterStop(id))
-            emit(.failure(identifier: id, RegionMonitorError(code: RegionMonitorError.regionMonitoringFailure, message: "started within \(options.restartGap) of a stop")))
+            emit(
+                .failure(
+                    identifier: id,
+                    RegionMonitorError(
+                        code: RegionMonitorError.regionMonitoringFailure, message: "started within \(options.restartGap) of a stop")))
             return
         }
         if let existing = entries[id] {
@@ -138,7 +142,11 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
         guard order.count < options.slotLimit else {
             refusals.append(.overLimit(id))
             if options.overLimit == .failureEvent {
-                emit(.failure(identifier: id, RegionMonitorError(code: RegionMonitorError.regionMonitoringFailure, message: "more than \(options.slotLimit) regions")))
+                emit(
+                    .failure(
+                        identifier: id,
+                        RegionMonitorError(
+                            code: RegionMonitorError.regionMonitoringFailure, message: "more than \(options.slotLimit) regions")))
             }
             return
         }
@@ -163,7 +171,9 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
 
     public func monitoredRegions() -> [MonitoredRegion] {
         catchUp()
-        return order.map { MonitoredRegion(identifier: $0, identity: entries[$0]?.identity, isUnmonitored: entries[$0]?.state == .unmonitored) }
+        return order.map {
+            MonitoredRegion(identifier: $0, identity: entries[$0]?.identity, isUnmonitored: entries[$0]?.state == .unmonitored)
+        }
     }
 
     // MARK: The world
@@ -189,7 +199,8 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
         for beacon in beacons { lastSeen[beacon] = now }
         for id in order {
             guard var entry = entries[id], let identity = entry.identity, entry.state != .unmonitored,
-                  beacons.contains(where: identity.matches) else { continue }
+                beacons.contains(where: identity.matches)
+            else { continue }
             entry.lastDetection = now
             let entering = entry.state != .inside
             entry.state = .inside
@@ -203,7 +214,8 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
         if now < time { now = time }
         for id in order {
             guard var entry = entries[id], entry.state == .inside, let last = entry.lastDetection,
-                  last.duration(to: now) >= options.exitDelay else { continue }
+                last.duration(to: now) >= options.exitDelay
+            else { continue }
             entry.state = .outside
             entries[id] = entry
             emit(options.flavour == .monitor ? .state(identifier: id, .outside) : .exit(identifier: id))

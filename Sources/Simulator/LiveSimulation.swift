@@ -150,7 +150,8 @@ public struct LiveSimulationReport: Sendable, Codable, Equatable {
     public var churnPer100m: Double { metres > 0 ? Double(adds + removes) / metres * 100 : 0 }
 
     public var summary: String {
-        String(format: "t=%.0fs clients=%d entries=%d coverage=%.2f%% churn=%.1f/100m regions=%d versions: %d repeated, %d skipped",
-               seconds, clients, entries, coverage * 100, churnPer100m, regionsMessages, versionRepeats, versionGaps)
+        String(
+            format: "t=%.0fs clients=%d entries=%d coverage=%.2f%% churn=%.1f/100m regions=%d versions: %d repeated, %d skipped",
+            seconds, clients, entries, coverage * 100, churnPer100m, regionsMessages, versionRepeats, versionGaps)
     }
 }

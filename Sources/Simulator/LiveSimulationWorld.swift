@@ -31,8 +31,9 @@ actor LiveWorld {
     var clock = 0.0
     var nextWindow = 0.0
     var gatewaySeq: [UInt64]
-    var tally = LiveSimulationReport(seconds: 0, clients: 0, entries: 0, coveredEntries: 0, missed: [], adds: 0, removes: 0, metres: 0,
-                                     regionsMessages: 0, versionRepeats: 0, versionGaps: 0, reportsSent: 0, sightingsSent: 0)
+    var tally = LiveSimulationReport(
+        seconds: 0, clients: 0, entries: 0, coveredEntries: 0, missed: [], adds: 0, removes: 0, metres: 0,
+        regionsMessages: 0, versionRepeats: 0, versionGaps: 0, reportsSent: 0, sightingsSent: 0)
     let encoder = WireCoding.makeEncoder()
     let epoch = Date()
 
@@ -53,7 +54,8 @@ actor LiveWorld {
                 walker = try Walker(graph: graph, route: configuration.routes[i % configuration.routes.count], speed: configuration.speed)
             }
             let minor = UInt16(truncatingIfNeeded: i)
-            let id = configuration.mode == .phones
+            let id =
+                configuration.mode == .phones
                 ? "\(configuration.clientPrefix)-\(i)"
                 : "\(LiveSimulation.Configuration.tagUUID).\(LiveSimulation.Configuration.tagMajor).\(minor)"
             phoneByID[id] = phones.count
@@ -69,7 +71,9 @@ actor LiveWorld {
     var hearsClients: Bool { configuration.mode == .tags || configuration.phonesAdvertise }
 
     /// The major of the identity a client advertises.
-    var advertisedMajor: UInt16 { configuration.mode == .tags ? LiveSimulation.Configuration.tagMajor : LiveSimulation.Configuration.tagMajor + 1 }
+    var advertisedMajor: UInt16 {
+        configuration.mode == .tags ? LiveSimulation.Configuration.tagMajor : LiveSimulation.Configuration.tagMajor + 1
+    }
 
     /// The first messages: every phone reports where it starts.
     func start() -> [(String, [UInt8])] {
@@ -138,15 +142,18 @@ actor LiveWorld {
             let d = distance(region.point, position, height: 1.5)
             guard d < 25, let rssi = configuration.radio.reading(distance: d, standardNormal: normal()) else { continue }
             let accuracy = configuration.radio.pathLoss.distance(forRSSI: Double(rssi), referencePower: nil)
-            ranged.append(RangedBeacon(uuid: identity.uuidString, major: major, minor: minor, rssi: rssi,
-                                       accuracy: (accuracy * 100).rounded() / 100, proximity: accuracy < 1 ? "immediate" : accuracy < 4 ? "near" : "far"))
+            ranged.append(
+                RangedBeacon(
+                    uuid: identity.uuidString, major: major, minor: minor, rssi: rssi,
+                    accuracy: (accuracy * 100).rounded() / 100, proximity: accuracy < 1 ? "immediate" : accuracy < 4 ? "near" : "far"))
         }
         ranged.sort { $0.rssi > $1.rssi }
-        let message = ClientReport(time: time(clock), ranged: Array(ranged.prefix(8)), events: phones[i].events,
-                                   monitored: phones[i].monitored.keys.sorted(), budget: configuration.budget,
-                                   advertising: configuration.phonesAdvertise
-                                       ? AdvertisedIdentity(uuid: LiveSimulation.Configuration.tagUUID, major: advertisedMajor, minor: phones[i].minor) : nil,
-                                   version: phones[i].version)
+        let message = ClientReport(
+            time: time(clock), ranged: Array(ranged.prefix(8)), events: phones[i].events,
+            monitored: phones[i].monitored.keys.sorted(), budget: configuration.budget,
+            advertising: configuration.phonesAdvertise
+                ? AdvertisedIdentity(uuid: LiveSimulation.Configuration.tagUUID, major: advertisedMajor, minor: phones[i].minor) : nil,
+            version: phones[i].version)
         phones[i].events = []
         phones[i].nextReport = clock + configuration.reportInterval
         tally.reportsSent += 1
@@ -161,16 +168,20 @@ actor LiveWorld {
         for (g, gateway) in topology.gateways.enumerated() {
             var sightings: [Sighting] = []
             for phone in phones {
-                let floors = (topology.levelIndex(id: gateway.position.level) ?? 0) - (topology.levelIndex(id: phone.walker.position.level) ?? 0)
+                let floors =
+                    (topology.levelIndex(id: gateway.position.level) ?? 0) - (topology.levelIndex(id: phone.walker.position.level) ?? 0)
                 let d = distance(gateway.position, phone.walker.position, height: (gateway.height ?? 2.5) - 1)
                 guard let rssi = configuration.radio.reading(distance: d, floors: floors, standardNormal: normal()) else { continue }
                 let address = String(format: "5A:1D:00:00:%02X:%02X", phone.minor >> 8, phone.minor & 0xFF)
-                sightings.append(Sighting(format: "ibeacon", uuid: LiveSimulation.Configuration.tagUUID, major: advertisedMajor,
-                                          minor: phone.minor, address: address, rssi: Double(rssi), rssiMax: rssi, count: 5, txPower: -59,
-                                          distance: nil))
+                sightings.append(
+                    Sighting(
+                        format: "ibeacon", uuid: LiveSimulation.Configuration.tagUUID, major: advertisedMajor,
+                        minor: phone.minor, address: address, rssi: Double(rssi), rssiMax: rssi, count: 5, txPower: -59,
+                        distance: nil))
             }
             gatewaySeq[g] += 1
-            let batch = SightingsBatch(gateway: gateway.id, seq: gatewaySeq[g], start: time(clock - configuration.window), end: time(clock), sightings: sightings)
+            let batch = SightingsBatch(
+                gateway: gateway.id, seq: gatewaySeq[g], start: time(clock - configuration.window), end: time(clock), sightings: sightings)
             tally.sightingsSent += sightings.count
             guard let id = Identifier(validating: gateway.id), let payload = try? Array(encoder.encode(batch)) else { continue }
             out.append((configuration.topics.sightings(id), payload))
@@ -182,11 +193,11 @@ actor LiveWorld {
     /// version, whole set otherwise); an `add` for a region the phone is inside fires an enter.
     func receive(client: String, payload: [UInt8], retained: Bool) -> [(String, [UInt8])] {
         guard let i = phoneByID[client], !payload.isEmpty,
-              let message = try? WireCoding.decode(RegionsMessage.self, from: payload, topic: client) else { return [] }
+            let message = try? WireCoding.decode(RegionsMessage.self, from: payload, topic: client)
+        else { return [] }
         tally.regionsMessages += 1
         if let last = phones[i].lastVersion, !retained {
-            if message.version <= last { tally.versionRepeats += 1 }
-            else if message.version > last + 1 { tally.versionGaps += 1 }
+            if message.version <= last { tally.versionRepeats += 1 } else if message.version > last + 1 { tally.versionGaps += 1 }
         }
         phones[i].lastVersion = max(phones[i].lastVersion ?? 0, message.version)
         guard message.version > phones[i].version else { return [] }
@@ -226,14 +237,16 @@ actor LiveWorld {
     private func insideRegions(_ point: VenuePoint) -> Set<Int> {
         var result = Set<Int>()
         for region in placed where region.point.level == point.level {
-            let dx = region.point.x - point.x, dy = region.point.y - point.y
+            let dx = region.point.x - point.x
+            let dy = region.point.y - point.y
             if dx * dx + dy * dy <= region.radius * region.radius { result.insert(region.index) }
         }
         return result
     }
 
     private func distance(_ a: VenuePoint, _ b: VenuePoint, height: Double) -> Double {
-        let dx = a.x - b.x, dy = a.y - b.y
+        let dx = a.x - b.x
+        let dy = a.y - b.y
         return (dx * dx + dy * dy + height * height).squareRoot()
     }
 

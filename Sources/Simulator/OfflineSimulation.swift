@@ -92,9 +92,11 @@ public struct OfflineSimulation: Sendable {
             self.evidence = evidence
             self.strategies = strategies
             self.radio = radio
-            self.estimator = estimator ?? PositionEstimatorConfiguration(
-                pathLoss: radio.pathLoss, shadowingSigma: radio.shadowingSigma,
-                clientHeight: phoneHeight, maximumGridPoints: 2000, floorAttenuation: radio.floorAttenuation)
+            self.estimator =
+                estimator
+                ?? PositionEstimatorConfiguration(
+                    pathLoss: radio.pathLoss, shadowingSigma: radio.shadowingSigma,
+                    clientHeight: phoneHeight, maximumGridPoints: 2000, floorAttenuation: radio.floorAttenuation)
             self.planner = planner
             self.wakeDuration = wakeDuration
             self.reportInterval = reportInterval
@@ -109,7 +111,9 @@ public struct OfflineSimulation: Sendable {
             if clients < 1 { throw .invalidParameter(name: "clients", reason: "must be at least 1, got \(clients)") }
             if !(duration > 0) { throw .invalidParameter(name: "duration", reason: "must be positive, got \(duration)") }
             if let budget, budget < 1 { throw .invalidParameter(name: "budget", reason: "must be at least 1, got \(budget)") }
-            if !(tick > 0) || !(reportInterval >= tick) { throw .invalidParameter(name: "tick", reason: "must be positive and at most reportInterval") }
+            if !(tick > 0) || !(reportInterval >= tick) {
+                throw .invalidParameter(name: "tick", reason: "must be positive and at most reportInterval")
+            }
             if !(wakeDuration > 0) { throw .invalidParameter(name: "wakeDuration", reason: "must be positive") }
             if strategies.isEmpty { throw .invalidParameter(name: "strategies", reason: "name at least one") }
         }
@@ -149,12 +153,16 @@ public struct OfflineSimulation: Sendable {
 
         let anchors: PositionAnchorSet = configuration.evidence == .gateways ? .gateways : .regionBeacons
         do {
-            self.estimator = try PositionEstimator(topology: topology, anchors: anchors, configuration: configuration.estimator, gatewayHeight: configuration.gatewayHeight, beaconHeight: configuration.beaconHeight)
+            self.estimator = try PositionEstimator(
+                topology: topology, anchors: anchors, configuration: configuration.estimator, gatewayHeight: configuration.gatewayHeight,
+                beaconHeight: configuration.beaconHeight)
         } catch {
             throw .invalidParameter(name: "estimator", reason: error.description)
         }
         if configuration.evidence != .truth && estimator.anchors.isEmpty {
-            throw .unsuitableTopology("'\(topology.name)' has no \(configuration.evidence == .gateways ? "gateways" : "positioned region beacons") to locate clients with")
+            throw .unsuitableTopology(
+                "'\(topology.name)' has no \(configuration.evidence == .gateways ? "gateways" : "positioned region beacons") to locate clients with"
+            )
         }
         self.anchorGeometry = estimator.anchors.map { anchor in
             (anchor.x, anchor.y, order[anchor.level] ?? 0, (elevation[anchor.level] ?? 0) + anchor.height)
@@ -191,7 +199,9 @@ public struct OfflineSimulation: Sendable {
             venue: topology.name, regions: topology.regions.count, clients: walkers.count, duration: configuration.duration,
             seed: configuration.seed, budget: budget, evidence: configuration.evidence,
             wakeDuration: configuration.wakeDuration, reportInterval: configuration.reportInterval,
-            hysteresis: SimulationReport.Hysteresis(margin: configuration.planner.margin, swapThreshold: configuration.planner.swapThreshold, guardDistance: configuration.planner.guardDistance),
+            hysteresis: SimulationReport.Hysteresis(
+                margin: configuration.planner.margin, swapThreshold: configuration.planner.swapThreshold,
+                guardDistance: configuration.planner.guardDistance),
             strategies: zip(configuration.strategies, totals).map { SimulationReport.StrategyResult(strategy: $0, tally: $1) },
             positionError: TetamReport.Summary(errors), levelMismatches: levelMismatches)
     }
@@ -273,7 +283,10 @@ public struct OfflineSimulation: Sendable {
                     var uncertainty = 0.0
                     if configuration.evidence == .truth {
                         point = truth
-                    } else if let estimate = estimator.update(phone.state, observations: readings, constraints: reports ? constraints : [], at: Date(timeIntervalSinceReferenceDate: now)) {
+                    } else if let estimate = estimator.update(
+                        phone.state, observations: readings, constraints: reports ? constraints : [],
+                        at: Date(timeIntervalSinceReferenceDate: now))
+                    {
                         phone.state = estimate.state
                         point = VenuePoint(x: estimate.x, y: estimate.y, level: estimate.level)
                         uncertainty = estimate.confidence
@@ -288,7 +301,10 @@ public struct OfflineSimulation: Sendable {
                     if due { phone.nextReport = now + configuration.reportInterval }
                     if reports, let point {
                         let insideKnown = insideNow.filter { phone.monitoredSet.contains($0) }.sorted().map { topology.regions[$0].id }
-                        if let ids = plan(configuration.strategies[index], planner: planners[index], search: search, at: point, uncertainty: uncertainty, phone: phone, inside: insideKnown, now: now) {
+                        if let ids = plan(
+                            configuration.strategies[index], planner: planners[index], search: search, at: point, uncertainty: uncertainty,
+                            phone: phone, inside: insideKnown, now: now)
+                        {
                             let newSet = Set(ids.compactMap { topology.regionIndex(id: $0) })
                             let added = newSet.subtracting(phone.monitoredSet).count
                             let removed = phone.monitoredSet.subtracting(newSet).count
@@ -309,12 +325,16 @@ public struct OfflineSimulation: Sendable {
     /// The strategy's set (region ids) from `point`, or `nil` when the point cannot be placed on the graph.
     /// The planner is given the estimate's confidence radius as its `uncertainty`, as the coordinator does (the
     /// no-hysteresis baseline stays exactly the nearest regions).
-    private func plan(_ strategy: Strategy, planner: RegionPlanner?, search: WalkingDistanceSearch, at point: VenuePoint, uncertainty: Double, phone: Phone, inside: [String], now: Double) -> [String]? {
+    private func plan(
+        _ strategy: Strategy, planner: RegionPlanner?, search: WalkingDistanceSearch, at point: VenuePoint, uncertainty: Double,
+        phone: Phone, inside: [String], now: Double
+    ) -> [String]? {
         switch strategy {
         case .planner, .noHysteresis:
             guard let planner, let location = try? topology.snap(point) else { return nil }
-            let request = PlanRequest(location: location, monitored: phone.monitored, inside: inside, budget: budget,
-                                      uncertainty: strategy == .planner ? uncertainty : 0, now: Date(timeIntervalSinceReferenceDate: now))
+            let request = PlanRequest(
+                location: location, monitored: phone.monitored, inside: inside, budget: budget,
+                uncertainty: strategy == .planner ? uncertainty : 0, now: Date(timeIntervalSinceReferenceDate: now))
             return planner.plan(request, using: search).ids
         case .straightLine:
             return straightLineNearest(point)
@@ -330,7 +350,8 @@ public struct OfflineSimulation: Sendable {
         ranked.reserveCapacity(placedRegions.count)
         for region in placedRegions where !pinned.contains(region.region) {
             let dz = (levelElevation[region.level] ?? 0) - z
-            let dx = region.x - point.x, dy = region.y - point.y
+            let dx = region.x - point.x
+            let dy = region.y - point.y
             let distance = max((dx * dx + dy * dy + dz * dz).squareRoot() - region.radius, 0)
             ranked.append((distance, topology.regions[region.region].id))
         }
@@ -351,7 +372,8 @@ public struct OfflineSimulation: Sendable {
         // in a straight line can contain the point.
         var candidates: [Int] = []
         for region in placedRegions where region.level == point.level {
-            let dx = region.x - point.x, dy = region.y - point.y
+            let dx = region.x - point.x
+            let dy = region.y - point.y
             if dx * dx + dy * dy <= region.radius * region.radius { candidates.append(region.region) }
         }
         guard !candidates.isEmpty, let location = try? topology.snap(point) else { return result }
@@ -375,7 +397,9 @@ public struct OfflineSimulation: Sendable {
     }
 
     /// The readings of one report: every anchor heard from the true position, the strongest kept.
-    private func readings(at truth: VenuePoint, climb: (level: String, fraction: Double)?, client: Int, tick: Int, noise: CounterNoise) -> [PositionObservation] {
+    private func readings(at truth: VenuePoint, climb: (level: String, fraction: Double)?, client: Int, tick: Int, noise: CounterNoise)
+        -> [PositionObservation]
+    {
         guard configuration.evidence != .truth else { return [] }
         var order = levelOrder[truth.level] ?? 0
         var z = (levelElevation[truth.level] ?? 0) + configuration.phoneHeight
@@ -387,7 +411,9 @@ public struct OfflineSimulation: Sendable {
         }
         var heard: [PositionObservation] = []
         for (index, anchor) in anchorGeometry.enumerated() {
-            let dx = anchor.x - truth.x, dy = anchor.y - truth.y, dz = anchor.z - z
+            let dx = anchor.x - truth.x
+            let dy = anchor.y - truth.y
+            let dz = anchor.z - z
             let distance = (dx * dx + dy * dy + dz * dz).squareRoot()
             let draw = noise.normal(UInt64(client), UInt64(tick), UInt64(index))
             if let rssi = configuration.radio.reading(distance: distance, floors: anchor.order - order, standardNormal: draw) {

@@ -16,7 +16,10 @@ public struct RadioModel: Sendable, Hashable {
     /// Readings below this are not heard, dBm.
     public var sensitivity: Double
 
-    public init(pathLoss: LogDistanceModel = LogDistanceModel(referencePower: -59, exponent: 2.2), shadowingSigma: Double = 5, floorAttenuation: Double = 15, sensitivity: Double = -95) {
+    public init(
+        pathLoss: LogDistanceModel = LogDistanceModel(referencePower: -59, exponent: 2.2), shadowingSigma: Double = 5,
+        floorAttenuation: Double = 15, sensitivity: Double = -95
+    ) {
         self.pathLoss = pathLoss
         self.shadowingSigma = shadowingSigma
         self.floorAttenuation = floorAttenuation

@@ -1,3 +1,4 @@
+import Foundation
 public import Planner
 
 /// Per-sensor radio calibration fitted on tracks with known positions, as an installer would do
@@ -18,16 +19,23 @@ public struct TetamCalibration: Sendable, Hashable, Codable {
     public var tracks: [String]
 
     /// Fits on `tracks` (readings outside `minimumRSSI…maximumRSSI` are ignored).
-    public static func fit(_ dataset: TetamDataset, tracks: [String], minimumRSSI: Double = -110, maximumRSSI: Double = 0) throws(SimulationError) -> TetamCalibration {
+    public static func fit(_ dataset: TetamDataset, tracks: [String], minimumRSSI: Double = -110, maximumRSSI: Double = 0)
+        throws(SimulationError) -> TetamCalibration
+    {
         let count = dataset.sensors.count
         var sums = [LineSums](repeating: LineSums(), count: count)
         var all = LineSums()
-        var heights = 0.0, readings = 0
+        var heights = 0.0
+        var readings = 0
         for name in tracks {
-            guard let track = dataset.track(named: name) else { throw .invalidParameter(name: "calibration track", reason: "no track named '\(name)'") }
+            guard let track = dataset.track(named: name) else {
+                throw .invalidParameter(name: "calibration track", reason: "no track named '\(name)'")
+            }
             for reading in track.readings where Double(reading.rssi) >= minimumRSSI && Double(reading.rssi) <= maximumRSSI {
                 let sensor = dataset.sensors[reading.sensor]
-                let dx = reading.x - sensor.x, dy = reading.y - sensor.y, dz = reading.z - sensor.z
+                let dx = reading.x - sensor.x
+                let dy = reading.y - sensor.y
+                let dz = reading.z - sensor.z
                 let x = log10(max((dx * dx + dy * dy + dz * dz).squareRoot(), 0.3))
                 sums[reading.sensor].add(x: x, y: Double(reading.rssi))
                 all.add(x: x, y: Double(reading.rssi))
@@ -35,10 +43,14 @@ public struct TetamCalibration: Sendable, Hashable, Codable {
                 readings += 1
             }
         }
-        guard readings > 0 else { throw .invalidParameter(name: "calibration tracks", reason: "no usable readings in \(tracks.joined(separator: ", "))") }
+        guard readings > 0 else {
+            throw .invalidParameter(name: "calibration tracks", reason: "no usable readings in \(tracks.joined(separator: ", "))")
+        }
         let global = all.line()
-        var references: [Double] = [], exponents: [Double] = []
-        var squared = 0.0, n = 0.0
+        var references: [Double] = []
+        var exponents: [Double] = []
+        var squared = 0.0
+        var n = 0.0
         for sensor in 0..<count {
             // A sensor with too few readings keeps the global line.
             let line = sums[sensor].n >= 20 ? sums[sensor].line() : global
@@ -69,7 +81,12 @@ struct LineSums: Hashable {
     var n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0, syy = 0.0
 
     mutating func add(x: Double, y: Double) {
-        n += 1; sx += x; sy += y; sxx += x * x; sxy += x * y; syy += y * y
+        n += 1
+        sx += x
+        sy += y
+        sxx += x * x
+        sxy += x * y
+        syy += y * y
     }
 
     func line() -> (intercept: Double, slope: Double) {
@@ -81,9 +98,8 @@ struct LineSums: Hashable {
 
     /// Σ (y − a − b·x)², from the sums.
     func squaredResidual(_ line: (intercept: Double, slope: Double)) -> Double {
-        let a = line.intercept, b = line.slope
+        let a = line.intercept
+        let b = line.slope
         return max(syy - 2 * a * sy - 2 * b * sxy + n * a * a + 2 * a * b * sx + b * b * sxx, 0)
     }
 }
-
-import Foundation

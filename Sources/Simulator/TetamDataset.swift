@@ -89,8 +89,10 @@ public struct TetamDataset: Sendable {
             var sensors: [Sensor] = []
             for (mac, value) in object {
                 guard let fields = value as? [Any], fields.count >= 3, let position = fields[0] as? [Double], position.count == 3,
-                      let name = fields[2] as? String
-                else { throw .malformed(file: url.path, line: number + 1, reason: "sensor \(mac): expected [[x, y, z], colour, \"alias\"]") }
+                    let name = fields[2] as? String
+                else {
+                    throw .malformed(file: url.path, line: number + 1, reason: "sensor \(mac): expected [[x, y, z], colour, \"alias\"]")
+                }
                 sensors.append(Sensor(mac: mac, name: name, x: position[0], y: position[1], z: position[2]))
             }
             return sensors.sorted { $0.name < $1.name }
@@ -102,7 +104,7 @@ public struct TetamDataset: Sendable {
     static func readLimits(_ url: URL) throws(SimulationError) -> [Double] {
         let text = try readText(url)
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let limits = object["limits"] as? [Double], limits.count == 4
+            let limits = object["limits"] as? [Double], limits.count == 4
         else { throw .malformed(file: url.path, line: 1, reason: "expected a JSON object with \"limits\": [minX, minY, maxX, maxY]") }
         return limits
     }
@@ -117,12 +119,21 @@ public struct TetamDataset: Sendable {
             let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
             if trimmed.isEmpty { continue }
             let fields = trimmed.split(separator: ",", omittingEmptySubsequences: false)
-            guard fields.count >= 7 else { throw .malformed(file: url.path, line: number + 1, reason: "expected at least 7 fields, found \(fields.count)") }
-            guard let time = Double(fields[0]) else { throw .malformed(file: url.path, line: number + 1, reason: "timestamp '\(fields[0])' is not a number") }
-            guard let sensor = indexByMAC[fields[1]] else { throw .malformed(file: url.path, line: number + 1, reason: "sensor '\(fields[1])' is not in cnf/tetam.dev") }
-            guard let rssi = Int(fields[3]) else { throw .malformed(file: url.path, line: number + 1, reason: "RSSI '\(fields[3])' is not an integer") }
+            guard fields.count >= 7 else {
+                throw .malformed(file: url.path, line: number + 1, reason: "expected at least 7 fields, found \(fields.count)")
+            }
+            guard let time = Double(fields[0]) else {
+                throw .malformed(file: url.path, line: number + 1, reason: "timestamp '\(fields[0])' is not a number")
+            }
+            guard let sensor = indexByMAC[fields[1]] else {
+                throw .malformed(file: url.path, line: number + 1, reason: "sensor '\(fields[1])' is not in cnf/tetam.dev")
+            }
+            guard let rssi = Int(fields[3]) else {
+                throw .malformed(file: url.path, line: number + 1, reason: "RSSI '\(fields[3])' is not an integer")
+            }
             guard let x = Double(fields[4]), let y = Double(fields[5]), let z = Double(fields[6]) else {
-                throw .malformed(file: url.path, line: number + 1, reason: "position '\(fields[4]),\(fields[5]),\(fields[6])' is not three numbers")
+                throw .malformed(
+                    file: url.path, line: number + 1, reason: "position '\(fields[4]),\(fields[5]),\(fields[6])' is not three numbers")
             }
             readings.append(Reading(time: time, sensor: sensor, rssi: rssi, x: x, y: y, z: z))
         }

@@ -34,7 +34,10 @@ public struct TetamReplay: Sendable {
     /// The level name the room's anchors and estimates carry.
     public var level: String
 
-    public init(dataset: TetamDataset, windowLength: Double = 1, trainingTracks: [String] = TetamReplay.defaultTrainingTracks, configuration: PositionEstimatorConfiguration = TetamReplay.defaultConfiguration, level: String = "0") {
+    public init(
+        dataset: TetamDataset, windowLength: Double = 1, trainingTracks: [String] = TetamReplay.defaultTrainingTracks,
+        configuration: PositionEstimatorConfiguration = TetamReplay.defaultConfiguration, level: String = "0"
+    ) {
         self.dataset = dataset
         self.windowLength = windowLength
         self.trainingTracks = trainingTracks
@@ -59,10 +62,14 @@ public struct TetamReplay: Sendable {
             let end = first.time + (number + 1) * windowLength
             var sums = [Double](repeating: 0, count: dataset.sensors.count)
             var counts = [Int](repeating: 0, count: dataset.sensors.count)
-            var tx = 0.0, ty = 0.0, truths = 0.0
+            var tx = 0.0
+            var ty = 0.0
+            var truths = 0.0
             while index < readings.count, readings[index].time < end {
                 let reading = readings[index]
-                tx += reading.x; ty += reading.y; truths += 1
+                tx += reading.x
+                ty += reading.y
+                truths += 1
                 let rssi = Double(reading.rssi)
                 if rssi >= configuration.minimumRSSI && rssi <= configuration.maximumRSSI {
                     sums[reading.sensor] += rssi
@@ -85,7 +92,9 @@ public struct TetamReplay: Sendable {
 
     /// The baseline: sensors' positions weighted by 10^(RSSI/20).
     public func weightedCentroid(_ window: Window) -> (x: Double, y: Double) {
-        var x = 0.0, y = 0.0, total = 0.0
+        var x = 0.0
+        var y = 0.0
+        var total = 0.0
         for (i, sensor) in window.sensors.enumerated() {
             let weight = pow(10, window.rssi[i] / 20)
             x += weight * dataset.sensors[sensor].x
@@ -96,10 +105,13 @@ public struct TetamReplay: Sendable {
     }
 
     /// An estimator for the room, with or without the per-sensor calibration.
-    public func estimator(calibration: TetamCalibration, perSensor: Bool, snapper: (any PositionSnapping)? = nil) throws(PositionError) -> PositionEstimator {
+    public func estimator(calibration: TetamCalibration, perSensor: Bool, snapper: (any PositionSnapping)? = nil) throws(PositionError)
+        -> PositionEstimator
+    {
         var configuration = self.configuration
         configuration.clientHeight = calibration.clientHeight
-        let anchors = calibration.anchors(for: dataset, level: level, perSensor: perSensor, modelReference: configuration.pathLoss.referencePower)
+        let anchors = calibration.anchors(
+            for: dataset, level: level, perSensor: perSensor, modelReference: configuration.pathLoss.referencePower)
         let area = PositionArea(level: level, minX: dataset.minX, minY: dataset.minY, maxX: dataset.maxX, maxY: dataset.maxY)
         return try PositionEstimator(anchors: anchors, areas: [area], configuration: configuration, snapper: snapper)
     }
@@ -107,11 +119,14 @@ public struct TetamReplay: Sendable {
     /// The calibrated estimator on a venue of the room whose gateways are the sensors (by name):
     /// `PositionEstimator(topology:)`, as the coordinator and `simulate --offline` build it, with the
     /// per-sensor calibration; and each sensor's anchor in it (the dataset's sensor order).
-    public func estimator(calibration: TetamCalibration, topology: Topology) throws -> (estimator: PositionEstimator, sensorAnchors: [Int]) {
+    public func estimator(calibration: TetamCalibration, topology: Topology) throws -> (estimator: PositionEstimator, sensorAnchors: [Int])
+    {
         var configuration = self.configuration
         configuration.clientHeight = calibration.clientHeight
         var calibrated: [String: PositionAnchor] = [:]
-        for anchor in calibration.anchors(for: dataset, level: level, perSensor: true, modelReference: configuration.pathLoss.referencePower) {
+        for anchor in calibration.anchors(
+            for: dataset, level: level, perSensor: true, modelReference: configuration.pathLoss.referencePower)
+        {
             calibrated[PositionEstimator.anchorID(gateway: anchor.id)] = anchor
         }
         let estimator = try PositionEstimator(topology: topology, anchors: .gateways, configuration: configuration) { anchor in
@@ -123,7 +138,8 @@ public struct TetamReplay: Sendable {
         }
         let sensorAnchors = try dataset.sensors.map { sensor in
             guard let anchor = estimator.anchorIndex(ofGateway: sensor.name) else {
-                throw SimulationError.unsuitableTopology("'\(topology.name)' has no gateway '\(sensor.name)' for the dataset's sensor \(sensor.mac)")
+                throw SimulationError.unsuitableTopology(
+                    "'\(topology.name)' has no gateway '\(sensor.name)' for the dataset's sensor \(sensor.mac)")
             }
             return anchor
         }
@@ -138,7 +154,8 @@ public struct TetamReplay: Sendable {
         estimates.reserveCapacity(windows.count)
         for window in windows {
             let observations = window.sensors.indices.map { i in
-                PositionObservation(anchor: sensorAnchors?[window.sensors[i]] ?? window.sensors[i], rssi: window.rssi[i], count: window.counts[i])
+                PositionObservation(
+                    anchor: sensorAnchors?[window.sensors[i]] ?? window.sensors[i], rssi: window.rssi[i], count: window.counts[i])
             }
             let estimate = estimator.update(state, observations: observations, at: Date(timeIntervalSince1970: window.end))
             if let estimate { state = estimate.state }
@@ -149,7 +166,8 @@ public struct TetamReplay: Sendable {
 
     /// Runs every method on every track (or on the tracks named) and summarises the errors.
     public func run(tracks selected: [String]? = nil, snapper: (any PositionSnapping)? = nil) throws -> TetamReport {
-        let calibration = try TetamCalibration.fit(dataset, tracks: trainingTracks, minimumRSSI: configuration.minimumRSSI, maximumRSSI: configuration.maximumRSSI)
+        let calibration = try TetamCalibration.fit(
+            dataset, tracks: trainingTracks, minimumRSSI: configuration.minimumRSSI, maximumRSSI: configuration.maximumRSSI)
         let calibrated = try estimator(calibration: calibration, perSensor: true, snapper: snapper)
         let uncalibrated = try estimator(calibration: calibration, perSensor: false)
         let methodNames = ["weighted-centroid", "estimator-uncalibrated", "estimator"] + (snapper == nil ? [] : ["estimator-snapped"])
@@ -158,7 +176,8 @@ public struct TetamReplay: Sendable {
         var windowCount = 0
         let tracks = dataset.tracks.filter { selected?.contains($0.name) ?? true }
         if let selected, let unknown = selected.first(where: { name in !dataset.tracks.contains { $0.name == name } }) {
-            throw SimulationError.invalidParameter(name: "track", reason: "no track named '\(unknown)' (known: \(dataset.tracks.map(\.name).joined(separator: ", ")))")
+            throw SimulationError.invalidParameter(
+                name: "track", reason: "no track named '\(unknown)' (known: \(dataset.tracks.map(\.name).joined(separator: ", ")))")
         }
         for track in tracks {
             let (windows, dropped) = self.windows(track)
@@ -204,8 +223,11 @@ extension TetamReplay {
     /// window (as the coordinator would for a tag); an entry is a window whose true position is
     /// inside a region it was not inside the window before, covered when that region was in the
     /// set planned before the window.
-    public func coverage(topology: Topology, planner configuration: PlannerConfiguration = PlannerConfiguration(), tracks selected: [String]? = nil) throws -> TetamCoverage {
-        let calibration = try TetamCalibration.fit(dataset, tracks: trainingTracks, minimumRSSI: self.configuration.minimumRSSI, maximumRSSI: self.configuration.maximumRSSI)
+    public func coverage(
+        topology: Topology, planner configuration: PlannerConfiguration = PlannerConfiguration(), tracks selected: [String]? = nil
+    ) throws -> TetamCoverage {
+        let calibration = try TetamCalibration.fit(
+            dataset, tracks: trainingTracks, minimumRSSI: self.configuration.minimumRSSI, maximumRSSI: self.configuration.maximumRSSI)
         guard let level = topology.levels.first?.id else { throw SimulationError.unsuitableTopology("'\(topology.name)' has no level") }
         var replay = self
         replay.level = level
@@ -217,13 +239,17 @@ extension TetamReplay {
         let search = WalkingDistanceSearch(topology: topology)
         let placed = topology.regions.indices.filter { topology.regions[$0].position?.level == level }
         func inside(_ x: Double, _ y: Double) -> Set<Int> {
-            Set(placed.filter { index in
-                let region = topology.regions[index]
-                let p = region.position!
-                return (p.x - x) * (p.x - x) + (p.y - y) * (p.y - y) <= region.radius * region.radius
-            })
+            Set(
+                placed.filter { index in
+                    let region = topology.regions[index]
+                    let p = region.position!
+                    return (p.x - x) * (p.x - x) + (p.y - y) * (p.y - y) <= region.radius * region.radius
+                })
         }
-        var entries = 0, covered = 0, overlapSum = 0.0, overlapCount = 0
+        var entries = 0
+        var covered = 0
+        var overlapSum = 0.0
+        var overlapCount = 0
         for track in dataset.tracks where selected?.contains(track.name) ?? true {
             let windows = self.windows(track).windows
             let estimates = replay.estimate(windows, with: estimator, sensorAnchors: sensorAnchors)
@@ -246,14 +272,19 @@ extension TetamReplay {
                     }
                 }
                 previousInside = insideNow
-                guard let estimate, let snapped = try? topology.snap(VenuePoint(x: estimate.x, y: estimate.y, level: level)) else { continue }
+                guard let estimate, let snapped = try? topology.snap(VenuePoint(x: estimate.x, y: estimate.y, level: level)) else {
+                    continue
+                }
                 let knownInside = insideNow.filter { monitoredSet.contains($0) }.map { topology.regions[$0].id }
-                let plan = planner.plan(PlanRequest(location: snapped, monitored: monitored, inside: knownInside, uncertainty: estimate.confidence,
-                                                    now: Date(timeIntervalSince1970: window.end)), using: search)
+                let plan = planner.plan(
+                    PlanRequest(
+                        location: snapped, monitored: monitored, inside: knownInside, uncertainty: estimate.confidence,
+                        now: Date(timeIntervalSince1970: window.end)), using: search)
                 monitored = plan.ids
             }
         }
-        return TetamCoverage(budget: budget, entries: entries, covered: covered, nearestOverlap: overlapCount == 0 ? 0 : overlapSum / Double(overlapCount))
+        return TetamCoverage(
+            budget: budget, entries: entries, covered: covered, nearestOverlap: overlapCount == 0 ? 0 : overlapSum / Double(overlapCount))
     }
 }
 
@@ -306,7 +337,9 @@ public struct TetamReport: Sendable, Codable {
         lines.append("position error, metres        all: median   p90 | held-out: median   p90")
         for method in methods {
             let name = method.name.padding(toLength: 28, withPad: " ", startingAt: 0)
-            lines.append("  \(name)      \(f(method.all.median)) \(f(method.all.p90)) |           \(f(method.heldOut.median)) \(f(method.heldOut.p90))")
+            lines.append(
+                "  \(name)      \(f(method.all.median)) \(f(method.all.p90)) |           \(f(method.heldOut.median)) \(f(method.heldOut.p90))"
+            )
         }
         lines.append("per track (median / p90):")
         for (index, track) in (methods.first?.tracks ?? []).enumerated() {

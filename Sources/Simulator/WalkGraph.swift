@@ -38,7 +38,8 @@ public struct WalkGraph: Sendable {
         }
         let regionNodes = nodes.indices.filter { nodes[$0].region != nil && !neighbours[$0].isEmpty }
         guard regionNodes.count >= 2 else {
-            throw .unsuitableTopology("walkers need at least two positioned regions joined by links; '\(topology.name)' has \(regionNodes.count)")
+            throw .unsuitableTopology(
+                "walkers need at least two positioned regions joined by links; '\(topology.name)' has \(regionNodes.count)")
         }
         self.nodes = nodes
         self.neighbours = neighbours
@@ -74,7 +75,8 @@ public struct WalkGraph: Sendable {
                 heap[0] = last
                 var parent = 0
                 while true {
-                    let left = 2 * parent + 1, right = left + 1
+                    let left = 2 * parent + 1
+                    let right = left + 1
                     var smallest = parent
                     if left < heap.count, heap[left] < heap[smallest] { smallest = left }
                     if right < heap.count, heap[right] < heap[smallest] { smallest = right }

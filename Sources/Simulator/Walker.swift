@@ -26,8 +26,8 @@ public struct Walker: Sendable {
 
     private var generator: SplitMix64
     private var path: [Int]
-    private var leg: Int = 0            // path[leg] → path[leg + 1]
-    private var along: Double = 0       // metres walked on the current link
+    private var leg: Int = 0  // path[leg] → path[leg + 1]
+    private var along: Double = 0  // metres walked on the current link
     private var speed: Double
     private var pause: Double = 0
     private let scripted: Bool
@@ -57,7 +57,9 @@ public struct Walker: Sendable {
             }
             nodes.append(node)
         }
-        guard let first = nodes.first, speed > 0 else { throw .invalidParameter(name: "route", reason: "needs at least one node and a positive speed") }
+        guard let first = nodes.first, speed > 0 else {
+            throw .invalidParameter(name: "route", reason: "needs at least one node and a positive speed")
+        }
         self.graph = graph
         self.speedRange = speed...speed
         self.pauseRange = 0...0
@@ -84,7 +86,8 @@ public struct Walker: Sendable {
                 planNextLeg()
                 continue
             }
-            let from = path[leg], to = path[leg + 1]
+            let from = path[leg]
+            let to = path[leg + 1]
             let length = graph.linkDistance(from, to) ?? 0
             let step = min(length - along, remaining * speed)
             along += step
@@ -109,7 +112,8 @@ public struct Walker: Sendable {
             climb = nil
             return
         }
-        let a = graph.nodes[path[leg]].point, b = graph.nodes[path[leg + 1]].point
+        let a = graph.nodes[path[leg]].point
+        let b = graph.nodes[path[leg + 1]].point
         let length = graph.linkDistance(path[leg], path[leg + 1]) ?? 0
         let t = length > 0 ? along / length : 1
         if a.level != b.level {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One of a venue's line-oriented files: a header line naming the columns, then one record per
@@ -47,7 +47,8 @@ struct CSVTable {
                 var position = lineStart
                 while true {
                     if position == contentEnd || buffer[position] == 0x2C /* , */ {
-                        var s = fieldStart, e = position
+                        var s = fieldStart
+                        var e = position
                         while s < e, buffer[s] == 0x20 || buffer[s] == 0x09 { s += 1 }
                         while e > s, buffer[e - 1] == 0x20 || buffer[e - 1] == 0x09 { e -= 1 }
                         record.starts.append(s)
@@ -60,7 +61,12 @@ struct CSVTable {
                 var blank = true
                 for index in record.starts.indices where record.starts[index] != record.ends[index] { blank = false }
                 if !blank {
-                    if sawHeader { body(record) } else { sawHeader = true; header(record) }
+                    if sawHeader {
+                        body(record)
+                    } else {
+                        sawHeader = true
+                        header(record)
+                    }
                 }
                 lineStart = lineEnd + 1
             }
@@ -100,7 +106,8 @@ struct CSVRecord {
     /// The field as a finite number: nil when empty, `.failure` when it is not a number.
     func number(_ column: Int) -> Result<Double, CSVFieldError>? {
         guard !isEmpty(column) else { return nil }
-        let start = starts[column], end = ends[column]
+        let start = starts[column]
+        let end = ends[column]
         // Only plain decimal notation: digits, sign, point, exponent.
         for index in start..<end {
             switch buffer[index] {

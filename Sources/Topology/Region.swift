@@ -21,7 +21,10 @@ public struct Region: Sendable, Hashable {
     public var tags: [String]
     public var source: SourceLocation
 
-    public init(id: String, identity: RegionIdentity, position: VenuePoint?, level: String? = nil, radius: Double, measuredPower: Int8? = nil, tags: [String] = [], source: SourceLocation) {
+    public init(
+        id: String, identity: RegionIdentity, position: VenuePoint?, level: String? = nil, radius: Double, measuredPower: Int8? = nil,
+        tags: [String] = [], source: SourceLocation
+    ) {
         self.id = id
         self.identity = identity
         self.position = position

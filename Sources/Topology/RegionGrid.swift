@@ -20,15 +20,23 @@ struct RegionGrid: Sendable {
         }
         grids = byLevel.map { members in
             guard !members.isEmpty else { return nil }
-            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+            var minX = Double.infinity
+            var minY = Double.infinity
+            var maxX = -Double.infinity
+            var maxY = -Double.infinity
             for index in members {
                 let p = regions[index].position!
-                minX = min(minX, p.x); maxX = max(maxX, p.x); minY = min(minY, p.y); maxY = max(maxY, p.y)
+                minX = min(minX, p.x)
+                maxX = max(maxX, p.x)
+                minY = min(minY, p.y)
+                maxY = max(maxY, p.y)
             }
-            let width = max(maxX - minX, 1), height = max(maxY - minY, 1)
+            let width = max(maxX - minX, 1)
+            let height = max(maxY - minY, 1)
             var cellSize = max((width * height / Double(members.count) * 2).squareRoot(), 0.5)
             while (width / cellSize + 1) * (height / cellSize + 1) > 4_000_000 { cellSize *= 2 }
-            let columns = Int(width / cellSize) + 1, rows = Int(height / cellSize) + 1
+            let columns = Int(width / cellSize) + 1
+            let rows = Int(height / cellSize) + 1
             func cell(_ index: Int) -> Int {
                 let p = regions[index].position!
                 return min(rows - 1, Int((p.y - minY) / cellSize)) * columns + min(columns - 1, Int((p.x - minX) / cellSize))

@@ -64,21 +64,30 @@ struct SegmentIndex: Sendable {
 
 extension SegmentIndex.Grid {
     init(segments: [SegmentIndex.Segment], graph: WalkingGraph) {
-        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        var minX = Double.infinity
+        var minY = Double.infinity
+        var maxX = -Double.infinity
+        var maxY = -Double.infinity
         for segment in segments {
             for node in [Int(segment.a), Int(segment.b)] {
-                minX = Swift.min(minX, graph.x[node]); maxX = Swift.max(maxX, graph.x[node])
-                minY = Swift.min(minY, graph.y[node]); maxY = Swift.max(maxY, graph.y[node])
+                minX = Swift.min(minX, graph.x[node])
+                maxX = Swift.max(maxX, graph.x[node])
+                minY = Swift.min(minY, graph.y[node])
+                maxY = Swift.max(maxY, graph.y[node])
             }
         }
-        let width = Swift.max(maxX - minX, 1), height = Swift.max(maxY - minY, 1)
+        let width = Swift.max(maxX - minX, 1)
+        let height = Swift.max(maxY - minY, 1)
         // About two segments per cell, and never more than 4 million cells.
         var cellSize = Swift.max((width * height / Double(segments.count) * 2).squareRoot(), 0.5)
         while (width / cellSize + 1) * (height / cellSize + 1) > 4_000_000 { cellSize *= 2 }
-        let columns = Int(width / cellSize) + 1, rows = Int(height / cellSize) + 1
+        let columns = Int(width / cellSize) + 1
+        let rows = Int(height / cellSize) + 1
         func cellRange(_ segment: SegmentIndex.Segment) -> (ClosedRange<Int>, ClosedRange<Int>) {
-            let ax = graph.x[Int(segment.a)], bx = graph.x[Int(segment.b)]
-            let ay = graph.y[Int(segment.a)], by = graph.y[Int(segment.b)]
+            let ax = graph.x[Int(segment.a)]
+            let bx = graph.x[Int(segment.b)]
+            let ay = graph.y[Int(segment.a)]
+            let by = graph.y[Int(segment.b)]
             let c0 = Swift.min(columns - 1, Int((Swift.min(ax, bx) - minX) / cellSize))
             let c1 = Swift.min(columns - 1, Int((Swift.max(ax, bx) - minX) / cellSize))
             let r0 = Swift.min(rows - 1, Int((Swift.min(ay, by) - minY) / cellSize))
@@ -102,7 +111,9 @@ extension SegmentIndex.Grid {
                 }
             }
         }
-        self.init(minX: minX, minY: minY, cellSize: cellSize, columns: columns, rows: rows, cellStart: counts, segmentIDs: ids, segments: segments)
+        self.init(
+            minX: minX, minY: minY, cellSize: cellSize, columns: columns, rows: rows, cellStart: counts, segmentIDs: ids, segments: segments
+        )
     }
 
     /// Searches rings of cells around the point until no unvisited cell can hold a nearer
@@ -116,7 +127,10 @@ extension SegmentIndex.Grid {
         let farthest = Swift.max(abs(cx), abs(cx - columns + 1), abs(cy), abs(cy - rows + 1))
         var ring = 0
         while ring <= farthest {
-            let r0 = cy - ring, r1 = cy + ring, c0 = cx - ring, c1 = cx + ring
+            let r0 = cy - ring
+            let r1 = cy + ring
+            let c0 = cx - ring
+            let c1 = cx + ring
             if r1 >= 0, r0 < rows, c1 >= 0, c0 < columns {
                 for row in Swift.max(r0, 0)...Swift.min(r1, rows - 1) {
                     let onEdgeRow = row == r0 || row == r1
@@ -130,10 +144,12 @@ extension SegmentIndex.Grid {
                                 let hit = project(x: x, y: y, onto: segments[Int(id)], graph: graph)
                                 if let current = best {
                                     if hit.distance < current.distance || (hit.distance == current.distance && id < bestID) {
-                                        best = hit; bestID = id
+                                        best = hit
+                                        bestID = id
                                     }
                                 } else {
-                                    best = hit; bestID = id
+                                    best = hit
+                                    bestID = id
                                 }
                             }
                         }
@@ -149,15 +165,19 @@ extension SegmentIndex.Grid {
     }
 
     private func project(x: Double, y: Double, onto segment: SegmentIndex.Segment, graph: WalkingGraph) -> SegmentIndex.Hit {
-        let ax = graph.x[Int(segment.a)], ay = graph.y[Int(segment.a)]
-        let bx = graph.x[Int(segment.b)], by = graph.y[Int(segment.b)]
-        let dx = bx - ax, dy = by - ay
+        let ax = graph.x[Int(segment.a)]
+        let ay = graph.y[Int(segment.a)]
+        let bx = graph.x[Int(segment.b)]
+        let by = graph.y[Int(segment.b)]
+        let dx = bx - ax
+        let dy = by - ay
         let lengthSquared = dx * dx + dy * dy
         var t = 0.0
         if lengthSquared > 0 {
             t = Swift.min(1, Swift.max(0, ((x - ax) * dx + (y - ay) * dy) / lengthSquared))
         }
-        let px = ax + t * dx, py = ay + t * dy
+        let px = ax + t * dx
+        let py = ay + t * dy
         let distance = ((x - px) * (x - px) + (y - py) * (y - py)).squareRoot()
         return SegmentIndex.Hit(segment: segment, fraction: t, distance: distance, x: px, y: py)
     }

@@ -47,7 +47,10 @@ public final class Topology: Sendable {
     let segmentIndex: SegmentIndex
     let regionGrid: RegionGrid
 
-    init(name: String, revision: String, budget: Int?, radio: RadioEnvironment = RadioEnvironment(), levels: [Level], regions: [Region], waypoints: [Waypoint], gateways: [Gateway], links: [Link], regionNode: [Int32], graph: WalkingGraph) {
+    init(
+        name: String, revision: String, budget: Int?, radio: RadioEnvironment = RadioEnvironment(), levels: [Level], regions: [Region],
+        waypoints: [Waypoint], gateways: [Gateway], links: [Link], regionNode: [Int32], graph: WalkingGraph
+    ) {
         self.name = name
         self.revision = revision
         self.budget = budget
@@ -106,7 +109,8 @@ public final class Topology: Sendable {
     public func location(ofRegion index: Int) -> GraphLocation? {
         let node = regionNode[index]
         guard node >= 0, let position = regions[index].position else { return nil }
-        return GraphLocation(x: position.x, y: position.y, level: position.level, offset: 0, nodeA: node, nodeB: -1, distanceToA: 0, distanceToB: 0)
+        return GraphLocation(
+            x: position.x, y: position.y, level: position.level, offset: 0, nodeA: node, nodeB: -1, distanceToA: 0, distanceToB: 0)
     }
 
     /// The region's location, by id.
@@ -127,10 +131,12 @@ public final class Topology: Sendable {
         }
         let segment = hit.segment
         if segment.a == segment.b || hit.fraction == 0 {
-            return GraphLocation(x: hit.x, y: hit.y, level: point.level, offset: hit.distance, nodeA: segment.a, nodeB: -1, distanceToA: 0, distanceToB: 0)
+            return GraphLocation(
+                x: hit.x, y: hit.y, level: point.level, offset: hit.distance, nodeA: segment.a, nodeB: -1, distanceToA: 0, distanceToB: 0)
         }
         if hit.fraction == 1 {
-            return GraphLocation(x: hit.x, y: hit.y, level: point.level, offset: hit.distance, nodeA: segment.b, nodeB: -1, distanceToA: 0, distanceToB: 0)
+            return GraphLocation(
+                x: hit.x, y: hit.y, level: point.level, offset: hit.distance, nodeA: segment.b, nodeB: -1, distanceToA: 0, distanceToB: 0)
         }
         return GraphLocation(
             x: hit.x, y: hit.y, level: point.level, offset: hit.distance,

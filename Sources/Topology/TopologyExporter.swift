@@ -27,14 +27,16 @@ public struct TopologyExporter: Sendable {
         }
         list("regions", Array(topology.regions.enumerated())) { index, region in
             var text = "{\"id\": \(Self.quoted(region.id)), \"uuid\": \"\(region.identity.uuidString)\""
-            text += ", \"major\": \(region.identity.major.map(String.init) ?? "null"), \"minor\": \(region.identity.minor.map(String.init) ?? "null")"
+            text +=
+                ", \"major\": \(region.identity.major.map(String.init) ?? "null"), \"minor\": \(region.identity.minor.map(String.init) ?? "null")"
             if let position = region.position {
                 text += ", \"x\": \(Self.number(position.x)), \"y\": \(Self.number(position.y))"
             } else {
                 text += ", \"x\": null, \"y\": null"
             }
             text += ", \"level\": \(region.level.map(Self.quoted) ?? "null"), \"radius\": \(Self.number(region.radius))"
-            text += ", \"power\": \(region.measuredPower.map { String($0) } ?? "null"), \"detection\": \(Self.number((topology.detectionRanges[index] * 100).rounded() / 100))"
+            text +=
+                ", \"power\": \(region.measuredPower.map { String($0) } ?? "null"), \"detection\": \(Self.number((topology.detectionRanges[index] * 100).rounded() / 100))"
             text += ", \"tags\": [\(region.tags.map(Self.quoted).joined(separator: ", "))]}"
             return text
         }

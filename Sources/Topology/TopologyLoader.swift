@@ -123,7 +123,10 @@ struct LoadContext {
     mutating func readAll(directory: URL) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            diagnostics.append(TopologyDiagnostic(.error, SourceLocation(file: directoryPath, line: 0), "not a venue directory (it does not exist or is not a directory)"))
+            diagnostics.append(
+                TopologyDiagnostic(
+                    .error, SourceLocation(file: directoryPath, line: 0), "not a venue directory (it does not exist or is not a directory)")
+            )
             return
         }
         typealias F = TopologyLoader.FileName
@@ -148,21 +151,42 @@ struct LoadContext {
                 error(file, line, "expected 'key = value', got '\(content)'")
                 continue
             }
-            let key = trimmedField(content[..<equals]), value = trimmedField(content[content.index(after: equals)...])
+            let key = trimmedField(content[..<equals])
+            let value = trimmedField(content[content.index(after: equals)...])
             switch key {
             case "name": name = value
             case "uuid":
                 if let uuid = BeaconUUID(value) { venueUUID = uuid } else { error(file, line, "uuid: '\(value)' is not a UUID") }
             case "budget":
-                if let budget = Int(value), budget > 0 { venueBudget = budget; budgetLocation = SourceLocation(file: path(file), line: line) } else { error(file, line, "budget: '\(value)' is not a positive whole number") }
+                if let budget = Int(value), budget > 0 {
+                    venueBudget = budget
+                    budgetLocation = SourceLocation(file: path(file), line: line)
+                } else {
+                    error(file, line, "budget: '\(value)' is not a positive whole number")
+                }
             case "power":
-                if let power = Int(value), (-127...20).contains(power) { radio.measuredPower = Int8(power) } else { error(file, line, "power: '\(value)' is not a measured power at 1 m in dBm from -127 to 20") }
+                if let power = Int(value), (-127...20).contains(power) {
+                    radio.measuredPower = Int8(power)
+                } else {
+                    error(file, line, "power: '\(value)' is not a measured power at 1 m in dBm from -127 to 20")
+                }
             case "sensitivity":
-                if let dBm = Double(value), (-127...0).contains(dBm) { radio.sensitivity = dBm } else { error(file, line, "sensitivity: '\(value)' is not a dBm value from -127 to 0") }
+                if let dBm = Double(value), (-127...0).contains(dBm) {
+                    radio.sensitivity = dBm
+                } else {
+                    error(file, line, "sensitivity: '\(value)' is not a dBm value from -127 to 0")
+                }
             case "path-loss-exponent":
-                if let n = Double(value), (1...6).contains(n) { radio.pathLossExponent = n } else { error(file, line, "path-loss-exponent: '\(value)' is not a number from 1 to 6") }
+                if let n = Double(value), (1...6).contains(n) {
+                    radio.pathLossExponent = n
+                } else {
+                    error(file, line, "path-loss-exponent: '\(value)' is not a number from 1 to 6")
+                }
             case "description": break
-            default: warning(file, line, "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, description)")
+            default:
+                warning(
+                    file, line,
+                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, description)")
             }
         }
     }
@@ -175,7 +199,10 @@ struct LoadContext {
         for index in 0..<header.fieldCount {
             let name = header.string(index).lowercased()
             if name.isEmpty { continue }
-            if map[name] != nil { error(file, header.line, "column '\(name)' appears twice"); continue }
+            if map[name] != nil {
+                error(file, header.line, "column '\(name)' appears twice")
+                continue
+            }
             if !required.contains(name) && !optional.contains(name) {
                 warning(file, header.line, "unknown column '\(name)' ignored (known: \((required + optional).joined(separator: ", ")))")
             }
@@ -183,39 +210,55 @@ struct LoadContext {
         }
         let missing = required.filter { map[$0] == nil }
         if !missing.isEmpty {
-            error(file, header.line, "header lacks column\(missing.count == 1 ? "" : "s") \(missing.map { "'\($0)'" }.joined(separator: ", ")) (the first line that is not a comment is the header)")
+            error(
+                file, header.line,
+                "header lacks column\(missing.count == 1 ? "" : "s") \(missing.map { "'\($0)'" }.joined(separator: ", ")) (the first line that is not a comment is the header)"
+            )
             return nil
         }
         return map
     }
 
     /// Walks a CSV file: header then records, with the column map.
-    mutating func parseCSV(_ bytes: [UInt8], file: String, required: [String], optional: [String], record: (inout LoadContext, CSVRecord, [String: Int]) -> Void) {
+    mutating func parseCSV(
+        _ bytes: [UInt8], file: String, required: [String], optional: [String],
+        record: (inout LoadContext, CSVRecord, [String: Int]) -> Void
+    ) {
         let table = CSVTable(path: path(file), bytes: bytes)
         var map: [String: Int]? = nil
         var sawHeader = false
         var context = self
-        table.forEachRecord(header: { header in
-            sawHeader = true
-            map = context.columns(header, file: file, required: required, optional: optional)
-        }, record: { row in
-            guard let map else { return }
-            if row.fieldCount > (map.values.max() ?? 0) + 1, row.fieldCount > map.count {
-                var extra = false
-                for index in (map.values.max()! + 1)..<row.fieldCount where !row.isEmpty(index) { extra = true }
-                if extra { context.warning(file, row.line, "more fields than the header names; the extra ones are ignored") }
-            }
-            record(&context, row, map)
-        })
-        if !sawHeader { context.error(file, 0, "empty file: expected a header line naming the columns (\(required.joined(separator: ",")))") }
+        table.forEachRecord(
+            header: { header in
+                sawHeader = true
+                map = context.columns(header, file: file, required: required, optional: optional)
+            },
+            record: { row in
+                guard let map else { return }
+                if row.fieldCount > (map.values.max() ?? 0) + 1, row.fieldCount > map.count {
+                    var extra = false
+                    for index in (map.values.max()! + 1)..<row.fieldCount where !row.isEmpty(index) { extra = true }
+                    if extra { context.warning(file, row.line, "more fields than the header names; the extra ones are ignored") }
+                }
+                record(&context, row, map)
+            })
+        if !sawHeader {
+            context.error(file, 0, "empty file: expected a header line naming the columns (\(required.joined(separator: ",")))")
+        }
         self = context
     }
 
     /// A required id field: present and well formed.
     mutating func id(_ row: CSVRecord, _ column: Int?, file: String, field: String) -> String? {
         let value = row.string(column ?? -1)
-        guard !value.isEmpty else { error(file, row.line, "\(field): missing"); return nil }
-        guard isValidID(value) else { error(file, row.line, "\(field): '\(value)' is not a valid id (letters, digits, '.', '_', '-'; at most 64)"); return nil }
+        guard !value.isEmpty else {
+            error(file, row.line, "\(field): missing")
+            return nil
+        }
+        guard isValidID(value) else {
+            error(file, row.line, "\(field): '\(value)' is not a valid id (letters, digits, '.', '_', '-'; at most 64)")
+            return nil
+        }
         return value
     }
 
@@ -248,10 +291,16 @@ struct LoadContext {
             guard let id = context.id(row, columns["id"], file: file, field: "id") else { return }
             var failed = false
             let elevation = context.number(row, columns["elevation"], file: file, field: "elevation", failed: &failed) ?? 0
-            if let first = firstLine[id] { context.error(file, row.line, "duplicate level id '\(id)' (first at line \(first))"); return }
+            if let first = firstLine[id] {
+                context.error(file, row.line, "duplicate level id '\(id)' (first at line \(first))")
+                return
+            }
             firstLine[id] = row.line
             context.levelIDs.insert(id)
-            context.levels.append(Level(id: id, name: row.string(columns["name"] ?? -1), elevation: elevation, source: SourceLocation(file: filePath, line: row.line)))
+            context.levels.append(
+                Level(
+                    id: id, name: row.string(columns["name"] ?? -1), elevation: elevation,
+                    source: SourceLocation(file: filePath, line: row.line)))
         }
         if levels.isEmpty, !diagnostics.contains(where: { $0.severity == .error && $0.location.file == path(file) }) {
             error(file, 0, "no level defined: a venue needs at least one")
@@ -261,8 +310,11 @@ struct LoadContext {
     mutating func parseRegions(_ bytes: [UInt8]) {
         let file = TopologyLoader.FileName.regions
         let filePath = path(file)  // one shared string for every record's location
-        var lastUUIDText = "", lastUUID: BeaconUUID? = nil
-        parseCSV(bytes, file: file, required: ["id", "x", "y", "level", "radius"], optional: ["uuid", "major", "minor", "power", "tags", "name"]) { context, row, columns in
+        var lastUUIDText = ""
+        var lastUUID: BeaconUUID? = nil
+        parseCSV(
+            bytes, file: file, required: ["id", "x", "y", "level", "radius"], optional: ["uuid", "major", "minor", "power", "tags", "name"]
+        ) { context, row, columns in
             guard let id = context.id(row, columns["id"], file: file, field: "id") else { return }
             var failed = false
             // Identity.
@@ -270,30 +322,45 @@ struct LoadContext {
             let uuidText = row.string(columns["uuid"] ?? -1)
             if !uuidText.isEmpty {
                 // Most rows repeat the previous row's UUID: parse each distinct text once.
-                if uuidText == lastUUIDText { uuid = lastUUID } else {
+                if uuidText == lastUUIDText {
+                    uuid = lastUUID
+                } else {
                     uuid = BeaconUUID(uuidText)
                     lastUUIDText = uuidText
                     lastUUID = uuid
                 }
-                if uuid == nil { context.error(file, row.line, "uuid: '\(uuidText)' is not a UUID"); failed = true }
+                if uuid == nil {
+                    context.error(file, row.line, "uuid: '\(uuidText)' is not a UUID")
+                    failed = true
+                }
             } else if uuid == nil {
-                context.error(file, row.line, "uuid: missing (and venue.conf sets no default uuid)"); failed = true
+                context.error(file, row.line, "uuid: missing (and venue.conf sets no default uuid)")
+                failed = true
             }
-            var major: UInt16? = nil, minor: UInt16? = nil
+            var major: UInt16? = nil
+            var minor: UInt16? = nil
             for (field, column) in [("major", columns["major"]), ("minor", columns["minor"])] {
                 switch row.integer(column ?? -1, limit: 65535) {
                 case nil: break
                 case .success(let value): if field == "major" { major = UInt16(value) } else { minor = UInt16(value) }
-                case .failure(let problem): context.error(file, row.line, "\(field): '\(problem.text)' is not a whole number from 0 to 65535"); failed = true
+                case .failure(let problem):
+                    context.error(file, row.line, "\(field): '\(problem.text)' is not a whole number from 0 to 65535")
+                    failed = true
                 }
             }
             var power: Int8? = nil
             if let column = columns["power"], !row.string(column).isEmpty {
-                if let value = Int(row.string(column)), (-127...20).contains(value) { power = Int8(value) } else {
-                    context.error(file, row.line, "power: '\(row.string(column))' is not a measured power at 1 m in dBm from -127 to 20"); failed = true
+                if let value = Int(row.string(column)), (-127...20).contains(value) {
+                    power = Int8(value)
+                } else {
+                    context.error(file, row.line, "power: '\(row.string(column))' is not a measured power at 1 m in dBm from -127 to 20")
+                    failed = true
                 }
             }
-            if minor != nil, major == nil { context.error(file, row.line, "minor without major: CoreLocation regions need a major to have a minor"); failed = true }
+            if minor != nil, major == nil {
+                context.error(file, row.line, "minor without major: CoreLocation regions need a major to have a minor")
+                failed = true
+            }
             // Position.
             let x = context.number(row, columns["x"], file: file, field: "x", failed: &failed)
             let y = context.number(row, columns["y"], file: file, field: "y", failed: &failed)
@@ -301,18 +368,39 @@ struct LoadContext {
             let radius = context.number(row, columns["radius"], file: file, field: "radius", failed: &failed)
             let tags = row.string(columns["tags"] ?? -1).split(whereSeparator: { $0 == " " || $0 == ";" || $0 == "|" }).map(String.init)
             if !levelText.isEmpty, !context.levelExists(levelText, file: file, line: row.line) { failed = true }
-            if (x == nil) != (y == nil), !failed { context.error(file, row.line, "position needs both x and y, or neither (an unplaced wildcard region)"); failed = true }
-            if x != nil, levelText.isEmpty { context.error(file, row.line, "level: missing (a region with x and y needs a level)"); failed = true }
-            if x == nil, !failed, !tags.contains(Region.pinnedTag) {
-                context.error(file, row.line, "region '\(id)' has no position, so it must be tagged '\(Region.pinnedTag)' (only pinned regions may be unplaced)"); failed = true
+            if (x == nil) != (y == nil), !failed {
+                context.error(file, row.line, "position needs both x and y, or neither (an unplaced wildcard region)")
+                failed = true
             }
-            if radius == nil, x != nil, !failed { context.error(file, row.line, "radius: missing"); failed = true }
-            if let radius, radius < 0 { context.error(file, row.line, "radius: \(radius) is negative"); failed = true }
+            if x != nil, levelText.isEmpty {
+                context.error(file, row.line, "level: missing (a region with x and y needs a level)")
+                failed = true
+            }
+            if x == nil, !failed, !tags.contains(Region.pinnedTag) {
+                context.error(
+                    file, row.line,
+                    "region '\(id)' has no position, so it must be tagged '\(Region.pinnedTag)' (only pinned regions may be unplaced)")
+                failed = true
+            }
+            if radius == nil, x != nil, !failed {
+                context.error(file, row.line, "radius: missing")
+                failed = true
+            }
+            if let radius, radius < 0 {
+                context.error(file, row.line, "radius: \(radius) is negative")
+                failed = true
+            }
             guard !failed, let uuid else { return }
             let radiusValue = radius ?? 0
-            if radiusValue == 0, x != nil { context.warning(file, row.line, "radius 0: a phone is inside region '\(id)' only exactly at its beacon") }
+            if radiusValue == 0, x != nil {
+                context.warning(file, row.line, "radius 0: a phone is inside region '\(id)' only exactly at its beacon")
+            }
             let position = x.map { VenuePoint(x: $0, y: y!, level: levelText) }
-            context.regions.append(Region(id: id, identity: RegionIdentity(uuid: uuid, major: major, minor: minor), position: position, level: levelText.isEmpty ? nil : levelText, radius: radiusValue, measuredPower: power, tags: tags, source: SourceLocation(file: filePath, line: row.line)))
+            context.regions.append(
+                Region(
+                    id: id, identity: RegionIdentity(uuid: uuid, major: major, minor: minor), position: position,
+                    level: levelText.isEmpty ? nil : levelText, radius: radiusValue, measuredPower: power, tags: tags,
+                    source: SourceLocation(file: filePath, line: row.line)))
         }
     }
 
@@ -325,10 +413,14 @@ struct LoadContext {
             let x = context.number(row, columns["x"], file: file, field: "x", failed: &failed)
             let y = context.number(row, columns["y"], file: file, field: "y", failed: &failed)
             let level = row.string(columns["level"] ?? -1)
-            if !failed, x == nil || y == nil || level.isEmpty { context.error(file, row.line, "a waypoint needs x, y and level"); failed = true }
+            if !failed, x == nil || y == nil || level.isEmpty {
+                context.error(file, row.line, "a waypoint needs x, y and level")
+                failed = true
+            }
             if !level.isEmpty, !context.levelExists(level, file: file, line: row.line) { failed = true }
             guard !failed, let x, let y else { return }
-            context.waypoints.append(Waypoint(id: id, position: VenuePoint(x: x, y: y, level: level), source: SourceLocation(file: filePath, line: row.line)))
+            context.waypoints.append(
+                Waypoint(id: id, position: VenuePoint(x: x, y: y, level: level), source: SourceLocation(file: filePath, line: row.line)))
         }
     }
 
@@ -342,10 +434,16 @@ struct LoadContext {
             let y = context.number(row, columns["y"], file: file, field: "y", failed: &failed)
             let height = context.number(row, columns["z"] ?? columns["height"], file: file, field: "z", failed: &failed)
             let level = row.string(columns["level"] ?? -1)
-            if !failed, x == nil || y == nil || level.isEmpty { context.error(file, row.line, "a gateway needs x, y and level"); failed = true }
+            if !failed, x == nil || y == nil || level.isEmpty {
+                context.error(file, row.line, "a gateway needs x, y and level")
+                failed = true
+            }
             if !level.isEmpty, !context.levelExists(level, file: file, line: row.line) { failed = true }
             guard !failed, let x, let y else { return }
-            context.gateways.append(Gateway(id: id, position: VenuePoint(x: x, y: y, level: level), height: height, source: SourceLocation(file: filePath, line: row.line)))
+            context.gateways.append(
+                Gateway(
+                    id: id, position: VenuePoint(x: x, y: y, level: level), height: height,
+                    source: SourceLocation(file: filePath, line: row.line)))
         }
     }
 
@@ -353,21 +451,36 @@ struct LoadContext {
         let file = TopologyLoader.FileName.links
         let filePath = path(file)  // one shared string for every record's location
         parseCSV(bytes, file: file, required: ["from", "to"], optional: ["distance", "kind"]) { context, row, columns in
-            let from = row.string(columns["from"] ?? -1), to = row.string(columns["to"] ?? -1)
+            let from = row.string(columns["from"] ?? -1)
+            let to = row.string(columns["to"] ?? -1)
             var failed = false
-            if from.isEmpty { context.error(file, row.line, "from: missing"); failed = true }
-            if to.isEmpty { context.error(file, row.line, "to: missing"); failed = true }
+            if from.isEmpty {
+                context.error(file, row.line, "from: missing")
+                failed = true
+            }
+            if to.isEmpty {
+                context.error(file, row.line, "to: missing")
+                failed = true
+            }
             let distance = context.number(row, columns["distance"], file: file, field: "distance", failed: &failed)
-            if let distance, distance < 0 { context.error(file, row.line, "distance: \(distance) is negative"); failed = true }
+            if let distance, distance < 0 {
+                context.error(file, row.line, "distance: \(distance) is negative")
+                failed = true
+            }
             let kindText = row.string(columns["kind"] ?? -1).lowercased()
             var kind = LinkKind.walk
             if !kindText.isEmpty {
-                if let parsed = LinkKind(rawValue: kindText) { kind = parsed } else {
-                    context.error(file, row.line, "kind: '\(kindText)' is not one of \(LinkKind.allCases.map(\.rawValue).joined(separator: ", "))"); failed = true
+                if let parsed = LinkKind(rawValue: kindText) {
+                    kind = parsed
+                } else {
+                    context.error(
+                        file, row.line, "kind: '\(kindText)' is not one of \(LinkKind.allCases.map(\.rawValue).joined(separator: ", "))")
+                    failed = true
                 }
             }
             guard !failed else { return }
-            context.rawLinks.append(RawLink(from: from, to: to, distance: distance, kind: kind, source: SourceLocation(file: filePath, line: row.line)))
+            context.rawLinks.append(
+                RawLink(from: from, to: to, distance: distance, kind: kind, source: SourceLocation(file: filePath, line: row.line)))
         }
     }
 }

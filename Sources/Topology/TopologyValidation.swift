@@ -12,11 +12,16 @@ extension LoadContext {
         var keptRegions: [Region] = []
         for region in regions {
             if let first = regionByID[region.id] {
-                diagnostics.append(located(region.source, .error, "duplicate region id '\(region.id)' (first at line \(keptRegions[first].source.line))"))
+                diagnostics.append(
+                    located(region.source, .error, "duplicate region id '\(region.id)' (first at line \(keptRegions[first].source.line))"))
                 continue
             }
             if let first = regionByIdentity[region.identity] {
-                diagnostics.append(located(region.source, .error, "duplicate identity \(region.identity): region '\(region.id)' and region '\(keptRegions[first].id)' (line \(keptRegions[first].source.line)) would be the same CoreLocation region"))
+                diagnostics.append(
+                    located(
+                        region.source, .error,
+                        "duplicate identity \(region.identity): region '\(region.id)' and region '\(keptRegions[first].id)' (line \(keptRegions[first].source.line)) would be the same CoreLocation region"
+                    ))
                 continue
             }
             regionByID[region.id] = keptRegions.count
@@ -29,11 +34,15 @@ extension LoadContext {
         var keptWaypoints: [Waypoint] = []
         for waypoint in waypoints {
             if let region = regionByID[waypoint.id] {
-                diagnostics.append(located(waypoint.source, .error, "duplicate id '\(waypoint.id)': already a region (\(regions[region].source))"))
+                diagnostics.append(
+                    located(waypoint.source, .error, "duplicate id '\(waypoint.id)': already a region (\(regions[region].source))"))
                 continue
             }
             if let first = waypointByID[waypoint.id] {
-                diagnostics.append(located(waypoint.source, .error, "duplicate waypoint id '\(waypoint.id)' (first at line \(keptWaypoints[first].source.line))"))
+                diagnostics.append(
+                    located(
+                        waypoint.source, .error,
+                        "duplicate waypoint id '\(waypoint.id)' (first at line \(keptWaypoints[first].source.line))"))
                 continue
             }
             waypointByID[waypoint.id] = keptWaypoints.count
@@ -44,7 +53,9 @@ extension LoadContext {
         var keptGateways: [Gateway] = []
         for gateway in gateways {
             if let first = gatewayByID[gateway.id] {
-                diagnostics.append(located(gateway.source, .error, "duplicate gateway id '\(gateway.id)' (first at line \(keptGateways[first].source.line))"))
+                diagnostics.append(
+                    located(
+                        gateway.source, .error, "duplicate gateway id '\(gateway.id)' (first at line \(keptGateways[first].source.line))"))
                 continue
             }
             gatewayByID[gateway.id] = keptGateways.count
@@ -54,11 +65,20 @@ extension LoadContext {
 
         // Nodes: placed regions, then waypoints.
         let levelIndex = Dictionary(levels.enumerated().map { ($1.id, Int32($0)) }, uniquingKeysWith: { a, _ in a })
-        var nodeX: [Double] = [], nodeY: [Double] = [], nodeLevel: [Int32] = [], nodeRegion: [Int32] = [], nodeRadius: [Double] = []
-        var nodeSource: [SourceLocation] = [], nodeName: [String] = []
+        var nodeX: [Double] = []
+        var nodeY: [Double] = []
+        var nodeLevel: [Int32] = []
+        var nodeRegion: [Int32] = []
+        var nodeRadius: [Double] = []
+        var nodeSource: [SourceLocation] = []
+        var nodeName: [String] = []
         let capacity = regions.count + waypoints.count
-        nodeX.reserveCapacity(capacity); nodeY.reserveCapacity(capacity); nodeLevel.reserveCapacity(capacity)
-        nodeRegion.reserveCapacity(capacity); nodeRadius.reserveCapacity(capacity); nodeSource.reserveCapacity(capacity)
+        nodeX.reserveCapacity(capacity)
+        nodeY.reserveCapacity(capacity)
+        nodeLevel.reserveCapacity(capacity)
+        nodeRegion.reserveCapacity(capacity)
+        nodeRadius.reserveCapacity(capacity)
+        nodeSource.reserveCapacity(capacity)
         var regionNode = [Int32](repeating: -1, count: regions.count)
         var nodeByID: [String: Int32] = [:]
         nodeByID.reserveCapacity(capacity)
@@ -66,15 +86,23 @@ extension LoadContext {
             guard let position = region.position, let level = levelIndex[position.level] else { continue }
             regionNode[index] = Int32(nodeX.count)
             nodeByID[region.id] = Int32(nodeX.count)
-            nodeX.append(position.x); nodeY.append(position.y); nodeLevel.append(level)
-            nodeRegion.append(Int32(index)); nodeRadius.append(region.radius); nodeSource.append(region.source)
+            nodeX.append(position.x)
+            nodeY.append(position.y)
+            nodeLevel.append(level)
+            nodeRegion.append(Int32(index))
+            nodeRadius.append(region.radius)
+            nodeSource.append(region.source)
             nodeName.append("region '\(region.id)'")
         }
         for waypoint in waypoints {
             guard let level = levelIndex[waypoint.position.level] else { continue }
             nodeByID[waypoint.id] = Int32(nodeX.count)
-            nodeX.append(waypoint.position.x); nodeY.append(waypoint.position.y); nodeLevel.append(level)
-            nodeRegion.append(-1); nodeRadius.append(0); nodeSource.append(waypoint.source)
+            nodeX.append(waypoint.position.x)
+            nodeY.append(waypoint.position.y)
+            nodeLevel.append(level)
+            nodeRegion.append(-1)
+            nodeRadius.append(0)
+            nodeSource.append(waypoint.source)
             nodeName.append("waypoint '\(waypoint.id)'")
         }
         // Ranks: region order by id, for tie-breaking.
@@ -97,33 +125,59 @@ extension LoadContext {
         }
         for raw in rawLinks {
             var failed = false
-            let a = nodeByID[raw.from], b = nodeByID[raw.to]
-            if a == nil { diagnostics.append(located(raw.source, .error, "from: \(describe(raw.from))")); failed = true }
-            if b == nil { diagnostics.append(located(raw.source, .error, "to: \(describe(raw.to))")); failed = true }
+            let a = nodeByID[raw.from]
+            let b = nodeByID[raw.to]
+            if a == nil {
+                diagnostics.append(located(raw.source, .error, "from: \(describe(raw.from))"))
+                failed = true
+            }
+            if b == nil {
+                diagnostics.append(located(raw.source, .error, "to: \(describe(raw.to))"))
+                failed = true
+            }
             guard !failed, let a, let b else { continue }
-            if a == b { diagnostics.append(located(raw.source, .warning, "link from '\(raw.from)' to itself ignored")); continue }
+            if a == b {
+                diagnostics.append(located(raw.source, .warning, "link from '\(raw.from)' to itself ignored"))
+                continue
+            }
             let sameLevel = nodeLevel[Int(a)] == nodeLevel[Int(b)]
-            let dx = nodeX[Int(a)] - nodeX[Int(b)], dy = nodeY[Int(a)] - nodeY[Int(b)]
+            let dx = nodeX[Int(a)] - nodeX[Int(b)]
+            let dy = nodeY[Int(a)] - nodeY[Int(b)]
             let straight = (dx * dx + dy * dy).squareRoot()
             if !sameLevel, !raw.kind.joinsLevels {
-                diagnostics.append(located(raw.source, .error, "'\(raw.from)' and '\(raw.to)' are on different levels (\(levels[Int(nodeLevel[Int(a)])].id), \(levels[Int(nodeLevel[Int(b)])].id)): a link between levels must be stairs, escalator, lift or ramp"))
+                diagnostics.append(
+                    located(
+                        raw.source, .error,
+                        "'\(raw.from)' and '\(raw.to)' are on different levels (\(levels[Int(nodeLevel[Int(a)])].id), \(levels[Int(nodeLevel[Int(b)])].id)): a link between levels must be stairs, escalator, lift or ramp"
+                    ))
                 continue
             }
             let distance: Double
             if let explicit = raw.distance {
                 distance = explicit
                 if sameLevel, explicit + 0.01 < straight {
-                    diagnostics.append(located(raw.source, .warning, "distance \(explicit) m is shorter than the straight line between '\(raw.from)' and '\(raw.to)' (\((straight * 100).rounded() / 100) m)"))
+                    diagnostics.append(
+                        located(
+                            raw.source, .warning,
+                            "distance \(explicit) m is shorter than the straight line between '\(raw.from)' and '\(raw.to)' (\((straight * 100).rounded() / 100) m)"
+                        ))
                 }
             } else if sameLevel {
                 distance = straight
             } else {
-                diagnostics.append(located(raw.source, .error, "distance: missing; a \(raw.kind.rawValue) link between levels needs its walking cost in metres"))
+                diagnostics.append(
+                    located(
+                        raw.source, .error, "distance: missing; a \(raw.kind.rawValue) link between levels needs its walking cost in metres"
+                    ))
                 continue
             }
             let pair = UInt64(UInt32(min(a, b))) << 32 | UInt64(UInt32(max(a, b)))
             if let first = edgeByPair[pair] {
-                diagnostics.append(located(raw.source, .warning, "'\(raw.from)' and '\(raw.to)' are already linked at line \(links[first].source.line); the shorter distance is used"))
+                diagnostics.append(
+                    located(
+                        raw.source, .warning,
+                        "'\(raw.from)' and '\(raw.to)' are already linked at line \(links[first].source.line); the shorter distance is used"
+                    ))
                 if distance < edges[first].2 {
                     edges[first].2 = distance
                     links[first].distance = distance
@@ -132,7 +186,8 @@ extension LoadContext {
                 continue
             }
             edgeByPair[pair] = links.count
-            links.append(Link(from: raw.from, to: raw.to, distance: distance, isDerived: raw.distance == nil, kind: raw.kind, source: raw.source))
+            links.append(
+                Link(from: raw.from, to: raw.to, distance: distance, isDerived: raw.distance == nil, kind: raw.kind, source: raw.source))
             edges.append((a, b, distance))
         }
 
@@ -147,8 +202,11 @@ extension LoadContext {
                 for node in 0..<graph.nodeCount where component[node] != Int32(main) && !reported.contains(component[node]) {
                     reported.insert(component[node])
                     let size = sizes[Int(component[node])]
-                    let what = size == 1 ? "has no link to the rest of the venue" : "is in a part of \(size) nodes with no link to the rest of the venue"
-                    diagnostics.append(located(nodeSource[node], .error, "\(nodeName[node]) \(what) (\(sizes[main]) nodes): it is unreachable"))
+                    let what =
+                        size == 1
+                        ? "has no link to the rest of the venue" : "is in a part of \(size) nodes with no link to the rest of the venue"
+                    diagnostics.append(
+                        located(nodeSource[node], .error, "\(nodeName[node]) \(what) (\(sizes[main]) nodes): it is unreachable"))
                 }
             }
         }
@@ -165,9 +223,16 @@ extension LoadContext {
         let pinned = regions.filter(\.isPinned)
         if pinned.count > budget {
             let location = budgetOverride == nil ? (budgetLocation ?? pinned[budget].source) : pinned[budget].source
-            diagnostics.append(located(location, .error, "\(pinned.count) pinned regions exceed the budget of \(budget) (the \(budget + 1)th pinned region is '\(pinned[budget].id)', \(pinned[budget].source))"))
+            diagnostics.append(
+                located(
+                    location, .error,
+                    "\(pinned.count) pinned regions exceed the budget of \(budget) (the \(budget + 1)th pinned region is '\(pinned[budget].id)', \(pinned[budget].source))"
+                ))
         } else if pinned.count == budget, budget > 0 {
-            diagnostics.append(located(pinned[budget - 1].source, .warning, "\(pinned.count) pinned regions fill the whole budget of \(budget): no slot is left for nearby regions"))
+            diagnostics.append(
+                located(
+                    pinned[budget - 1].source, .warning,
+                    "\(pinned.count) pinned regions fill the whole budget of \(budget): no slot is left for nearby regions"))
         }
 
         diagnostics += detectionDiagnostics(budget: budget - pinned.count, located: located)

@@ -18,7 +18,7 @@ public struct VenuePoint: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: some StringProtocol) throws(TopologyQueryError) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(trimmedField)
         guard parts.count == 3, let x = Double(parts[0]), let y = Double(parts[1]), x.isFinite, y.isFinite,
-              !parts[2].isEmpty
+            !parts[2].isEmpty
         else { throw .malformedPosition(String(text)) }
         self.init(x: x, y: y, level: parts[2])
     }

@@ -57,44 +57,57 @@ public final class WalkingDistanceSearch {
         var ranks: [Int32] = []
         ranks.reserveCapacity(count)
         graph.offsets.withUnsafeBufferPointer { offsets in
-        graph.targets.withUnsafeBufferPointer { targets in
-        graph.weights.withUnsafeBufferPointer { weights in
-        graph.region.withUnsafeBufferPointer { regionOf in
-        graph.radius.withUnsafeBufferPointer { radius in
-        graph.rank.withUnsafeBufferPointer { rank in
-            while let (d, node) = heap.popMin() {
-                let n = Int(node)
-                if settled[n] == epoch { continue }
-                settled[n] = epoch
-                if results.count == count, d - maximumRadius > results[count - 1].distance { break }
-                let region = regionOf[n]
-                if region >= 0 {
-                    let edge = Swift.max(0, d - radius[n])
-                    let r = rank[n]
-                    if results.count < count || edge < results[count - 1].distance
-                        || (edge == results[count - 1].distance && r < ranks[count - 1]) {
-                        // Insertion into the short sorted list.
-                        var index = results.count
-                        if results.count == count { results.removeLast(); ranks.removeLast(); index -= 1 }
-                        while index > 0, edge < results[index - 1].distance || (edge == results[index - 1].distance && r < ranks[index - 1]) {
-                            index -= 1
+            graph.targets.withUnsafeBufferPointer { targets in
+                graph.weights.withUnsafeBufferPointer { weights in
+                    graph.region.withUnsafeBufferPointer { regionOf in
+                        graph.radius.withUnsafeBufferPointer { radius in
+                            graph.rank.withUnsafeBufferPointer { rank in
+                                while let (d, node) = heap.popMin() {
+                                    let n = Int(node)
+                                    if settled[n] == epoch { continue }
+                                    settled[n] = epoch
+                                    if results.count == count, d - maximumRadius > results[count - 1].distance { break }
+                                    let region = regionOf[n]
+                                    if region >= 0 {
+                                        let edge = Swift.max(0, d - radius[n])
+                                        let r = rank[n]
+                                        if results.count < count || edge < results[count - 1].distance
+                                            || (edge == results[count - 1].distance && r < ranks[count - 1])
+                                        {
+                                            // Insertion into the short sorted list.
+                                            var index = results.count
+                                            if results.count == count {
+                                                results.removeLast()
+                                                ranks.removeLast()
+                                                index -= 1
+                                            }
+                                            while index > 0,
+                                                edge < results[index - 1].distance
+                                                    || (edge == results[index - 1].distance && r < ranks[index - 1])
+                                            {
+                                                index -= 1
+                                            }
+                                            results.insert(RegionDistance(region: Int(region), distance: edge), at: index)
+                                            ranks.insert(r, at: index)
+                                        }
+                                    }
+                                    for edgeIndex in Int(offsets[n])..<Int(offsets[n + 1]) {
+                                        let next = Int(targets[edgeIndex])
+                                        if settled[next] == epoch { continue }
+                                        let candidate = d + weights[edgeIndex]
+                                        if reached[next] != epoch || candidate < distance[next] {
+                                            reached[next] = epoch
+                                            distance[next] = candidate
+                                            heap.push(candidate, Int32(next))
+                                        }
+                                    }
+                                }
+                            }
                         }
-                        results.insert(RegionDistance(region: Int(region), distance: edge), at: index)
-                        ranks.insert(r, at: index)
-                    }
-                }
-                for edgeIndex in Int(offsets[n])..<Int(offsets[n + 1]) {
-                    let next = Int(targets[edgeIndex])
-                    if settled[next] == epoch { continue }
-                    let candidate = d + weights[edgeIndex]
-                    if reached[next] != epoch || candidate < distance[next] {
-                        reached[next] = epoch
-                        distance[next] = candidate
-                        heap.push(candidate, Int32(next))
                     }
                 }
             }
-        }}}}}}
+        }
     }
 
     /// Walking distances from `location` to the edges of the given regions (nil for a region
@@ -202,7 +215,8 @@ struct DistanceHeap {
         let top = (keys[0], nodes[0])
         count -= 1
         if count > 0 {
-            let key = keys[count], node = nodes[count]
+            let key = keys[count]
+            let node = nodes[count]
             var index = 0
             while true {
                 var child = 2 * index + 1

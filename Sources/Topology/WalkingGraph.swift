@@ -40,10 +40,14 @@ struct WalkingGraph: Sendable {
         var targets = [Int32](repeating: 0, count: edges.count * 2)
         var weights = [Double](repeating: 0, count: edges.count * 2)
         for (a, b, w) in edges {
-            let i = Int(cursor[Int(a)]); cursor[Int(a)] += 1
-            targets[i] = b; weights[i] = w
-            let j = Int(cursor[Int(b)]); cursor[Int(b)] += 1
-            targets[j] = a; weights[j] = w
+            let i = Int(cursor[Int(a)])
+            cursor[Int(a)] += 1
+            targets[i] = b
+            weights[i] = w
+            let j = Int(cursor[Int(b)])
+            cursor[Int(b)] += 1
+            targets[j] = a
+            weights[j] = w
         }
         self.offsets = degree
         self.targets = targets

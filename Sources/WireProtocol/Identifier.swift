@@ -40,7 +40,8 @@ public struct Identifier: Hashable, Sendable, Comparable, CustomStringConvertibl
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let identifier = Identifier(validating: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "invalid identifier \"\(text)\": expected [A-Za-z0-9._-]{1,64}"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "invalid identifier \"\(text)\": expected [A-Za-z0-9._-]{1,64}"))
         }
         self = identifier
     }

@@ -16,7 +16,10 @@ public enum RFC3339 {
         let (days, msOfDay) = millis.quotientAndRemainder(dividingBy: 86_400_000)
         let (d, ms) = msOfDay < 0 ? (days - 1, msOfDay + 86_400_000) : (days, msOfDay)
         let (year, month, day) = civil(fromDays: d)
-        let h = ms / 3_600_000, m = ms / 60_000 % 60, s = ms / 1000 % 60, f = ms % 1000
+        let h = ms / 3_600_000
+        let m = ms / 60_000 % 60
+        let s = ms / 1000 % 60
+        let f = ms % 1000
         var out = [UInt8]()
         out.reserveCapacity(24)
         func put(_ value: Int64, _ width: Int) {
@@ -28,9 +31,19 @@ public enum RFC3339 {
             }
             out.append(contentsOf: digits)
         }
-        put(year, 4); out.append(UInt8(ascii: "-")); put(month, 2); out.append(UInt8(ascii: "-")); put(day, 2)
-        out.append(UInt8(ascii: "T")); put(h, 2); out.append(UInt8(ascii: ":")); put(m, 2)
-        out.append(UInt8(ascii: ":")); put(s, 2); out.append(UInt8(ascii: ".")); put(f, 3)
+        put(year, 4)
+        out.append(UInt8(ascii: "-"))
+        put(month, 2)
+        out.append(UInt8(ascii: "-"))
+        put(day, 2)
+        out.append(UInt8(ascii: "T"))
+        put(h, 2)
+        out.append(UInt8(ascii: ":"))
+        put(m, 2)
+        out.append(UInt8(ascii: ":"))
+        put(s, 2)
+        out.append(UInt8(ascii: "."))
+        put(f, 3)
         out.append(UInt8(ascii: "Z"))
         return String(decoding: out, as: UTF8.self)
     }

@@ -24,7 +24,8 @@ public enum WireCoding {
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
             guard let date = RFC3339.date(from: text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\"\(text.prefix(40))\" is not an RFC 3339 time"))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "\"\(text.prefix(40))\" is not an RFC 3339 time"))
             }
             return date
         }

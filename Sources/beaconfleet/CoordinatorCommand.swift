@@ -91,7 +91,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Check the topology's files for changes every this many seconds; 0: never (reload on SIGHUP only).")
     var topologyPoll: Double = 2
 
-    @Option(help: "MQTT client id; with one, a persistent session: the broker queues reports and sightings while the coordinator is down and a restart with the same id receives them (default: random, clean session).")
+    @Option(
+        help:
+            "MQTT client id; with one, a persistent session: the broker queues reports and sightings while the coordinator is down and a restart with the same id receives them (default: random, clean session)."
+    )
     var clientId: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
@@ -101,7 +104,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard (1...20).contains(budget) else { throw ValidationError("--budget \(budget): must be 1…20 (iOS monitors at most 20 regions)") }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
         guard absenceWindows > 0 else { throw ValidationError("--absence-windows must be positive") }
-        guard topologyPoll >= 0, topologyPoll.isFinite else { throw ValidationError("--topology-poll \(topologyPoll): must be 0 (never) or a number of seconds") }
+        guard topologyPoll >= 0, topologyPoll.isFinite else {
+            throw ValidationError("--topology-poll \(topologyPoll): must be 0 (never) or a number of seconds")
+        }
         if let http { _ = try Self.parseAddress(http) }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel): not a level") }
     }
@@ -141,7 +146,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
         }
         var services: [any Service] = [client, coordinator]
         if let (host, port) = configuration.http {
-            services.append(CoordinatorHTTPServer.make(core: coordinator.core, metrics: coordinator.metrics, client: client, host: host, port: port, logger: logger))
+            services.append(
+                CoordinatorHTTPServer.make(
+                    core: coordinator.core, metrics: coordinator.metrics, client: client, host: host, port: port, logger: logger))
         }
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {

@@ -4,9 +4,9 @@ import Foundation
 import WireProtocol
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `beaconfleet decode`: prints the beacon advertisements of capture files and a summary.
@@ -39,7 +39,9 @@ struct DecodeCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per line instead of text.")
     var json = false
 
-    @Flag(name: .long, help: "Also print advertisements that are not beacons (format \"other\" or \"eddystone-unknown\") with their AD structures.")
+    @Flag(
+        name: .long,
+        help: "Also print advertisements that are not beacons (format \"other\" or \"eddystone-unknown\") with their AD structures.")
     var all = false
 
     @Flag(name: [.short, .long], help: "Print only the summary.")
@@ -68,7 +70,8 @@ struct DecodeCommand: ParsableCommand {
                         guard advertisement.beacon.map({ $0.format != .eddystoneUnknown }) ?? false || all else { return }
                         line.removeAll(keepingCapacity: true)
                         if json {
-                            DecodeJSONLine.write(advertisement, record: record.number, file: files.count > 1 ? file : nil, all: all, to: &line)
+                            DecodeJSONLine.write(
+                                advertisement, record: record.number, file: files.count > 1 ? file : nil, all: all, to: &line)
                         } else {
                             DecodeTextLine.write(advertisement, file: files.count > 1 ? file : nil, all: all, to: &line)
                         }
@@ -179,14 +182,20 @@ enum DecodeJSONLine {
             if !parsed.serviceUUIDs.isEmpty { object.strings("serviceUuids", parsed.serviceUUIDs.map(\.description)) }
             if let tx = parsed.txPowerLevel { object.number("txPowerLevel", Int(tx)) }
             if !parsed.manufacturerData.isEmpty {
-                object.raw("manufacturerData", "[" + parsed.manufacturerData.map {
-                    "{\"company\":\($0.companyID),\"data\":\"\(decodeHex($0.data))\"}"
-                }.joined(separator: ",") + "]")
+                object.raw(
+                    "manufacturerData",
+                    "["
+                        + parsed.manufacturerData.map {
+                            "{\"company\":\($0.companyID),\"data\":\"\(decodeHex($0.data))\"}"
+                        }.joined(separator: ",") + "]")
             }
             if !parsed.serviceData.isEmpty {
-                object.raw("serviceData", "[" + parsed.serviceData.map {
-                    "{\"uuid\":\"\($0.uuid)\",\"data\":\"\(decodeHex($0.data))\"}"
-                }.joined(separator: ",") + "]")
+                object.raw(
+                    "serviceData",
+                    "["
+                        + parsed.serviceData.map {
+                            "{\"uuid\":\"\($0.uuid)\",\"data\":\"\(decodeHex($0.data))\"}"
+                        }.joined(separator: ",") + "]")
             }
             object.string("data", decodeHex(Array(ad.data.bytes)))
         }
@@ -206,13 +215,17 @@ enum DecodeTextLine {
         case .iBeacon(let b)?:
             fields.append("ibeacon \(b.uuid.description) major \(b.major) minor \(b.minor) txPower \(b.measuredPower)")
         case .altBeacon(let b)?:
-            fields.append("altbeacon \(b.id1.description) major \(b.id2) minor \(b.id3) txPower \(b.referenceRSSI) manufacturer 0x\(String(b.manufacturerID, radix: 16))")
+            fields.append(
+                "altbeacon \(b.id1.description) major \(b.id2) minor \(b.id3) txPower \(b.referenceRSSI) manufacturer 0x\(String(b.manufacturerID, radix: 16))"
+            )
         case .eddystoneUID(let b)?:
             fields.append("eddystone-uid namespace \(b.namespace) instance \(b.instance) txPower \(b.txPower)")
         case .eddystoneURL(let b)?:
             fields.append("eddystone-url \(b.url) txPower \(b.txPower)")
         case .eddystoneTLM(let b)?:
-            fields.append("eddystone-tlm battery \(b.batteryMillivolts.map { "\($0) mV" } ?? "n/a") temperature \(b.temperature.map { "\($0) °C" } ?? "n/a") count \(b.advertisingCount) uptime \(b.uptimeSeconds) s")
+            fields.append(
+                "eddystone-tlm battery \(b.batteryMillivolts.map { "\($0) mV" } ?? "n/a") temperature \(b.temperature.map { "\($0) °C" } ?? "n/a") count \(b.advertisingCount) uptime \(b.uptimeSeconds) s"
+            )
         case .eddystoneUnknown(let frameType)?:
             fields.append("eddystone-unknown frame type 0x\(String(frameType, radix: 16))")
         case nil:

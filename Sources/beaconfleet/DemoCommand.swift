@@ -7,8 +7,8 @@ import MQTT
 import MosquittoTesting
 import ServiceLifecycle
 import Simulator
-import Topology
 import Synchronization
+import Topology
 import WireProtocol
 
 /// `beaconfleet demo`: the whole fleet on one machine, in one command.
@@ -103,7 +103,8 @@ struct DemoCommand: AsyncParsableCommand {
         DemoOutput.say("venue       \(topology): \(venue.regions.count) regions, \(venue.gateways.count) gateways")
 
         do {
-            try await runFleet(venue: venue, directory: directory, broker: broker, topics: topics, workDirectory: workDirectory, logger: logger)
+            try await runFleet(
+                venue: venue, directory: directory, broker: broker, topics: topics, workDirectory: workDirectory, logger: logger)
         } catch {
             await broker.stop()
             throw error
@@ -112,7 +113,9 @@ struct DemoCommand: AsyncParsableCommand {
         DemoOutput.say("stopped     broker, coordinator, gateways and walkers")
     }
 
-    private func runFleet(venue: Topology, directory: URL, broker: MosquittoBroker, topics: Topics, workDirectory: URL, logger: Logger) async throws {
+    private func runFleet(venue: Topology, directory: URL, broker: MosquittoBroker, topics: Topics, workDirectory: URL, logger: Logger)
+        async throws
+    {
         // The coordinator, exactly as `beaconfleet coordinator` runs it.
         let coordinatorConfiguration = try CoordinatorConfiguration(
             broker: broker.url, topologyDirectory: directory, statePath: workDirectory.appendingPathComponent("state.sqlite").path,
@@ -121,7 +124,11 @@ struct DemoCommand: AsyncParsableCommand {
         let coordinator = try CoordinatorService(configuration: coordinatorConfiguration, client: coordinatorClient, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: coordinatorClient), .init(service: coordinator)]
         if let (host, port) = coordinatorConfiguration.http {
-            services.append(.init(service: CoordinatorHTTPServer.make(core: coordinator.core, metrics: coordinator.metrics, client: coordinatorClient, host: host, port: port, logger: logger)))
+            services.append(
+                .init(
+                    service: CoordinatorHTTPServer.make(
+                        core: coordinator.core, metrics: coordinator.metrics, client: coordinatorClient, host: host, port: port,
+                        logger: logger)))
             DemoOutput.say("http        http://\(host):\(port)/metrics  /healthz  /api/clients/{id}")
         }
 
@@ -140,7 +147,8 @@ struct DemoCommand: AsyncParsableCommand {
             agentMQTT.will = GatewayAgent.lastWill(configuration: agentConfiguration, version: BeaconFleetVersion.current)
             let agentClient = try MQTTClient(configuration: agentMQTT, logger: logger)
             let source = try CaptureReplaySource(path: capture, speed: .factor(speedup))
-            let agent = try GatewayAgent(configuration: agentConfiguration, source: source, client: agentClient, version: BeaconFleetVersion.current, logger: logger)
+            let agent = try GatewayAgent(
+                configuration: agentConfiguration, source: source, client: agentClient, version: BeaconFleetVersion.current, logger: logger)
             services.append(.init(service: agentClient))
             services.append(.init(service: agent, successTerminationBehavior: .ignore))
             DemoOutput.say("agent       \(gateway) replaying \(capture) at \(speedup)x")
@@ -150,7 +158,8 @@ struct DemoCommand: AsyncParsableCommand {
         let tally = DemoTally()
         let runFor = duration.map { $0 * speedup } ?? 365 * 86_400
         for (mode, count) in [(LiveSimulation.Mode.phones, phones), (.tags, tags)] where count > 0 {
-            var configuration = LiveSimulation.Configuration(broker: broker.url, topology: venue, topics: topics, clients: count, mode: mode)
+            var configuration = LiveSimulation.Configuration(
+                broker: broker.url, topology: venue, topics: topics, clients: count, mode: mode)
             configuration.speedup = speedup
             configuration.duration = runFor
             configuration.seed = seed &+ (mode == .phones ? 0 : 1)
@@ -161,8 +170,10 @@ struct DemoCommand: AsyncParsableCommand {
             // the coordinator keeps whichever copy comes first (a duplicate is skipped). With tags
             // walking, their simulation is the gateways and phones are located by their reports.
             if mode == .phones && tags > 0 { configuration.phonesAdvertise = false }
-            services.append(.init(service: WalkersService(simulation: LiveSimulation(configuration: configuration), mode: mode, tally: tally),
-                                  successTerminationBehavior: .gracefullyShutdownGroup))
+            services.append(
+                .init(
+                    service: WalkersService(simulation: LiveSimulation(configuration: configuration), mode: mode, tally: tally),
+                    successTerminationBehavior: .gracefullyShutdownGroup))
             DemoOutput.say("walkers     \(count) \(mode.rawValue) at \(speedup)x real time")
         }
         DemoOutput.say(duration.map { "running     for \($0) s" } ?? "running     until Ctrl-C")

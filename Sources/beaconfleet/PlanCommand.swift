@@ -64,7 +64,8 @@ struct PlanCommand: AsyncParsableCommand {
         let slots = budget ?? venue.budget ?? 20
         let planner = RegionPlanner(topology: venue, configuration: PlannerConfiguration(budget: slots))
         let search = WalkingDistanceSearch(topology: venue)
-        let previous = monitored.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? []
+        let previous =
+            monitored.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? []
         var output = OutputBuffer()
         var failures = 0
 
@@ -73,21 +74,28 @@ struct PlanCommand: AsyncParsableCommand {
                 let location = try Self.locate(query, in: venue)
                 let request = PlanRequest(location: location, monitored: previous, budget: slots, now: Date(timeIntervalSince1970: 0))
                 let plan = planner.plan(request, using: search)
-                output.write(json ? Self.json(plan, query: query, location: location, venue: venue, showDiff: monitored != nil) : Self.text(plan, query: query, location: location, venue: venue, showDiff: monitored != nil))
+                output.write(
+                    json
+                        ? Self.json(plan, query: query, location: location, venue: venue, showDiff: monitored != nil)
+                        : Self.text(plan, query: query, location: location, venue: venue, showDiff: monitored != nil))
             } catch {
                 failures += 1
                 let place = line.map { "stdin:\($0): " } ?? ""
                 output.flush()
                 FileHandle.standardError.write(Data("\(place)error: \(error) (query '\(query)')\n".utf8))
                 if json {
-                    output.write("{\"query\": \(Self.quoted(query)), \(line.map { "\"line\": \($0), " } ?? "")\"error\": \(Self.quoted("\(error)"))}\n")
+                    output.write(
+                        "{\"query\": \(Self.quoted(query)), \(line.map { "\"line\": \($0), " } ?? "")\"error\": \(Self.quoted("\(error)"))}\n"
+                    )
                 }
             }
         }
 
-        if let from { answer(from, line: nil) }
-        else if let at { answer(at, line: nil) }
-        else {
+        if let from {
+            answer(from, line: nil)
+        } else if let at {
+            answer(at, line: nil)
+        } else {
             var lineNumber = 0
             while let raw = readLine(strippingNewline: true) {
                 lineNumber += 1
@@ -112,16 +120,19 @@ struct PlanCommand: AsyncParsableCommand {
 
     static func json(_ plan: RegionPlan, query: String, location: GraphLocation, venue: Topology, showDiff: Bool) -> String {
         var out = "{\"query\": \(quoted(query)), \"budget\": \(plan.budget)"
-        out += ", \"position\": {\"x\": \(location.x), \"y\": \(location.y), \"level\": \(quoted(location.level)), \"offset\": \(location.offset)}"
+        out +=
+            ", \"position\": {\"x\": \(location.x), \"y\": \(location.y), \"level\": \(quoted(location.level)), \"offset\": \(location.offset)}"
         out += ", \"validFor\": \(plan.validFor.isFinite ? "\(plan.validFor)" : "null")"
         out += ", \"regions\": ["
         out += plan.regions.map { planned in
             let identity = venue.regions[planned.region].identity
-            return "{\"id\": \(quoted(planned.id)), \"slot\": \"\(planned.slot.rawValue)\", \"distance\": \(planned.distance.map { "\($0)" } ?? "null"), \"uuid\": \"\(identity.uuidString)\", \"major\": \(identity.major.map(String.init) ?? "null"), \"minor\": \(identity.minor.map(String.init) ?? "null")}"
+            return
+                "{\"id\": \(quoted(planned.id)), \"slot\": \"\(planned.slot.rawValue)\", \"distance\": \(planned.distance.map { "\($0)" } ?? "null"), \"uuid\": \"\(identity.uuidString)\", \"major\": \(identity.major.map(String.init) ?? "null"), \"minor\": \(identity.minor.map(String.init) ?? "null")}"
         }.joined(separator: ", ")
         out += "]"
         if showDiff {
-            out += ", \"add\": [\(plan.added.map { quoted($0.id) }.joined(separator: ", "))], \"remove\": [\(plan.removed.map(quoted).joined(separator: ", "))]"
+            out +=
+                ", \"add\": [\(plan.added.map { quoted($0.id) }.joined(separator: ", "))], \"remove\": [\(plan.removed.map(quoted).joined(separator: ", "))]"
         }
         return out + "}\n"
     }

@@ -49,7 +49,9 @@ struct SimulateCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Run simulated walkers without a broker and print the quality report.")
     var offline = false
 
-    @Option(name: .long, help: "Run walkers live over MQTT against the coordinator on this broker: mqtt://[user:pass@]host[:port] or mqtts://….")
+    @Option(
+        name: .long, help: "Run walkers live over MQTT against the coordinator on this broker: mqtt://[user:pass@]host[:port] or mqtts://…."
+    )
     var broker: String?
 
     @Option(name: .long, help: "Live: phones (report and apply regions) or tags (heard by simulated gateways).")
@@ -85,22 +87,33 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Simulated time, e.g. 900, 15m, 1h (--offline: per client; --broker: the whole run).")
     var duration: String = "15m"
 
-    @Option(name: .long, help: "Region budget per client (default: --offline and --tetam the venue's, else 20; --broker the coordinator's).")
+    @Option(
+        name: .long, help: "Region budget per client (default: --offline and --tetam the venue's, else 20; --broker the coordinator's).")
     var budget: Int?
 
-    @Option(name: .long, help: "--offline: where position evidence comes from: ranging (the phone ranges region beacons while awake), gateways (gateways hear the phone all the time) or truth (no estimator: the planner alone).")
+    @Option(
+        name: .long,
+        help:
+            "--offline: where position evidence comes from: ranging (the phone ranges region beacons while awake), gateways (gateways hear the phone all the time) or truth (no estimator: the planner alone)."
+    )
     var evidence: String = "ranging"
 
     @Option(name: .long, help: "tetam: comma-separated tracks to fit the radio calibration on (the rest are held out).")
     var train: String?
 
-    @Option(name: .long, help: "Planner hysteresis: incumbents stay while ranked within the free slots plus this many (default: the planner's).")
+    @Option(
+        name: .long, help: "Planner hysteresis: incumbents stay while ranked within the free slots plus this many (default: the planner's)."
+    )
     var margin: Int?
 
-    @Option(name: .customLong("swap-threshold"), help: "Planner hysteresis: metres by which a region must be nearer than the incumbent it replaces (default: the planner's).")
+    @Option(
+        name: .customLong("swap-threshold"),
+        help: "Planner hysteresis: metres by which a region must be nearer than the incumbent it replaces (default: the planner's).")
     var swapThreshold: Double?
 
-    @Option(name: .customLong("guard-distance"), help: "Planner: regions whose edge is within this many metres are always monitored (default: the planner's).")
+    @Option(
+        name: .customLong("guard-distance"),
+        help: "Planner: regions whose edge is within this many metres are always monitored (default: the planner's).")
     var guardDistance: Double?
 
     @Option(name: .customLong("wake-seconds"), help: "Background time a region event gives a phone, seconds (--offline, --broker phones).")
@@ -113,7 +126,9 @@ struct SimulateCommand: AsyncParsableCommand {
         if [offline, tetam != nil, broker != nil].filter({ $0 }).count != 1 {
             throw ValidationError("choose one mode: --offline --topology DIR, --tetam DIR, or --broker URL --topology DIR")
         }
-        if (offline || broker != nil) && topology == nil { throw ValidationError("\(offline ? "--offline" : "--broker") needs --topology DIR") }
+        if (offline || broker != nil) && topology == nil {
+            throw ValidationError("\(offline ? "--offline" : "--broker") needs --topology DIR")
+        }
         if broker != nil {
             if LiveSimulation.Mode(rawValue: mode) == nil { throw ValidationError("--mode must be phones or tags, got '\(mode)'") }
             if !(speedup > 0) { throw ValidationError("--speedup must be positive, got \(speedup)") }
@@ -179,7 +194,8 @@ struct SimulateCommand: AsyncParsableCommand {
             throw ValidationError("--prefix \(prefix): \(error)")
         }
         let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
-        var configuration = LiveSimulation.Configuration(broker: url, topology: venue, topics: topics, clients: clients, mode: LiveSimulation.Mode(rawValue: mode)!)
+        var configuration = LiveSimulation.Configuration(
+            broker: url, topology: venue, topics: topics, clients: clients, mode: LiveSimulation.Mode(rawValue: mode)!)
         configuration.broker.tls = MQTTTLSFiles(caFile: caFile, certificateFile: certFile, keyFile: keyFile)
         configuration.duration = SimulationDuration.seconds(duration)!
         configuration.speedup = speedup

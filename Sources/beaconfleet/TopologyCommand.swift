@@ -48,7 +48,8 @@ struct TopologyCommand: AsyncParsableCommand {
         func run() async throws {
             let result = TopologyLoader(budget: budget).load(directory: URL(fileURLWithPath: directory))
             for diagnostic in result.diagnostics { print(diagnostic) }
-            let errors = result.errors.count, warnings = result.warnings.count
+            let errors = result.errors.count
+            let warnings = result.warnings.count
             guard let topology = result.topology else {
                 print("\(directory): invalid: \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
                 throw ExitCode(1)
@@ -58,17 +59,26 @@ struct TopologyCommand: AsyncParsableCommand {
                 print("\(directory): valid (\(warnings) warning\(warnings == 1 ? "" : "s"))")
                 print("  name        \(topology.name)")
                 print("  revision    \(topology.revision)")
-                print("  levels      \(stats.levels): " + topology.levels.map { "\($0.id) (\(stats.regionsPerLevel[$0.id] ?? 0) regions)" }.joined(separator: ", "))
-                print("  regions     \(stats.regions) (\(stats.placedRegions) placed, \(stats.pinnedRegions) pinned, \(stats.wildcardRegions) wildcard)")
+                print(
+                    "  levels      \(stats.levels): "
+                        + topology.levels.map { "\($0.id) (\(stats.regionsPerLevel[$0.id] ?? 0) regions)" }.joined(separator: ", "))
+                print(
+                    "  regions     \(stats.regions) (\(stats.placedRegions) placed, \(stats.pinnedRegions) pinned, \(stats.wildcardRegions) wildcard)"
+                )
                 print("  waypoints   \(stats.waypoints)")
                 print("  gateways    \(stats.gateways)")
                 let kinds = LinkKind.allCases.compactMap { kind in stats.linksByKind[kind].map { "\($0) \(kind.rawValue)" } }
-                print("  links       \(stats.links) (\(kinds.joined(separator: ", "))), \(String(format: "%.1f", stats.walkableLength)) m walkable")
+                print(
+                    "  links       \(stats.links) (\(kinds.joined(separator: ", "))), \(String(format: "%.1f", stats.walkableLength)) m walkable"
+                )
                 print("  radius      up to \(stats.maximumRadius) m")
                 let ranges = topology.detectionRanges.enumerated().filter { topology.regions[$0.offset].position != nil }.map(\.element)
                 if let low = ranges.min(), let high = ranges.max() {
-                    let span = low == high ? "\((low * 10).rounded() / 10) m" : "\((low * 10).rounded() / 10) to \((high * 10).rounded() / 10) m"
-                    print("  detection   \(span) (default power \(topology.radio.measuredPower) dBm at 1 m, sensitivity \(topology.radio.sensitivity) dBm, exponent \(topology.radio.pathLossExponent))")
+                    let span =
+                        low == high ? "\((low * 10).rounded() / 10) m" : "\((low * 10).rounded() / 10) to \((high * 10).rounded() / 10) m"
+                    print(
+                        "  detection   \(span) (default power \(topology.radio.measuredPower) dBm at 1 m, sensitivity \(topology.radio.sensitivity) dBm, exponent \(topology.radio.pathLossExponent))"
+                    )
                 }
                 print("  budget      \(budget ?? topology.budget ?? 20) slots, \(stats.pinnedRegions) pinned")
             }
@@ -148,7 +158,9 @@ struct TopologyCommand: AsyncParsableCommand {
             do { try generator.write(to: URL(fileURLWithPath: out)) } catch {
                 throw ValidationError("cannot write the venue to \(out): \(error.localizedDescription)")
             }
-            print("wrote \(out): \(regions) regions on \(levels) level\(levels == 1 ? "" : "s") (seed \(seed)); check it with `beaconfleet topology check \(out)`")
+            print(
+                "wrote \(out): \(regions) regions on \(levels) level\(levels == 1 ? "" : "s") (seed \(seed)); check it with `beaconfleet topology check \(out)`"
+            )
         }
     }
 }
@@ -158,7 +170,8 @@ func loadTopologyOrExit(_ directory: String, budget: Int? = nil) throws -> Topol
     let result = TopologyLoader(budget: budget).load(directory: URL(fileURLWithPath: directory))
     guard let topology = result.topology else {
         for diagnostic in result.errors { FileHandle.standardError.write(Data("\(diagnostic)\n".utf8)) }
-        FileHandle.standardError.write(Data("\(directory): invalid topology (\(result.errors.count) errors); see `beaconfleet topology check \(directory)`\n".utf8))
+        FileHandle.standardError.write(
+            Data("\(directory): invalid topology (\(result.errors.count) errors); see `beaconfleet topology check \(directory)`\n".utf8))
         throw ExitCode(1)
     }
     return topology

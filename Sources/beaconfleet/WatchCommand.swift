@@ -37,7 +37,8 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let topics = try connection.topics()
         let formatter = EventFormatter(topics: topics, client: client)
-        var configuration = MQTTConfiguration(url: try connection.url(), clientID: MQTTConfiguration.randomClientID(prefix: "beaconfleet-watch"))
+        var configuration = MQTTConfiguration(
+            url: try connection.url(), clientID: MQTTConfiguration.randomClientID(prefix: "beaconfleet-watch"))
         connection.apply(to: &configuration)
         let mqtt: MQTTClient
         do {
@@ -70,4 +71,3 @@ struct WatchCommand: AsyncParsableCommand {
         }
     }
 }
-

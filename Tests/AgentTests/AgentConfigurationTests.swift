@@ -7,14 +7,15 @@ import WireProtocol
 @Suite struct AgentConfigurationTests {
     @Test func laterLayersWin() throws {
         var settings = AgentSettings()
-        try settings.apply(fileText: """
-            # gateway in the lobby
-            broker = mqtt://file:1883
-            gateway = gw-file
-            replay = capture.btsnoop
-            window = 2s
-            spool = /tmp/spool
-            """, path: "agent.conf")
+        try settings.apply(
+            fileText: """
+                # gateway in the lobby
+                broker = mqtt://file:1883
+                gateway = gw-file
+                replay = capture.btsnoop
+                window = 2s
+                spool = /tmp/spool
+                """, path: "agent.conf")
         try settings.apply(environment: ["BEACONFLEET_AGENT_GATEWAY": "gw-env", "BEACONFLEET_AGENT_SPEED": "max", "PATH": "/bin"])
         try settings.set("broker", "mqtt://flag:1884", origin: .flag(name: "broker"))
         let configuration = try AgentConfiguration(settings: settings)

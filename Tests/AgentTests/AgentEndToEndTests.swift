@@ -2,8 +2,8 @@ import BeaconKit
 import Foundation
 import MQTT
 import MosquittoTesting
-import Testing
 import TestSupport
+import Testing
 import WireProtocol
 
 @testable import Agent
@@ -53,8 +53,10 @@ struct AgentEndToEndTests {
     }
 
     private func agentArguments(broker: BrokerURL, gateway: String, replay: String, speed: String, spool: String) -> [String] {
-        ["--broker", broker.description, "--gateway", gateway, "--replay", replay, "--speed", speed, "--spool", spool,
-         "--spool-fsync", "false", "--status-interval", "1s", "--drain-timeout", "30s", "--log-level", "info"]
+        [
+            "--broker", broker.description, "--gateway", gateway, "--replay", replay, "--speed", speed, "--spool", spool,
+            "--spool-fsync", "false", "--status-interval", "1s", "--drain-timeout", "30s", "--log-level", "info",
+        ]
     }
 
     @Test(.requiresSharedData)
@@ -70,7 +72,8 @@ struct AgentEndToEndTests {
             let collector = try await SightingsCollector(broker: broker.url, topics: topics, gateway: gateway)
             let spool = temporaryDirectory("spool")
             defer { try? FileManager.default.removeItem(atPath: spool) }
-            let agent = try AgentProcess(agentArguments(broker: broker.url, gateway: gateway.rawValue, replay: capture, speed: "max", spool: spool))
+            let agent = try AgentProcess(
+                agentArguments(broker: broker.url, gateway: gateway.rawValue, replay: capture, speed: "max", spool: spool))
             let status = try await agent.waitForExit(within: .seconds(60))
             #expect(status == 0, "agent log:\n\(agent.log)")
 
@@ -104,7 +107,8 @@ struct AgentEndToEndTests {
             let spool = temporaryDirectory("spool")
             defer { try? FileManager.default.removeItem(atPath: spool) }
             // 32 s of capture at 4× = 8 s; the broker is away for 2.5 s of it.
-            let agent = try AgentProcess(agentArguments(broker: broker.url, gateway: gateway.rawValue, replay: path, speed: "4", spool: spool))
+            let agent = try AgentProcess(
+                agentArguments(broker: broker.url, gateway: gateway.rawValue, replay: path, speed: "4", spool: spool))
             try await waitUntil("two batches before the outage", within: .seconds(20)) { collector.snapshot.batches.count >= 2 }
             await broker.stop()
             try await Task.sleep(for: .milliseconds(2500))
@@ -225,7 +229,8 @@ struct AgentEndToEndTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString).conf")
         try "gateway = gw-file\nreplay = x.btsnoop\nwindow = 2s\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let agent = try AgentProcess(["--config", file.path, "--window", "500ms", "--print-config"], environment: ["BEACONFLEET_AGENT_PREFIX": "venue1"])
+        let agent = try AgentProcess(
+            ["--config", file.path, "--window", "500ms", "--print-config"], environment: ["BEACONFLEET_AGENT_PREFIX": "venue1"])
         #expect(try await agent.waitForExit(within: .seconds(20)) == 0)
         let log = agent.log
         #expect(log.contains("window = 500ms    # flag --window"))

@@ -9,7 +9,9 @@ import WireProtocol
     let uuid = BeaconUUID("494E5445-4C4C-495F-524F-434B535F4857")!
 
     func observation(_ time: Int64, rssi: Int, minor: UInt16 = 1, address: UInt64 = 0xA1) -> BeaconObservation {
-        BeaconObservation(format: .iBeacon, identity: BeaconIdentity(uuid: uuid, major: 7, minor: minor), address: BluetoothAddress(rawValue: address), rssi: rssi, txPower: -59, timeMicros: time)
+        BeaconObservation(
+            format: .iBeacon, identity: BeaconIdentity(uuid: uuid, major: 7, minor: minor), address: BluetoothAddress(rawValue: address),
+            rssi: rssi, txPower: -59, timeMicros: time)
     }
 
     @Test func windowsFollowTheGridAndCountEachBeaconAndAddress() {

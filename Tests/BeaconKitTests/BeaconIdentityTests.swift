@@ -5,7 +5,9 @@ import Testing
 /// The one beacon vocabulary: UUIDs, addresses, identities, formats and their text forms
 /// (upper case, fixed width), parsed and printed without Foundation.
 @Suite struct BeaconIdentityTests {
-    @Test(arguments: ["494E5445-4C4C-495F-524F-434B535F4857", "00000000-0000-0000-0000-000000000001", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"])
+    @Test(arguments: [
+        "494E5445-4C4C-495F-524F-434B535F4857", "00000000-0000-0000-0000-000000000001", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF",
+    ])
     func uuidRoundTrips(_ text: String) throws {
         let uuid = try #require(BeaconUUID(text.lowercased()))
         #expect(uuid.description == text)
@@ -63,7 +65,8 @@ import Testing
         let uuid = try #require(BeaconUUID("494E5445-4C4C-495F-524F-434B535F4857"))
         #expect(BeaconIdentity(uuid: uuid, major: 0, minor: 65535).clientIdentifier == "494E5445-4C4C-495F-524F-434B535F4857.0.65535")
         #expect(BeaconIdentity(uuid: uuid, major: 20594, minor: 7).clientIdentifier == "494E5445-4C4C-495F-524F-434B535F4857.20594.7")
-        let eddystone = BeaconIdentity(namespace: EddystoneNamespace(hex: "00112233445566778899")!, instance: EddystoneInstance(hex: "AABBCCDDEEFF")!)
+        let eddystone = BeaconIdentity(
+            namespace: EddystoneNamespace(hex: "00112233445566778899")!, instance: EddystoneInstance(hex: "AABBCCDDEEFF")!)
         #expect(eddystone.clientIdentifier == "00112233445566778899.AABBCCDDEEFF")
         #expect(eddystone.namespace.description == "00112233445566778899")
         #expect(eddystone.instance.description == "aabbccddeeff")
@@ -71,7 +74,9 @@ import Testing
         #expect(address.clientIdentifier == "addr-C0FFEE123456")
         #expect(address.address.description == "C0:FF:EE:12:34:56")
         // Identities of different kinds with the same words differ.
-        #expect(BeaconIdentity(high: 0, low: 1, major: 0, minor: 0, kind: .address) != BeaconIdentity(high: 0, low: 1, major: 0, minor: 0, kind: .eddystoneUID))
+        #expect(
+            BeaconIdentity(high: 0, low: 1, major: 0, minor: 0, kind: .address)
+                != BeaconIdentity(high: 0, low: 1, major: 0, minor: 0, kind: .eddystoneUID))
     }
 
     @Test func identitiesSurviveTheirStorageText() throws {
@@ -87,8 +92,12 @@ import Testing
 
     @Test func decodedBeaconsCarryTheirIdentity() {
         let uuid = BeaconUUID(high: 1, low: 2)
-        #expect(Beacon.iBeacon(IBeacon(uuid: uuid, major: 3, minor: 4, measuredPower: -59)).identity == BeaconIdentity(uuid: uuid, major: 3, minor: 4))
-        #expect(Beacon.eddystoneTLM(EddystoneTLM(batteryMillivolts: nil, rawTemperature: 0, advertisingCount: 0, uptimeTenths: 0)).identity == nil)
+        #expect(
+            Beacon.iBeacon(IBeacon(uuid: uuid, major: 3, minor: 4, measuredPower: -59)).identity
+                == BeaconIdentity(uuid: uuid, major: 3, minor: 4))
+        #expect(
+            Beacon.eddystoneTLM(EddystoneTLM(batteryMillivolts: nil, rawTemperature: 0, advertisingCount: 0, uptimeTenths: 0)).identity
+                == nil)
     }
 
     @Test func formatSetsParseTheWireNames() throws {

@@ -9,7 +9,10 @@ enum BeaconSamples {
     static let all: [Beacon] = [
         .iBeacon(IBeacon(uuid: uuid, major: 1, minor: 65535, measuredPower: -59)),
         .altBeacon(AltBeacon(manufacturerID: 0x0118, id1: uuid, id2: 0xBEEF, id3: 7, referenceRSSI: -66, reserved: 0x42)),
-        .eddystoneUID(EddystoneUID(txPower: -20, namespace: EddystoneNamespace(high: 0x0102, low: 0x0304_0506_0708_090A), instance: EddystoneInstance(rawValue: 0xA0A1_A2A3_A4A5))),
+        .eddystoneUID(
+            EddystoneUID(
+                txPower: -20, namespace: EddystoneNamespace(high: 0x0102, low: 0x0304_0506_0708_090A),
+                instance: EddystoneInstance(rawValue: 0xA0A1_A2A3_A4A5))),
         .eddystoneURL(EddystoneURL(txPower: -18, url: "https://www.example.org/beacons?id=3")),
         .eddystoneTLM(EddystoneTLM(batteryMillivolts: 2950, rawTemperature: -0x0280, advertisingCount: 123_456, uptimeTenths: 98_765)),
     ]
@@ -59,7 +62,8 @@ struct BeaconTests {
 
     @Test func altBeaconAcceptsAnyCompanyID() {
         for company: UInt16 in [0x0000, 0x004C, 0x0118, 0xFFFF] {
-            let beacon = Beacon.altBeacon(AltBeacon(manufacturerID: company, id1: BeaconSamples.uuid, id2: 1, id3: 2, referenceRSSI: -70, reserved: 0))
+            let beacon = Beacon.altBeacon(
+                AltBeacon(manufacturerID: company, id1: BeaconSamples.uuid, id2: 1, id3: 2, referenceRSSI: -70, reserved: 0))
             #expect(decode(AdvertisingReportEncoder.advertisingData(for: beacon)!).beacon == beacon)
         }
     }
@@ -130,7 +134,8 @@ struct BeaconTests {
     }
 
     @Test func parsedDataCollectsNamesUUIDsAndServiceData() {
-        let data = [UInt8](hex: "020106 0809676174657761 79 0303AAFE 11 07 E0961 0A7F5D060B0D248FBDFB56DC5E2 04160F1864 05FF590001 02 020AF4")
+        let data = [UInt8](
+            hex: "020106 0809676174657761 79 0303AAFE 11 07 E0961 0A7F5D060B0D248FBDFB56DC5E2 04160F1864 05FF590001 02 020AF4")
         let parsed = data.withUnsafeBytes { AdvertisingData(bytes: $0).parse() }
         #expect(parsed.flags == 6)
         #expect(parsed.localName == "gateway")
@@ -145,7 +150,8 @@ struct BeaconTests {
 
     @Test func addressesPrintMostSignificantFirst() {
         let bytes: [UInt8] = [0xEC, 0xF8, 0x00, 0xEE, 0xF3, 0x0C]  // HCI order
-        let report = AdvertisingReport(kind: .legacy, eventType: .init(rawValue: 0), address: BluetoothAddress("0C:F3:EE:00:F8:EC")!, addressType: .public, rssi: nil)
+        let report = AdvertisingReport(
+            kind: .legacy, eventType: .init(rawValue: 0), address: BluetoothAddress("0C:F3:EE:00:F8:EC")!, addressType: .public, rssi: nil)
         #expect(report.address.littleEndianBytes == bytes)
         #expect(report.address.description == "0C:F3:EE:00:F8:EC")
         #expect(BluetoothAddress("0c-f3-ee-00-f8-ec") == report.address)
@@ -153,7 +159,9 @@ struct BeaconTests {
     }
 
     @Test func rssiAndTxPower0x7FMeanNotAvailable() throws {
-        let report = AdvertisingReport(kind: .extended, eventType: .init(rawValue: 0x10), address: .init(rawValue: 1), addressType: .anonymous, rssi: nil, txPower: nil)
+        let report = AdvertisingReport(
+            kind: .extended, eventType: .init(rawValue: 0x10), address: .init(rawValue: 1), addressType: .anonymous, rssi: nil, txPower: nil
+        )
         var got: [AdvertisingReport] = []
         AdvertisingReportDecoder.decode(event: AdvertisingReportEncoder.extendedEvent([(report, [])])) { r, data in
             got.append(r)
@@ -173,7 +181,8 @@ struct BeaconTests {
         var data = AdvertisingReportEncoder.advertisingData(for: BeaconSamples.all[3])!
         data.removeLast(4)  // cut inside the Eddystone-URL structure
         for (status, malformed) in [(UInt16(0x00), 1), (0x20, 0), (0x40, 0)] {
-            let report = AdvertisingReport(kind: .extended, eventType: .init(rawValue: status), address: .init(rawValue: 9), addressType: .random, rssi: -70)
+            let report = AdvertisingReport(
+                kind: .extended, eventType: .init(rawValue: status), address: .init(rawValue: 9), addressType: .random, rssi: -70)
             var decoder = AdvertisementDecoder()
             var errors: [AdvertisingDataError?] = []
             AdvertisingReportEncoder.extendedEvent([(report, data)]).withUnsafeBytes {
@@ -203,7 +212,8 @@ struct BeaconTests {
                 let rssi = Int8.random(in: -127...20, using: &generator)
                 var report = AdvertisingReport(
                     kind: extended ? .extended : .legacy,
-                    eventType: .init(rawValue: extended ? UInt16.random(in: 0...0x7F, using: &generator) : UInt16.random(in: 0...4, using: &generator)),
+                    eventType: .init(
+                        rawValue: extended ? UInt16.random(in: 0...0x7F, using: &generator) : UInt16.random(in: 0...4, using: &generator)),
                     address: .init(rawValue: UInt64.random(in: 0...0xFFFF_FFFF_FFFF, using: &generator)),
                     addressType: .init(rawValue: UInt8.random(in: 0...3, using: &generator)), rssi: rssi == 0x7F ? nil : rssi)
                 if extended {
@@ -213,7 +223,9 @@ struct BeaconTests {
                     report.advertisingSID = UInt8.random(in: 0...15, using: &generator)
                     report.periodicAdvertisingInterval = UInt16.random(in: 0...0xFFFF, using: &generator)
                 }
-                let data = (0..<Int.random(in: 0...(extended ? 60 : 31), using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let data = (0..<Int.random(in: 0...(extended ? 60 : 31), using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
                 reports.append((report, data))
             }
             let event = extended ? AdvertisingReportEncoder.extendedEvent(reports) : AdvertisingReportEncoder.legacyEvent(reports)
@@ -230,8 +242,11 @@ struct BeaconTests {
         let data = AdvertisingReportEncoder.advertisingData(for: BeaconSamples.all[0])!
         var count = 0
         // Command complete event, LE connection complete, and a command carrying iBeacon bytes.
-        for (type, packet) in [(HCIPacketType.event, [UInt8](hex: "0E0401 0C2000")), (.event, [UInt8](hex: "3E1301 00 0100 00 00 112233445566 1800 0000 4800 00")),
-                               (.command, [0x4F, 0xFD, UInt8(data.count)] + data), (.aclData, [0x01, 0x20, 0x02, 0x00, 0x4C, 0x00])] {
+        for (type, packet) in [
+            (HCIPacketType.event, [UInt8](hex: "0E0401 0C2000")),
+            (.event, [UInt8](hex: "3E1301 00 0100 00 00 112233445566 1800 0000 4800 00")),
+            (.command, [0x4F, 0xFD, UInt8(data.count)] + data), (.aclData, [0x01, 0x20, 0x02, 0x00, 0x4C, 0x00]),
+        ] {
             packet.withUnsafeBytes { decoder.decode(type: type, packet: $0, timestampMicroseconds: nil) { _ in count += 1 } }
         }
         #expect(count == 0)

@@ -24,9 +24,10 @@ struct CaptureDecoding: Equatable {
         var advertisements: [DecodedAdvertisement] = []
         var packets: [RecordedPacket] = []
         while let record = try reader.next() {
-            packets.append(RecordedPacket(
-                type: record.packetType, direction: record.direction, timestampMicroseconds: record.timestampMicroseconds,
-                bytes: Array(record.packet)))
+            packets.append(
+                RecordedPacket(
+                    type: record.packetType, direction: record.direction, timestampMicroseconds: record.timestampMicroseconds,
+                    bytes: Array(record.packet)))
             decoder.decode(record) { advertisements.append($0.copy()) }
         }
         self.format = reader.format

@@ -1,7 +1,7 @@
 import BeaconKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The shared captures are all btsnoop 1002. Re-writing their HCI packets into every other
 /// container the reader supports must give identical decodes.
@@ -22,7 +22,8 @@ struct ContainerTests {
         for container in Self.containers {
             var writer = CaptureWriter(container)
             for packet in original.packets {
-                writer.append(packet.type, packet.bytes, direction: packet.direction, timestampMicroseconds: packet.timestampMicroseconds ?? 0)
+                writer.append(
+                    packet.type, packet.bytes, direction: packet.direction, timestampMicroseconds: packet.timestampMicroseconds ?? 0)
             }
             let rewritten = try CaptureDecoding(bytes: writer.bytes)
             // The same through a tiny buffer: records straddle refills all the time.
@@ -35,10 +36,13 @@ struct ContainerTests {
             #expect(rewritten.packets.map(\.bytes) == original.packets.map(\.bytes), "\(capture) as \(container)")
             #expect(rewritten.packets.map(\.type) == original.packets.map(\.type), "\(capture) as \(container)")
             // Link type 187 (H4 without a direction header) cannot say which way a packet went.
-            let carriesDirection = container != .pcap(linkType: 187) && container != .pcap(linkType: 187, bigEndian: true)
+            let carriesDirection =
+                container != .pcap(linkType: 187) && container != .pcap(linkType: 187, bigEndian: true)
                 && container != .pcapng(linkType: 187)
             let directions = rewritten.packets.map(\.direction)
-            #expect(directions == (carriesDirection ? original.packets.map(\.direction) : directions.map { _ in nil }), "\(capture) as \(container)")
+            #expect(
+                directions == (carriesDirection ? original.packets.map(\.direction) : directions.map { _ in nil }),
+                "\(capture) as \(container)")
         }
     }
 
@@ -70,14 +74,41 @@ struct ContainerTests {
         var bytes: [UInt8] = []
         func put32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes += $0 } }
         func put16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes += $0 } }
-        put32(0x0A0D_0D0A); put32(28); put32(0x1A2B_3C4D); put16(1); put16(0); put32(0xFFFF_FFFF); put32(0xFFFF_FFFF); put32(28)
-        put32(1); put32(20); put16(1); put16(0); put32(0); put32(20)
-        put32(1); put32(28); put16(187); put16(0); put32(0); put16(9); put16(1); bytes += [9, 0, 0, 0]; put32(28)
+        put32(0x0A0D_0D0A)
+        put32(28)
+        put32(0x1A2B_3C4D)
+        put16(1)
+        put16(0)
+        put32(0xFFFF_FFFF)
+        put32(0xFFFF_FFFF)
+        put32(28)
+        put32(1)
+        put32(20)
+        put16(1)
+        put16(0)
+        put32(0)
+        put32(20)
+        put32(1)
+        put32(28)
+        put16(187)
+        put16(0)
+        put32(0)
+        put16(9)
+        put16(1)
+        bytes += [9, 0, 0, 0]
+        put32(28)
         let event: [UInt8] = [0x04, 0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00]  // 7 bytes, padded to 8
         let nanoseconds: UInt64 = 1_700_000_000_123_456_789
         for interface: UInt32 in [0, 1] {
-            put32(6); put32(40); put32(interface); put32(UInt32(nanoseconds >> 32)); put32(UInt32(nanoseconds & 0xFFFF_FFFF))
-            put32(7); put32(7); bytes += event + [0]; put32(40)
+            put32(6)
+            put32(40)
+            put32(interface)
+            put32(UInt32(nanoseconds >> 32))
+            put32(UInt32(nanoseconds & 0xFFFF_FFFF))
+            put32(7)
+            put32(7)
+            bytes += event + [0]
+            put32(40)
         }
         let reader = try CaptureReader(bytes: bytes)
         let record = try #require(try reader.next())
@@ -144,7 +175,8 @@ struct ContainerTests {
         var writer = CaptureWriter(.btsnoop(datalink: 1002))
         for _ in 0..<4 {
             for packet in original.packets {
-                writer.append(packet.type, packet.bytes, direction: packet.direction, timestampMicroseconds: packet.timestampMicroseconds ?? 0)
+                writer.append(
+                    packet.type, packet.bytes, direction: packet.direction, timestampMicroseconds: packet.timestampMicroseconds ?? 0)
             }
         }
         try Data(writer.bytes).write(to: url)

@@ -1,8 +1,8 @@
 import BeaconKit
 import Foundation
+import TestSupport
 import Testing
 import Topology
-import TestSupport
 
 /// Random, truncated and corrupted input never traps, and every malformed thing is counted.
 struct RobustnessTests {
@@ -13,14 +13,18 @@ struct RobustnessTests {
         var events = 0
         for (index, beacon) in samples.enumerated() {
             let report = AdvertisingReport(
-                kind: .legacy, eventType: AdvertisingEventType(rawValue: 3), address: BluetoothAddress(rawValue: 0xC0FFEE000000 + UInt64(index)),
+                kind: .legacy, eventType: AdvertisingEventType(rawValue: 3),
+                address: BluetoothAddress(rawValue: 0xC0FF_EE00_0000 + UInt64(index)),
                 addressType: .random, rssi: Int8(-40 - index))
             let data = AdvertisingReportEncoder.advertisingData(for: beacon)!
-            writer.append(.event, AdvertisingReportEncoder.legacyEvent([(report, data), (report, data)]), timestampMicroseconds: 1_000_000 * Int64(index))
+            writer.append(
+                .event, AdvertisingReportEncoder.legacyEvent([(report, data), (report, data)]),
+                timestampMicroseconds: 1_000_000 * Int64(index))
             var extended = report
             extended.kind = .extended
             extended.eventType = AdvertisingEventType(rawValue: 0x13)
-            writer.append(.event, AdvertisingReportEncoder.extendedEvent([(extended, data)]), timestampMicroseconds: 1_000_000 * Int64(index) + 1)
+            writer.append(
+                .event, AdvertisingReportEncoder.extendedEvent([(extended, data)]), timestampMicroseconds: 1_000_000 * Int64(index) + 1)
             writer.append(.command, [0x4F, 0xFD, UInt8(data.count)] + data, timestampMicroseconds: 1_000_000 * Int64(index) + 2)
             events += 2
         }
@@ -40,7 +44,9 @@ struct RobustnessTests {
 
     /// Cutting a capture anywhere inside a record: exactly one malformed record, all records before
     /// the cut intact; cutting between records: nothing malformed.
-    @Test(arguments: [CaptureWriter.Container.btsnoop(datalink: 1002), .btsnoop(datalink: 2001), .pcap(linkType: 201), .pcapng(linkType: 187)])
+    @Test(arguments: [
+        CaptureWriter.Container.btsnoop(datalink: 1002), .btsnoop(datalink: 2001), .pcap(linkType: 201), .pcapng(linkType: 187),
+    ])
     func truncatedCapturesCountOneMalformedRecord(container: CaptureWriter.Container) throws {
         var writer = CaptureWriter(container)
         let isPcapng = container == .pcapng(linkType: 187)
@@ -49,9 +55,13 @@ struct RobustnessTests {
         let firstCut = isPcapng ? 28 : writer.bytes.count
         var blockEnds: [Int] = isPcapng ? [28, writer.bytes.count] : [writer.bytes.count]
         var packetEnds: [Int] = []
-        let event = AdvertisingReportEncoder.legacyEvent([(
-            AdvertisingReport(kind: .legacy, eventType: .init(rawValue: 0), address: .init(rawValue: 1), addressType: .public, rssi: -50),
-            AdvertisingReportEncoder.advertisingData(for: BeaconSamples.all[0])!)])
+        let event = AdvertisingReportEncoder.legacyEvent([
+            (
+                AdvertisingReport(
+                    kind: .legacy, eventType: .init(rawValue: 0), address: .init(rawValue: 1), addressType: .public, rssi: -50),
+                AdvertisingReportEncoder.advertisingData(for: BeaconSamples.all[0])!
+            )
+        ])
         for i in 0..<5 {
             writer.append(.event, event, timestampMicroseconds: Int64(i))
             packetEnds.append(writer.bytes.count)
@@ -78,9 +88,13 @@ struct RobustnessTests {
 
     /// Every strict prefix of a valid advertising event is malformed, and counted once.
     @Test func everyTruncatedEventIsCountedMalformed() {
-        let report = AdvertisingReport(kind: .legacy, eventType: .init(rawValue: 0), address: .init(rawValue: 7), addressType: .public, rssi: -60)
+        let report = AdvertisingReport(
+            kind: .legacy, eventType: .init(rawValue: 0), address: .init(rawValue: 7), addressType: .public, rssi: -60)
         let data = AdvertisingReportEncoder.advertisingData(for: BeaconSamples.all[1])!
-        for event in [AdvertisingReportEncoder.legacyEvent([(report, data), (report, data)]), AdvertisingReportEncoder.extendedEvent([(report, data)])] {
+        for event in [
+            AdvertisingReportEncoder.legacyEvent([(report, data), (report, data)]),
+            AdvertisingReportEncoder.extendedEvent([(report, data)]),
+        ] {
             for cut in 0..<event.count {
                 var prefix = Array(event[0..<cut])
                 // Keep the header's length consistent with the cut, so the damage is in the reports.

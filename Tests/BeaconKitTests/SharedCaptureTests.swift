@@ -1,7 +1,7 @@
 import BeaconKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The real captures in ../shared/data/captures, with the counts its README states (made there
 /// with two independent parsers).

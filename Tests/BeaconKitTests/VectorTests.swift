@@ -1,7 +1,7 @@
 import BeaconKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// ../shared/data/vectors/hci-event-vectors.json: complete HCI events with scapy's decode (and, for
 /// aioblescan's, that project's own expected values).

@@ -53,14 +53,18 @@ final class BeaconFleetCommand: @unchecked Sendable {
     func waitForOutput(containing text: String, within limit: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + limit
         while !output.contains(text) {
-            guard process.isRunning else { throw CommandError("beaconfleet exited (\(process.terminationStatus)) without printing '\(text)':\n\(output)\n\(errors)") }
+            guard process.isRunning else {
+                throw CommandError("beaconfleet exited (\(process.terminationStatus)) without printing '\(text)':\n\(output)\n\(errors)")
+            }
             guard ContinuousClock.now < deadline else { throw CommandError("no '\(text)' within \(limit):\n\(output)\n\(errors)") }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 
     /// Runs `beaconfleet arguments…` to its end: (status, standard output, standard error).
-    static func run(_ arguments: [String], input: String? = nil, within limit: Duration = .seconds(120)) async throws -> (status: Int32, output: String, errors: String) {
+    static func run(_ arguments: [String], input: String? = nil, within limit: Duration = .seconds(120)) async throws -> (
+        status: Int32, output: String, errors: String
+    ) {
         let command = try BeaconFleetCommand(arguments, input: input)
         let status = try await command.waitForExit(within: limit)
         return (status, command.output, command.errors)

@@ -20,25 +20,31 @@ struct CommandLineErrorTests {
 
     static let cases: [Case] = [
         // Thrown from `run()`: these printed `Usage: beaconfleet <subcommand>` before.
-        Case(arguments: ["coordinator", "--broker", "nope://broker", "--topology", museum],
-             usage: "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
-             cause: "Error: --broker nope://broker: invalid broker URL"),
-        Case(arguments: ["coordinator", "--broker", "mqtt://127.0.0.1:1", "--topology", "/nonexistent-venue"],
-             usage: "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
-             cause: "Error: --topology /nonexistent-venue: no such directory"),
-        Case(arguments: ["simulate", "--broker", "nope://broker", "--topology", museum],
-             usage: "Usage: beaconfleet simulate <options>",
-             cause: "Error: --broker nope://broker: invalid broker URL"),
-        Case(arguments: ["watch", "--broker", "mqtt://127.0.0.1:1", "--prefix", "a/#"],
-             usage: "Usage: beaconfleet watch --broker <broker>",
-             cause: "Error: --prefix a/#:"),
-        Case(arguments: ["topology", "export", museum, "--out", "/nonexistent-directory/venue.json"],
-             usage: "Usage: beaconfleet topology export <directory> [--out <out>]",
-             cause: "Error: cannot write /nonexistent-directory/venue.json"),
+        Case(
+            arguments: ["coordinator", "--broker", "nope://broker", "--topology", museum],
+            usage: "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
+            cause: "Error: --broker nope://broker: invalid broker URL"),
+        Case(
+            arguments: ["coordinator", "--broker", "mqtt://127.0.0.1:1", "--topology", "/nonexistent-venue"],
+            usage: "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
+            cause: "Error: --topology /nonexistent-venue: no such directory"),
+        Case(
+            arguments: ["simulate", "--broker", "nope://broker", "--topology", museum],
+            usage: "Usage: beaconfleet simulate <options>",
+            cause: "Error: --broker nope://broker: invalid broker URL"),
+        Case(
+            arguments: ["watch", "--broker", "mqtt://127.0.0.1:1", "--prefix", "a/#"],
+            usage: "Usage: beaconfleet watch --broker <broker>",
+            cause: "Error: --prefix a/#:"),
+        Case(
+            arguments: ["topology", "export", museum, "--out", "/nonexistent-directory/venue.json"],
+            usage: "Usage: beaconfleet topology export <directory> [--out <out>]",
+            cause: "Error: cannot write /nonexistent-directory/venue.json"),
         // Refused by `validate()`: ArgumentParser's own path, which must say the same.
-        Case(arguments: ["coordinator", "--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--budget", "30"],
-             usage: "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
-             cause: "Error: --budget 30: must be 1…20"),
+        Case(
+            arguments: ["coordinator", "--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--budget", "30"],
+            usage: "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
+            cause: "Error: --budget 30: must be 1…20"),
     ]
 
     @Test("exits 64 with the cause and the subcommand's usage on stderr", arguments: cases)

@@ -16,14 +16,17 @@ struct CommandLineTests {
         }
     }
 
-    @Test("decode --json prints the shared capture's 11 iBeacon frames as its README counts them; a missing file fails naming it", .requiresSharedData)
+    @Test(
+        "decode --json prints the shared capture's 11 iBeacon frames as its README counts them; a missing file fails naming it",
+        .requiresSharedData)
     func decode() async throws {
         let capture = SharedData.url("captures/horizon74-ibeacon.btsnoop").path
         let (status, output, errors) = try await BeaconFleetCommand.run(["decode", "--json", capture])
         #expect(status == 0, "\(errors)")
         let frames = try Self.objects(output)
         #expect(frames.count == 11)
-        #expect(frames.allSatisfy { $0["format"] as? String == "ibeacon" && $0["uuid"] as? String == "494E5445-4C4C-495F-524F-434B535F4857" })
+        #expect(
+            frames.allSatisfy { $0["format"] as? String == "ibeacon" && $0["uuid"] as? String == "494E5445-4C4C-495F-524F-434B535F4857" })
         #expect(frames.filter { $0["major"] as? Int == 20594 && $0["minor"] as? Int == 62207 }.count == 10)
         #expect(frames.filter { $0["major"] as? Int == 20597 && $0["minor"] as? Int == 62207 }.count == 1)
 
@@ -41,14 +44,21 @@ struct CommandLineTests {
         var lines: [String] = []
         var inExamples = false
         for line in help.output.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "Examples:" { inExamples = true; continue }
+            if line == "Examples:" {
+                inExamples = true
+                continue
+            }
             guard inExamples else { continue }
             if line.trimmingCharacters(in: .whitespaces).isEmpty { break }
             let text = line.trimmingCharacters(in: .whitespaces)
             // A shell line continued with a trailing backslash, or wrapped by the help, joins the one before.
             if let last = lines.last, last.hasSuffix("\\") {
                 lines[lines.count - 1] = String(last.dropLast()).trimmingCharacters(in: .whitespaces) + " " + text
-            } else if line.hasPrefix(" ") || lines.isEmpty { lines.append(text) } else { lines[lines.count - 1] += " " + line }
+            } else if line.hasPrefix(" ") || lines.isEmpty {
+                lines.append(text)
+            } else {
+                lines[lines.count - 1] += " " + line
+            }
         }
         var examples: [(arguments: [String], input: String?)] = []
         for line in lines {
@@ -111,7 +121,9 @@ struct CommandLineTests {
         let venue = try #require(try JSONSerialization.jsonObject(with: Data(export.output.utf8)) as? [String: Any])
         let regions = try #require(venue["regions"] as? [[String: Any]])
         let rows = try String(contentsOf: SharedData.packageRoot.appendingPathComponent("topology/mall/regions.csv"), encoding: .utf8)
-            .split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("id,") && !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            .split(separator: "\n").filter {
+                !$0.hasPrefix("#") && !$0.hasPrefix("id,") && !$0.trimmingCharacters(in: .whitespaces).isEmpty
+            }
         #expect(regions.count == rows.count, "one exported region per row of regions.csv")
     }
 
@@ -142,10 +154,13 @@ struct CommandLineTests {
             let topics = try Topics()
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { publisher in
                 let regions = RegionsMessage(
-                    version: 3, budget: 20, regions: [RegionRef(id: "hall", uuid: "F7826DA6-4FA2-4E98-8024-BC5B71E0893E", major: 1, minor: 0)],
+                    version: 3, budget: 20,
+                    regions: [RegionRef(id: "hall", uuid: "F7826DA6-4FA2-4E98-8024-BC5B71E0893E", major: 1, minor: 0)],
                     add: [RegionRef(id: "hall", uuid: "F7826DA6-4FA2-4E98-8024-BC5B71E0893E", major: 1, minor: 0)], remove: ["cafe"],
                     position: nil, reason: "moved")
-                try await publisher.publish(topic: topics.clientRegions(try Identifier("phone-7")), payload: try WireCoding.encode(regions), qos: .atLeastOnce, retain: true)
+                try await publisher.publish(
+                    topic: topics.clientRegions(try Identifier("phone-7")), payload: try WireCoding.encode(regions), qos: .atLeastOnce,
+                    retain: true)
 
                 let watch = try BeaconFleetCommand(["watch", "--broker", broker.url.description])
                 try await watch.waitForOutput(containing: "phone-7")
@@ -154,7 +169,8 @@ struct CommandLineTests {
 
                 // Live traffic, once watch is subscribed (it printed the retained message after subscribing).
                 let status = GatewayStatus(state: .online, version: "test", adapter: "hci0")
-                try await publisher.publish(topic: topics.gatewayStatus(try Identifier("gw-test")), payload: try WireCoding.encode(status), qos: .atLeastOnce)
+                try await publisher.publish(
+                    topic: topics.gatewayStatus(try Identifier("gw-test")), payload: try WireCoding.encode(status), qos: .atLeastOnce)
                 try await watch.waitForOutput(containing: "gw-test")
                 #expect(watch.process.isRunning, "watch runs until it is interrupted")
                 kill(watch.process.processIdentifier, SIGINT)

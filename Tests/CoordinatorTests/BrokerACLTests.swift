@@ -14,10 +14,14 @@ struct BrokerACLTests {
     @Test("a phone's report reaches the coordinator; its write to another phone's report does not")
     func phoneWritesOnlyItsOwnReport() async throws {
         try await withMosquittoBroker(.init(users: Self.users, aclFile: Self.aclFile)) { broker in
-            try await withConnectedClient(MQTTConfiguration(url: broker.url(username: "coordinator", password: "c-pass"), clientID: "coordinator")) { coordinator in
+            try await withConnectedClient(
+                MQTTConfiguration(url: broker.url(username: "coordinator", password: "c-pass"), clientID: "coordinator")
+            ) { coordinator in
                 let received = coordinator.messages
                 _ = try await coordinator.subscribe("beaconfleet/v1/clients/+/report", qos: .atLeastOnce)
-                try await withConnectedClient(MQTTConfiguration(url: broker.url(username: "phone-1", password: "p1-pass"), clientID: "phone-1")) { phone in
+                try await withConnectedClient(
+                    MQTTConfiguration(url: broker.url(username: "phone-1", password: "p1-pass"), clientID: "phone-1")
+                ) { phone in
                     // The forbidden write first, then an allowed one: the broker keeps one
                     // connection's messages in order, so once the allowed one arrives, the
                     // forbidden one would have arrived before it.
@@ -34,12 +38,17 @@ struct BrokerACLTests {
     @Test("a phone subscribed to every client's regions receives only its own")
     func phoneReadsOnlyItsOwnRegions() async throws {
         try await withMosquittoBroker(.init(users: Self.users, aclFile: Self.aclFile)) { broker in
-            try await withConnectedClient(MQTTConfiguration(url: broker.url(username: "phone-1", password: "p1-pass"), clientID: "phone-1")) { phone in
+            try await withConnectedClient(MQTTConfiguration(url: broker.url(username: "phone-1", password: "p1-pass"), clientID: "phone-1"))
+            { phone in
                 let received = phone.messages
                 _ = try await phone.subscribe("beaconfleet/v1/clients/+/regions", qos: .atLeastOnce)
-                try await withConnectedClient(MQTTConfiguration(url: broker.url(username: "coordinator", password: "c-pass"), clientID: "coordinator")) { coordinator in
-                    try await coordinator.publish(topic: "beaconfleet/v1/clients/phone-2/regions", payload: Array("theirs".utf8), qos: .atLeastOnce)
-                    try await coordinator.publish(topic: "beaconfleet/v1/clients/phone-1/regions", payload: Array("mine".utf8), qos: .atLeastOnce)
+                try await withConnectedClient(
+                    MQTTConfiguration(url: broker.url(username: "coordinator", password: "c-pass"), clientID: "coordinator")
+                ) { coordinator in
+                    try await coordinator.publish(
+                        topic: "beaconfleet/v1/clients/phone-2/regions", payload: Array("theirs".utf8), qos: .atLeastOnce)
+                    try await coordinator.publish(
+                        topic: "beaconfleet/v1/clients/phone-1/regions", payload: Array("mine".utf8), qos: .atLeastOnce)
                     let first = try await collect(1, from: received, within: .seconds(10))
                     #expect(first.map(\.topic) == ["beaconfleet/v1/clients/phone-1/regions"])
                     #expect(first.map { String(decoding: $0.payload, as: UTF8.self) } == ["mine"])

@@ -21,10 +21,12 @@ struct CoordinatorBrokerTests {
         // It starts inside the hall, not at the entrance 0.5 m from the hall's edge: that first
         // entry would come before the answer to the phone's first report could, and under load it
         // did, which says nothing about rotation.
-        let route = try CoordinatorHarness.route(topology, through: [
-            "hall", "antiquity-west-1", "antiquity-west-3", "corridor-2", "medieval-east-2", "medieval-east-3",
-            "corridor-4", "modern-west-1", "modern-west-3", "north-end", "library",
-        ])
+        let route = try CoordinatorHarness.route(
+            topology,
+            through: [
+                "hall", "antiquity-west-1", "antiquity-west-3", "corridor-2", "medieval-east-2", "medieval-east-3",
+                "corridor-4", "modern-west-1", "modern-west-3", "north-end", "library",
+            ])
         try await withMosquittoBroker { broker in
             let coordinator = try await CoordinatorHarness.start(broker: broker)
             var configuration = LiveSimulation.Configuration(broker: broker.url, topology: topology, topics: topics, clients: 2)
@@ -34,7 +36,10 @@ struct CoordinatorBrokerTests {
             configuration.tick = 0.25
             let report = try await LiveSimulation(configuration: configuration).run { debug($0.summary + " missed: \($0.missed)") }
             debug("simulation done; missed \(report.missed)")
-            debug(coordinator.service.metrics.render().split(separator: "\n").filter { $0.contains("_sum") || $0.contains("_count") || $0.contains("plans") }.joined(separator: "\n"))
+            debug(
+                coordinator.service.metrics.render().split(separator: "\n").filter {
+                    $0.contains("_sum") || $0.contains("_count") || $0.contains("plans")
+                }.joined(separator: "\n"))
             await coordinator.stop()
             debug("coordinator stopped")
             #expect(report.entries >= 10, "the walk crosses regions: \(report.summary)")
@@ -118,8 +123,11 @@ struct CoordinatorBrokerTests {
                 process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: named)
                 let messages = phone.messages
                 try await phone.subscribe(topics.clientRegions(try Identifier("phone-late")))
-                let answer: MQTTMessage? = try await withTimeout(.seconds(30), "regions for phone-late") { () async throws -> MQTTMessage? in
-                    for await message in messages where message.topic.hasSuffix("/phone-late/regions") && !message.payload.isEmpty { return message }
+                let answer: MQTTMessage? = try await withTimeout(.seconds(30), "regions for phone-late") {
+                    () async throws -> MQTTMessage? in
+                    for await message in messages where message.topic.hasSuffix("/phone-late/regions") && !message.payload.isEmpty {
+                        return message
+                    }
                     return nil
                 }
                 let regions = try WireCoding.decode(RegionsMessage.self, from: try #require(answer).payload, topic: "regions")
@@ -131,7 +139,9 @@ struct CoordinatorBrokerTests {
         }
     }
 
-    @Test("SIGHUP reloads the topology: an invalid one is refused with the error in the status and the coordinator keeps serving; a valid one re-plans every client", .requiresBeaconFleetBinary)
+    @Test(
+        "SIGHUP reloads the topology: an invalid one is refused with the error in the status and the coordinator keeps serving; a valid one re-plans every client",
+        .requiresBeaconFleetBinary)
     func reloadOnHangup() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-reload-\(UUID().uuidString)")
         let venue = directory.appendingPathComponent("museum", isDirectory: true)
@@ -145,8 +155,9 @@ struct CoordinatorBrokerTests {
             let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
             defer { LoopbackPort.release(port) }
             // --topology-poll 0: only SIGHUP reloads, so what happens below is the signal's doing.
-            let process = try CoordinatorHarness.launch(broker: broker, topology: venue, statePath: directory.appendingPathComponent("state.sqlite").path,
-                                                        httpPort: port, log: log, extraArguments: ["--topology-poll", "0"])
+            let process = try CoordinatorHarness.launch(
+                broker: broker, topology: venue, statePath: directory.appendingPathComponent("state.sqlite").path,
+                httpPort: port, log: log, extraArguments: ["--topology-poll", "0"])
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { phone in
@@ -156,17 +167,23 @@ struct CoordinatorBrokerTests {
                 try await phone.subscribe(topics.coordinatorStatus)
                 /// The next `regions` message for the phone.
                 func nextRegions() async throws -> RegionsMessage {
-                    let message: MQTTMessage? = try await withTimeout(.seconds(30), "regions for phone-reload") { () async throws -> MQTTMessage? in
+                    let message: MQTTMessage? = try await withTimeout(.seconds(30), "regions for phone-reload") {
+                        () async throws -> MQTTMessage? in
                         for await message in messages where message.topic == regionsTopic && !message.payload.isEmpty { return message }
                         return nil
                     }
                     return try WireCoding.decode(RegionsMessage.self, from: try #require(message).payload, topic: regionsTopic)
                 }
                 /// The next coordinator status that `accept`s.
-                func nextStatus(_ what: String, _ accept: @escaping @Sendable (CoordinatorStatus) -> Bool) async throws -> CoordinatorStatus {
+                func nextStatus(_ what: String, _ accept: @escaping @Sendable (CoordinatorStatus) -> Bool) async throws -> CoordinatorStatus
+                {
                     let status: CoordinatorStatus? = try await withTimeout(.seconds(30), what) { () async throws -> CoordinatorStatus? in
                         for await message in messages where message.topic == topics.coordinatorStatus {
-                            if let status = try? WireCoding.decode(CoordinatorStatus.self, from: message.payload, topic: message.topic), accept(status) { return status }
+                            if let status = try? WireCoding.decode(CoordinatorStatus.self, from: message.payload, topic: message.topic),
+                                accept(status)
+                            {
+                                return status
+                            }
                         }
                         return nil
                     }
@@ -188,7 +205,8 @@ struct CoordinatorBrokerTests {
                 // new region added, the error cleared.
                 try (original + "hall-kiosk,,1,900,11,7,G,1.5,\n").write(to: regionsFile, atomically: true, encoding: .utf8)
                 let linksFile = venue.appendingPathComponent("links.csv")
-                try (try String(contentsOf: linksFile, encoding: .utf8) + "hall-kiosk,hall,,\n").write(to: linksFile, atomically: true, encoding: .utf8)
+                try (try String(contentsOf: linksFile, encoding: .utf8) + "hall-kiosk,hall,,\n").write(
+                    to: linksFile, atomically: true, encoding: .utf8)
                 kill(process.processIdentifier, SIGHUP)
                 let replanned = try await nextRegions()
                 #expect(replanned.version == 2 && replanned.reason == "topology")

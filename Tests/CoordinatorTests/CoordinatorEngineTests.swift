@@ -85,7 +85,9 @@ struct CoordinatorEngineTests {
         }
     }
 
-    @Test("a tag's next window of evidence is estimated at once (a simulation faster than real time keeps pace), unless sightings are backlogged")
+    @Test(
+        "a tag's next window of evidence is estimated at once (a simulation faster than real time keeps pace), unless sightings are backlogged"
+    )
     func tagEstimateFollowsEvidenceWindows() throws {
         for backlogged in [false, true] {
             let engine = engine()
@@ -106,7 +108,9 @@ struct CoordinatorEngineTests {
         }
     }
 
-    @Test("a tag heard only by gateways is followed as it walks with the radio filter: the region its estimate put it in does not hold it there")
+    @Test(
+        "a tag heard only by gateways is followed as it walks with the radio filter: the region its estimate put it in does not hold it there"
+    )
     func tagFollowedByTheRadioFilter() throws {
         let topology = try Topology.load(directory: CoordinatorHarness.museum)
         let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 20))
@@ -118,13 +122,18 @@ struct CoordinatorEngineTests {
         for second in 0..<20 {
             trueY = 46 - 1.2 * Double(second)
             for gateway in gateways {
-                let dx = gateway.position.x - 10, dy = gateway.position.y - trueY, dz = (gateway.height ?? 2.5) - 1.2
+                let dx = gateway.position.x - 10
+                let dy = gateway.position.y - trueY
+                let dz = (gateway.height ?? 2.5) - 1.2
                 let rssi = -59 - 22 * log10((dx * dx + dy * dy + dz * dz).squareRoot())
                 let start = Date(timeIntervalSince1970: 1_795_424_400 + Double(second))
-                let batch = SightingsBatch(seq: UInt64(second + 1), start: start, end: start.addingTimeInterval(1), sightings: [
-                    Sighting(format: "ibeacon", uuid: TestVenue.tagUUID, major: 7, minor: 3, address: "AA:BB:CC:DD:EE:03",
-                             rssi: (rssi * 10).rounded() / 10, rssiMax: Int(rssi.rounded()), count: 5, txPower: -59, distance: nil),
-                ])
+                let batch = SightingsBatch(
+                    seq: UInt64(second + 1), start: start, end: start.addingTimeInterval(1),
+                    sightings: [
+                        Sighting(
+                            format: "ibeacon", uuid: TestVenue.tagUUID, major: 7, minor: 3, address: "AA:BB:CC:DD:EE:03",
+                            rssi: (rssi * 10).rounded() / 10, rssiMax: Int(rssi.rounded()), count: 5, txPower: -59, distance: nil)
+                    ])
                 try engine.feed(gw(gateway.id), batch, at: Double(second))
             }
             events += engine.step(at: Double(second) + 0.9).events
@@ -150,7 +159,8 @@ struct CoordinatorEngineTests {
         try engine.feed(gw("g0"), TestVenue.batch(seq: 2, at: 31, tags: [(1, 0.5), (2, 0.5)]), at: 31)
         _ = engine.step(at: 31)
         for window in 0..<2 {
-            try engine.feed(gw("g0"), TestVenue.batch(seq: UInt64(3 + window), at: 32 + Double(window), tags: [(2, 0.5)]), at: 32 + Double(window))
+            try engine.feed(
+                gw("g0"), TestVenue.batch(seq: UInt64(3 + window), at: 32 + Double(window), tags: [(2, 0.5)]), at: 32 + Double(window))
             #expect(!engine.step(at: 32 + Double(window)).events.contains { $0.type == .exit }, "not yet: \(window + 1) windows")
         }
         try engine.feed(gw("g0"), TestVenue.batch(seq: 5, at: 34, tags: [(2, 0.5)]), at: 34)
@@ -201,15 +211,22 @@ struct CoordinatorEngineTests {
             (report("p"), try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "r3")]))),
             (report("p"), Array("{\"v\":1,\"budget\":99}".utf8)),
         ]
-        let direct = engine(), prepared = engine()
+        let direct = engine()
+        let prepared = engine()
         for (topic, payload) in messages {
             let now = TestVenue.millis(1)
             let expected: String? = payload.withUnsafeBytes { raw in
-                do throws(WireError) { try direct.handle(topic: topic, payload: raw, now: now); return nil } catch { return "\(error)" }
+                do throws(WireError) {
+                    try direct.handle(topic: topic, payload: raw, now: now)
+                    return nil
+                } catch { return "\(error)" }
             }
             let got: String? = payload.withUnsafeBytes { raw in
                 let message = PreparedMessage(topic: topic, payload: raw, topics: topics)
-                do throws(WireError) { try prepared.handle(message, topic: topic, payload: raw, now: now); return nil } catch { return "\(error)" }
+                do throws(WireError) {
+                    try prepared.handle(message, topic: topic, payload: raw, now: now)
+                    return nil
+                } catch { return "\(error)" }
             }
             #expect(got == expected, "\(topic)")
         }
@@ -277,14 +294,16 @@ struct CoordinatorEngineTests {
         let engine = engine()
         try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "r10")]), at: 0)
         _ = engine.step(at: 0)
-        try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .exit, region: "r10"), RegionEvent(type: .enter, region: "r20")]), at: 1)
+        try engine.feed(
+            report("p"), ClientReport(events: [RegionEvent(type: .exit, region: "r10"), RegionEvent(type: .enter, region: "r20")]), at: 1)
         let before = try #require(engine.step(at: 1).regionsMessages.last?.1)
         let (changed, _) = engine.takeChangedClients()
         #expect(changed.count == 1 && changed[0].version == before.version)
         let resumed = self.engine(restored: changed)
         #expect(resumed.snapshot(of: "p")?.version == before.version)
         #expect(resumed.snapshot(of: "p")?.regions == before.regions.map(\.id))
-        try resumed.feed(report("p"), ClientReport(events: [RegionEvent(type: .exit, region: "r20"), RegionEvent(type: .enter, region: "r2")]), at: 2)
+        try resumed.feed(
+            report("p"), ClientReport(events: [RegionEvent(type: .exit, region: "r20"), RegionEvent(type: .enter, region: "r2")]), at: 2)
         let next = try #require(resumed.step(at: 2).regionsMessages.first?.1)
         #expect(next.version == before.version + 1)
         resumed.expireIdle(now: TestVenue.millis(2) + resumed.configuration.idleTimeout + 1)
@@ -306,7 +325,9 @@ struct CoordinatorEngineTests {
                 if i > 0 { links += "\(name)\(i - 1),\(name)\(i)\n" }
             }
         }
-        let topology = try TestVenue.load(["venue.conf": "uuid = \(TestVenue.regionUUID)\n", "levels.csv": "id\nL0\n", "regions.csv": regions, "links.csv": links])
+        let topology = try TestVenue.load([
+            "venue.conf": "uuid = \(TestVenue.regionUUID)\n", "levels.csv": "id\nL0\n", "regions.csv": regions, "links.csv": links,
+        ])
         let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 4))
         try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "a9")]), at: 0)
         let message = try #require(engine.step(at: 0).regionsMessages.first?.1)

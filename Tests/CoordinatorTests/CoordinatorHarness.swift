@@ -1,8 +1,5 @@
 import Coordinator
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import MQTT
 import MosquittoTesting
@@ -12,9 +9,15 @@ import TestSupport
 import Topology
 import WireProtocol
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Runs a coordinator in-process (under its own ServiceGroup) or as the built `beaconfleet` binary.
 func debug(_ text: String) {
-    if ProcessInfo.processInfo.environment["COORDINATOR_TEST_DEBUG"] != nil { FileHandle.standardError.write(Data("[test] \(text)\n".utf8)) }
+    if ProcessInfo.processInfo.environment["COORDINATOR_TEST_DEBUG"] != nil {
+        FileHandle.standardError.write(Data("[test] \(text)\n".utf8))
+    }
 }
 
 enum CoordinatorHarness {
@@ -35,7 +38,8 @@ enum CoordinatorHarness {
     static func start(broker: MosquittoBroker, topology: URL = museum, statePath: String? = nil) async throws -> InProcess {
         var logger = Logger(label: "test.coordinator")
         logger.logLevel = .error
-        let configuration = try CoordinatorConfiguration(broker: broker.url, topologyDirectory: topology, statePath: statePath, topics: try Topics())
+        let configuration = try CoordinatorConfiguration(
+            broker: broker.url, topologyDirectory: topology, statePath: statePath, topics: try Topics())
         let client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
         let service = try CoordinatorService(configuration: configuration, client: client, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [client, service], logger: logger))
@@ -55,12 +59,17 @@ enum CoordinatorHarness {
     }
 
     /// Starts `beaconfleet coordinator` as a child process.
-    static func launch(broker: MosquittoBroker, topology: URL = museum, statePath: String, httpPort: Int, log: URL, extraArguments: [String] = []) throws -> Process {
+    static func launch(
+        broker: MosquittoBroker, topology: URL = museum, statePath: String, httpPort: Int, log: URL, extraArguments: [String] = []
+    ) throws -> Process {
         guard let binary = BuiltProduct.beaconfleet else { throw CoordinatorError(BuiltProduct.missingMessage("beaconfleet")) }
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["coordinator", "--broker", broker.url.description, "--topology", topology.path, "--state", statePath,
-                             "--http", "127.0.0.1:\(httpPort)", "--log-level", "warning"] + extraArguments
+        process.arguments =
+            [
+                "coordinator", "--broker", broker.url.description, "--topology", topology.path, "--state", statePath,
+                "--http", "127.0.0.1:\(httpPort)", "--log-level", "warning",
+            ] + extraArguments
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         handle.seekToEndOfFile()
@@ -80,7 +89,8 @@ enum CoordinatorHarness {
         } catch {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             let state = process.isRunning ? "still running" : "exited with \(process.terminationStatus)"
-            throw CoordinatorError("\(error); the coordinator is \(state); its log ends:\n\(text.split(separator: "\n").suffix(20).joined(separator: "\n"))")
+            throw CoordinatorError(
+                "\(error); the coordinator is \(state); its log ends:\n\(text.split(separator: "\n").suffix(20).joined(separator: "\n"))")
         }
     }
 
@@ -110,7 +120,9 @@ enum CoordinatorHarness {
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else { throw CoordinatorError("send failed") }
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
+            throw CoordinatorError("send failed")
+        }
         var response = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -120,13 +132,18 @@ enum CoordinatorHarness {
             // Stop once the whole body (by Content-Length) is in.
             let text = String(decoding: response, as: UTF8.self)
             if let split = text.range(of: "\r\n\r\n"),
-               let line = text[..<split.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
-               let length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)),
-               text.utf8.distance(from: split.upperBound.samePosition(in: text.utf8)!, to: text.utf8.endIndex) >= length { break }
+                let line = text[..<split.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }
+                ),
+                let length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)),
+                text.utf8.distance(from: split.upperBound.samePosition(in: text.utf8)!, to: text.utf8.endIndex) >= length
+            {
+                break
+            }
         }
         let text = String(decoding: response, as: UTF8.self)
         guard let statusLine = text.split(separator: "\r\n").first, statusLine.split(separator: " ").count >= 2,
-              let code = Int(statusLine.split(separator: " ")[1]), let split = text.range(of: "\r\n\r\n") else {
+            let code = Int(statusLine.split(separator: " ")[1]), let split = text.range(of: "\r\n\r\n")
+        else {
             throw CoordinatorError("malformed HTTP answer on \(port)")
         }
         return (code, Data(text[split.upperBound...].utf8))

@@ -5,7 +5,8 @@ import Testing
 @Suite("Ingest queue")
 struct IngestQueueTests {
     func sightings(received: ContinuousClock.Instant, gateway: String = "g1") -> InboundMessage {
-        InboundMessage(message: MQTTMessage(topic: "beaconfleet/v1/gateways/\(gateway)/sightings", payload: [UInt8]("{}".utf8)), received: received)
+        InboundMessage(
+            message: MQTTMessage(topic: "beaconfleet/v1/gateways/\(gateway)/sightings", payload: [UInt8]("{}".utf8)), received: received)
     }
 
     @Test("a backlog is sightings waiting, without the lane emptying once, for longer than the given age; not merely a non-empty queue")

@@ -23,13 +23,16 @@ enum TestVenue {
         }
         var gateways = "id,x,y,level\n"
         for g in 0...(count * 5 / 20) { gateways += "g\(g),\(g * 20),0,L0\n" }
-        return try load(["venue.conf": "name = corridor\nuuid = \(regionUUID)\n", "levels.csv": "id\nL0\n",
-                         "regions.csv": regions, "links.csv": links, "gateways.csv": gateways])
+        return try load([
+            "venue.conf": "name = corridor\nuuid = \(regionUUID)\n", "levels.csv": "id\nL0\n",
+            "regions.csv": regions, "links.csv": links, "gateways.csv": gateways,
+        ])
     }
 
     /// A venue from its files' text (written to a temporary directory and loaded).
     static func load(_ files: [String: String]) throws -> Topology {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-test-\(UUID().uuidString)", isDirectory: true)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "coordinator-test-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         for (name, text) in files { try Data(text.utf8).write(to: directory.appendingPathComponent(name)) }
@@ -55,11 +58,14 @@ enum TestVenue {
     static func batch(seq: UInt64, at seconds: Double, tags: [(minor: UInt16, distance: Double)], regionBeacons: [UInt16] = []) -> [UInt8] {
         let start = Date(timeIntervalSince1970: 1_795_424_400 + seconds)
         var sightings = tags.map {
-            Sighting(format: "ibeacon", uuid: tagUUID, major: 7, minor: $0.minor, address: "AA:BB:CC:DD:EE:01", rssi: rssi(distance: $0.distance),
-                     rssiMax: -55, count: 5, txPower: -59, distance: $0.distance)
+            Sighting(
+                format: "ibeacon", uuid: tagUUID, major: 7, minor: $0.minor, address: "AA:BB:CC:DD:EE:01",
+                rssi: rssi(distance: $0.distance),
+                rssiMax: -55, count: 5, txPower: -59, distance: $0.distance)
         }
         sightings += regionBeacons.map {
-            Sighting(format: "ibeacon", uuid: regionUUID, major: 1, minor: $0, address: "AA:BB:CC:DD:EE:02", rssi: -70, rssiMax: -65, count: 5)
+            Sighting(
+                format: "ibeacon", uuid: regionUUID, major: 1, minor: $0, address: "AA:BB:CC:DD:EE:02", rssi: -70, rssiMax: -65, count: 5)
         }
         return try! WireCoding.encode(SightingsBatch(seq: seq, start: start, end: start.addingTimeInterval(1), sightings: sightings))
     }

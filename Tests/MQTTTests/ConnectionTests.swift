@@ -1,7 +1,8 @@
-@testable import MQTT
 import MosquittoTesting
 import TestSupport
 import Testing
+
+@testable import MQTT
 
 @Suite("Last will, reconnection and the bounded queue", .timeLimit(.minutes(1)))
 struct ConnectionTests {

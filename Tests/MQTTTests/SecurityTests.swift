@@ -6,7 +6,9 @@ import Testing
 
 @Suite("Passwords and TLS", .timeLimit(.minutes(1)))
 struct SecurityTests {
-    @Test("the right password connects; a wrong one is refused with an error naming the broker and user", arguments: [MQTTProtocolVersion.v5, .v311])
+    @Test(
+        "the right password connects; a wrong one is refused with an error naming the broker and user",
+        arguments: [MQTTProtocolVersion.v5, .v311])
     func passwords(version: MQTTProtocolVersion) async throws {
         try await withMosquittoBroker(.init(users: ["agent": "s3cret"])) { broker in
             var good = MQTTConfiguration(url: broker.url(username: "agent", password: "s3cret"))

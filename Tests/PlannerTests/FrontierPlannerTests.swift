@@ -19,14 +19,20 @@ import Topology
             regions += "c\(index),,1,\(index + 1),\(Double(index) * spacing),0,L0,1.5,\n"
             if index > 0 { links += "c\(index - 1),c\(index)\n" }
         }
-        let files = ["venue.conf": "uuid = 11111111-2222-3333-4444-555555555555\n", "levels.csv": "id\nL0\n", "regions.csv": regions, "links.csv": links]
+        let files = [
+            "venue.conf": "uuid = 11111111-2222-3333-4444-555555555555\n", "levels.csv": "id\nL0\n", "regions.csv": regions,
+            "links.csv": links,
+        ]
         for (name, text) in files { try Data(text.utf8).write(to: url.appendingPathComponent(name)) }
         return try Topology.load(directory: url)
     }
 
-    func request(_ topology: Topology, x: Double, monitored: [String] = [], inside: [String] = [], uncertainty: Double = 0) throws -> PlanRequest {
-        PlanRequest(location: try topology.snap(VenuePoint(x: x, y: 0, level: "L0")), monitored: monitored, inside: inside,
-                    uncertainty: uncertainty, now: Date(timeIntervalSince1970: 0))
+    func request(_ topology: Topology, x: Double, monitored: [String] = [], inside: [String] = [], uncertainty: Double = 0) throws
+        -> PlanRequest
+    {
+        PlanRequest(
+            location: try topology.snap(VenuePoint(x: x, y: 0, level: "L0")), monitored: monitored, inside: inside,
+            uncertainty: uncertainty, now: Date(timeIntervalSince1970: 0))
     }
 
     @Test func detectableRegionsFirstThenShieldsForEveryQuietRegionWithinTheHorizon() throws {

@@ -10,7 +10,8 @@ import Topology
     /// planner covers more arrivals than nearest-N, which covers more than never rotating.
     @Test func suspendedPhonesOnTheMuseum() throws {
         let topology = try PlannerFixture.example("museum")
-        let simulation = try PhoneSimulation(topology: topology, configuration: .init(clients: 3, duration: 300, seed: 1, strategies: [.frontier, .nearest, .firstSet]))
+        let simulation = try PhoneSimulation(
+            topology: topology, configuration: .init(clients: 3, duration: 300, seed: 1, strategies: [.frontier, .nearest, .firstSet]))
         let report = simulation.run()
         let coverage = Dictionary(uniqueKeysWithValues: report.strategies.map { ($0.strategy, $0.tally.coverage ?? 0) })
         #expect(report.strategies.allSatisfy { $0.tally.entries > 50 }, "\(report.strategies.map(\.tally.entries))")

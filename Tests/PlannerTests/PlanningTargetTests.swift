@@ -1,8 +1,8 @@
 import Foundation
 import Planner
 import Simulator
-import Testing
 import TestSupport
+import Testing
 import Topology
 
 /// DESIGN.md's planning-quality target on the example venues: "coverage ≥ 99.9 % with churn at most
@@ -22,12 +22,16 @@ import Topology
         let topology = try Topology.load(directory: SharedData.packageRoot.appendingPathComponent("topology/\(venue)", isDirectory: true))
         let configuration = OfflineSimulation.Configuration(clients: 4, duration: 600, seed: 1, strategies: [.planner, .noHysteresis])
         let report = try OfflineSimulation(topology: topology, configuration: configuration).run()
-        let planner = try #require(report.result(.planner)), baseline = try #require(report.result(.noHysteresis))
+        let planner = try #require(report.result(.planner))
+        let baseline = try #require(report.result(.noHysteresis))
         #expect(planner.tally.entries >= 100, "\(venue): too few region entries (\(planner.tally.entries)) for a coverage figure")
         let coverage = try #require(planner.coverage)
         #expect(coverage >= 0.999, "\(venue): planner coverage \(coverage), missed \(planner.tally.missedRegions)")
-        let churn = try #require(planner.tally.churnPer100m), baselineChurn = try #require(baseline.tally.churnPer100m)
+        let churn = try #require(planner.tally.churnPer100m)
+        let baselineChurn = try #require(baseline.tally.churnPer100m)
         #expect(baselineChurn > 0)
-        #expect(churn <= baselineChurn / 2, "\(venue): planner churn \(churn) per 100 m against no-hysteresis \(baselineChurn): ratio \(churn / baselineChurn)")
+        #expect(
+            churn <= baselineChurn / 2,
+            "\(venue): planner churn \(churn) per 100 m against no-hysteresis \(baselineChurn): ratio \(churn / baselineChurn)")
     }
 }

@@ -64,7 +64,10 @@ import Testing
         var anchors = Self.room
         anchors.append(PositionAnchor(id: "up", x: 6, y: 5, height: 2.5, level: "L1"))
         anchors.append(PositionAnchor(id: "up2", x: 16, y: 12, height: 2.5, level: "L1"))
-        let areas = [PositionArea(level: "L0", minX: 0, minY: 0, maxX: 20, maxY: 16), PositionArea(level: "L1", minX: 0, minY: 0, maxX: 20, maxY: 16)]
+        let areas = [
+            PositionArea(level: "L0", minX: 0, minY: 0, maxX: 20, maxY: 16),
+            PositionArea(level: "L1", minX: 0, minY: 0, maxX: 20, maxY: 16),
+        ]
         let estimator = try PositionEstimator(anchors: anchors, areas: areas, configuration: Self.configuration)
         var observations = Self.readings(estimator, x: 6, y: 5)
         // Louder than the model's through-floor value by 8 dB, and the far upstairs anchor not heard at all.
@@ -75,8 +78,12 @@ import Testing
         #expect(estimate.level == "L0")
         #expect(hypot(estimate.x - 6, estimate.y - 5) < 2)
         // And a client that is upstairs, under the same anchor, is put upstairs.
-        let upstairs = [PositionObservation(anchor: up, rssi: Self.model.expectedRSSI(atDistance: 1.3), count: 2),
-                        PositionObservation(anchor: try #require(estimator.anchorIndex(of: "up2")), rssi: Self.model.expectedRSSI(atDistance: 12.8), count: 2)]
+        let upstairs =
+            [
+                PositionObservation(anchor: up, rssi: Self.model.expectedRSSI(atDistance: 1.3), count: 2),
+                PositionObservation(
+                    anchor: try #require(estimator.anchorIndex(of: "up2")), rssi: Self.model.expectedRSSI(atDistance: 12.8), count: 2),
+            ]
             + Self.room.indices.map { PositionObservation(anchor: $0, rssi: -95, count: 1) }
         let above = try #require(estimator.update(nil, observations: upstairs, at: Self.t0))
         #expect(above.level == "L1")
@@ -85,7 +92,11 @@ import Testing
     @Test func theSameInputsGiveTheSameEstimates() throws {
         // Beacons every 5 m, like a venue's region beacons.
         var anchors: [PositionAnchor] = []
-        for i in 0...4 { for j in 0...3 { anchors.append(PositionAnchor(id: "b\(i)\(j)", x: Double(i) * 5, y: Double(j) * 5 + 0.5, height: 2.5, level: "L0")) } }
+        for i in 0...4 {
+            for j in 0...3 {
+                anchors.append(PositionAnchor(id: "b\(i)\(j)", x: Double(i) * 5, y: Double(j) * 5 + 0.5, height: 2.5, level: "L0"))
+            }
+        }
         let estimator = try PositionEstimator(anchors: anchors, configuration: Self.configuration)
         func walk() -> [PositionEstimate] {
             var state: PositionState? = nil
@@ -100,7 +111,8 @@ import Testing
             }
             return estimates
         }
-        let first = walk(), second = walk()
+        let first = walk()
+        let second = walk()
         #expect(first == second)
         // The filter followed the walk (1 m/s along y = 8).
         let errors = first.enumerated().map { step, estimate in hypot(estimate.x - (2 + Double(step)), estimate.y - 8) }
@@ -115,7 +127,9 @@ import Testing
         #expect(later.x == estimate.x && later.y == estimate.y)
         #expect(later.confidence > estimate.confidence + 5)
         // Past maximumAge the old estimate is forgotten.
-        #expect(estimator.update(estimate.state, observations: [], at: Self.t0.addingTimeInterval(estimator.configuration.maximumAge + 1)) == nil)
+        #expect(
+            estimator.update(estimate.state, observations: [], at: Self.t0.addingTimeInterval(estimator.configuration.maximumAge + 1))
+                == nil)
         // No state and no evidence: nothing to say.
         #expect(estimator.update(nil, observations: [], at: Self.t0) == nil)
     }
@@ -138,7 +152,10 @@ import Testing
         // reports entering L1's wildcard region.
         var anchors = Self.room
         anchors.append(PositionAnchor(id: "up", x: 10, y: 8, height: 2.5, level: "L1"))
-        let areas = [PositionArea(level: "L0", minX: 0, minY: 0, maxX: 20, maxY: 16), PositionArea(level: "L1", minX: 0, minY: 0, maxX: 20, maxY: 16)]
+        let areas = [
+            PositionArea(level: "L0", minX: 0, minY: 0, maxX: 20, maxY: 16),
+            PositionArea(level: "L1", minX: 0, minY: 0, maxX: 20, maxY: 16),
+        ]
         let estimator = try PositionEstimator(anchors: anchors, areas: areas, configuration: Self.configuration)
         let faint = estimator.anchors.indices.map { PositionObservation(anchor: $0, rssi: -82) }
         let without = try #require(estimator.update(nil, observations: faint, at: Self.t0))

@@ -1,8 +1,8 @@
 import Foundation
 import Planner
 import Simulator
-import Testing
 import TestSupport
+import Testing
 import Topology
 
 /// The estimator on real radio: tetam tracks replayed as twelve gateways' sightings, compared with
@@ -23,11 +23,13 @@ import Topology
         let report = try replay.run(tracks: Self.heldOut)
         let centroid = try #require(report.method("weighted-centroid")?.all)
         let estimator = try #require(report.method("estimator")?.all)
-        let median = try #require(estimator.median), p90 = try #require(estimator.p90)
+        let median = try #require(estimator.median)
+        let p90 = try #require(estimator.p90)
         #expect(estimator.windows > 200)
         #expect(median <= 1.5, "median error \(median) m")
         #expect(p90 <= 3.0, "p90 error \(p90) m")
-        let centroidMedian = try #require(centroid.median), centroidP90 = try #require(centroid.p90)
+        let centroidMedian = try #require(centroid.median)
+        let centroidP90 = try #require(centroid.p90)
         #expect(median < centroidMedian / 1.5)
         #expect(p90 < centroidP90 / 1.5)
     }
@@ -43,7 +45,9 @@ import Topology
         for (index, sensor) in dataset.sensors.enumerated() {
             let anchor = estimator.anchors[sensorAnchors[index]]
             #expect(anchor.id == PositionEstimator.anchorID(gateway: sensor.name))
-            #expect(abs(anchor.rssiOffset - (calibration.referencePower[index] - replay.configuration.pathLoss.referencePower)) < 1e-9, "\(sensor.name)'s fitted 1 m power")
+            #expect(
+                abs(anchor.rssiOffset - (calibration.referencePower[index] - replay.configuration.pathLoss.referencePower)) < 1e-9,
+                "\(sensor.name)'s fitted 1 m power")
             #expect(anchor.exponent == calibration.exponent[index])
         }
         // The calibrated estimates on the room's graph meet the position target on a held-out track.

@@ -1,7 +1,7 @@
 import Foundation
 import Planner
-import Testing
 import TestSupport
+import Testing
 import Topology
 
 /// The slot model, hysteresis, the diff and "valid for", checked by hand on a corridor and
@@ -20,7 +20,8 @@ import Topology
             let pinned = venue.pinnedRegions.map { venue.regions[$0].id }
             for (index, region) in venue.regions.enumerated() where region.position != nil && index % 3 == 0 {
                 for budget in [20, 7] {
-                    let plan = planner.plan(PlanRequest(location: venue.location(ofRegion: index)!, budget: budget, now: PlannerFixture.epoch), using: search)
+                    let plan = planner.plan(
+                        PlanRequest(location: venue.location(ofRegion: index)!, budget: budget, now: PlannerFixture.epoch), using: search)
                     let nearest = reference.ranking(fromRegion: region.id).filter { !pinned.contains($0.id) }.prefix(budget - pinned.count)
                     #expect(plan.ids == pinned + nearest.map(\.id), "\(name) from \(region.id), budget \(budget)")
                     for (planned, expected) in zip(plan.regions.dropFirst(pinned.count), nearest) {
@@ -41,9 +42,11 @@ import Topology
         let search = WalkingDistanceSearch(topology: venue)
         var random = SplitMix64(seed: 4)
         for _ in 0..<25 {
-            let x = Double(random.int(in: 0...8000)) / 100, y = Double(random.int(in: 0...8000)) / 100
+            let x = Double(random.int(in: 0...8000)) / 100
+            let y = Double(random.int(in: 0...8000)) / 100
             let level = random.int(in: 0...1) == 0 ? "L0" : "L1"
-            let plan = planner.plan(PlanRequest(location: try venue.snap(VenuePoint(x: x, y: y, level: level)), now: PlannerFixture.epoch), using: search)
+            let plan = planner.plan(
+                PlanRequest(location: try venue.snap(VenuePoint(x: x, y: y, level: level)), now: PlannerFixture.epoch), using: search)
             let expected = ["venue"] + reference.ranking(x: x, y: y, level: level).prefix(19).map(\.id)
             #expect(plan.ids == expected, "at \(x),\(y),\(level)")
         }
@@ -51,7 +54,8 @@ import Topology
 
     @Test func corridorPlanWorkedOutByHand() throws {
         let venue = try PlannerFixture.corridor()
-        let planner = RegionPlanner(topology: venue, configuration: PlannerConfiguration(budget: 4, margin: 1, swapThreshold: 3, guardDistance: 0.5))
+        let planner = RegionPlanner(
+            topology: venue, configuration: PlannerConfiguration(budget: 4, margin: 1, swapThreshold: 3, guardDistance: 0.5))
         // At x = 0: pinned, inside r1, then r2 (9 m to its edge) and r3 (19 m); r4 is 29 m away.
         let first = planner.plan(PlanRequest(location: try at(venue, 0), now: PlannerFixture.epoch))
         #expect(first.ids == ["all", "r1", "r2", "r3"])
@@ -76,24 +80,29 @@ import Topology
         let previous = ["all", "r1", "r2", "r3"]
         // At x = 16: r3 (3), r2 (5), r4 (13), r1 (15). r1 ranks fourth, within 3 + margin 2.
         // r4 would gain 2 m over r1: below a 3 m threshold, above a 1 m one.
-        let sticky = RegionPlanner(topology: venue, configuration: PlannerConfiguration(budget: 4, margin: 2, swapThreshold: 3, guardDistance: 0.5))
+        let sticky = RegionPlanner(
+            topology: venue, configuration: PlannerConfiguration(budget: 4, margin: 2, swapThreshold: 3, guardDistance: 0.5))
         let kept = sticky.plan(PlanRequest(location: try at(venue, 16), monitored: previous, now: PlannerFixture.epoch))
         #expect(kept.ids == ["all", "r3", "r2", "r1"] && !kept.isChanged)
         #expect(kept.validFor == 13)
-        let eager = RegionPlanner(topology: venue, configuration: PlannerConfiguration(budget: 4, margin: 2, swapThreshold: 1, guardDistance: 0.5))
+        let eager = RegionPlanner(
+            topology: venue, configuration: PlannerConfiguration(budget: 4, margin: 2, swapThreshold: 1, guardDistance: 0.5))
         let swapped = eager.plan(PlanRequest(location: try at(venue, 16), monitored: previous, now: PlannerFixture.epoch))
         #expect(swapped.ids == ["all", "r3", "r2", "r4"])
         #expect(swapped.added.map(\.id) == ["r4"] && swapped.removed == ["r1"])
         // Within the guard distance a region is taken whatever the threshold.
-        let guarded = RegionPlanner(topology: venue, configuration: PlannerConfiguration(budget: 4, margin: 2, swapThreshold: 100, guardDistance: 14))
+        let guarded = RegionPlanner(
+            topology: venue, configuration: PlannerConfiguration(budget: 4, margin: 2, swapThreshold: 100, guardDistance: 14))
         #expect(guarded.plan(PlanRequest(location: try at(venue, 16), monitored: previous, now: PlannerFixture.epoch)).ids.contains("r4"))
     }
 
     @Test func insideRegionsAreNeverRemovedWhileInside() throws {
         let venue = try PlannerFixture.corridor()
-        let planner = RegionPlanner(topology: venue, configuration: PlannerConfiguration(budget: 3, margin: 0, swapThreshold: 0, guardDistance: 0))
+        let planner = RegionPlanner(
+            topology: venue, configuration: PlannerConfiguration(budget: 3, margin: 0, swapThreshold: 0, guardDistance: 0))
         // At x = 50 the nearest are r6, r5; the phone says it is still inside r1, 49 m away.
-        let plan = planner.plan(PlanRequest(location: try at(venue, 50), monitored: ["all", "r1", "r2"], inside: ["r1"], now: PlannerFixture.epoch))
+        let plan = planner.plan(
+            PlanRequest(location: try at(venue, 50), monitored: ["all", "r1", "r2"], inside: ["r1"], now: PlannerFixture.epoch))
         #expect(plan.ids == ["all", "r6", "r1"])
         #expect(plan.regions.map(\.slot) == [.pinned, .inside, .inside])
         #expect(plan.regions[2].distance == 49)
@@ -106,7 +115,10 @@ import Topology
         let search = WalkingDistanceSearch(topology: venue)
         var monitored = ["ghost", "mall", "L1-shop-s01-front", "L1-shop-s01-front"]  // unknown id and a duplicate
         for x in stride(from: 3.0, through: 117, by: 4) {
-            let plan = planner.plan(PlanRequest(location: try venue.snap(VenuePoint(x: x, y: 20, level: "L1")), monitored: monitored, now: PlannerFixture.epoch), using: search)
+            let plan = planner.plan(
+                PlanRequest(
+                    location: try venue.snap(VenuePoint(x: x, y: 20, level: "L1")), monitored: monitored, now: PlannerFixture.epoch),
+                using: search)
             #expect(Set(plan.added.map(\.id)).isDisjoint(with: monitored))
             #expect(Set(plan.removed).isDisjoint(with: plan.ids))
             #expect(Set(plan.removed) == Set(monitored).subtracting(plan.ids))
@@ -125,7 +137,8 @@ import Topology
         let planner = RegionPlanner(topology: venue)
         var monitored: [String] = []
         for y in stride(from: 2.0, through: 52, by: 1.5) {
-            let plan = planner.plan(PlanRequest(location: try venue.snap(VenuePoint(x: 10, y: y, level: "G")), monitored: monitored, now: PlannerFixture.epoch))
+            let plan = planner.plan(
+                PlanRequest(location: try venue.snap(VenuePoint(x: 10, y: y, level: "G")), monitored: monitored, now: PlannerFixture.epoch))
             let unmonitored = reference.ranking(x: 10, y: y, level: "G").filter { !plan.ids.contains($0.id) }
             #expect(plan.validFor == unmonitored.first?.distance ?? .infinity, "at y = \(y)")
             monitored = plan.ids
@@ -149,7 +162,9 @@ import Topology
         let venue = try PlannerFixture.example("mall")
         let planner = RegionPlanner(topology: venue)
         let search = WalkingDistanceSearch(topology: venue)
-        let request = PlanRequest(location: try venue.snap(VenuePoint(x: 61, y: 22, level: "L2")), monitored: ["mall", "L2-shop-n01-front"], inside: ["L1-anchor-west-1"], budget: 12, now: PlannerFixture.epoch)
+        let request = PlanRequest(
+            location: try venue.snap(VenuePoint(x: 61, y: 22, level: "L2")), monitored: ["mall", "L2-shop-n01-front"],
+            inside: ["L1-anchor-west-1"], budget: 12, now: PlannerFixture.epoch)
         let first = planner.plan(request, using: search)
         _ = planner.plan(PlanRequest(location: try venue.snap(VenuePoint(x: 3, y: 20, level: "L1")), now: .distantFuture), using: search)
         #expect(planner.plan(request, using: search) == first)
@@ -170,7 +185,8 @@ import Topology
         func walk(_ configuration: PlannerConfiguration) throws -> (churn: Int, missed: Int) {
             let planner = RegionPlanner(topology: venue, configuration: configuration)
             var monitored: [String] = []
-            var churn = 0, missed = 0
+            var churn = 0
+            var missed = 0
             var level = path[0].level
             for point in path {
                 let location = try venue.snap(point)
@@ -218,11 +234,14 @@ import Topology
         let mall = try PlannerFixture.example("mall")
         var random = SplitMix64(seed: 8)
         for _ in 0..<200 {
-            let point = VenuePoint(x: Double(random.int(in: -2500...14500)) / 100, y: Double(random.int(in: -500...4500)) / 100, level: random.int(in: 0...1) == 0 ? "L1" : "L2")
+            let point = VenuePoint(
+                x: Double(random.int(in: -2500...14500)) / 100, y: Double(random.int(in: -500...4500)) / 100,
+                level: random.int(in: 0...1) == 0 ? "L1" : "L2")
             let radius = Double(random.int(in: 0...800)) / 100
             let expected = mall.regions.indices.filter { index in
                 guard let p = mall.regions[index].position, p.level == point.level else { return false }
-                return ((p.x - point.x) * (p.x - point.x) + (p.y - point.y) * (p.y - point.y)).squareRoot() - mall.regions[index].radius <= radius
+                return ((p.x - point.x) * (p.x - point.x) + (p.y - point.y) * (p.y - point.y)).squareRoot() - mall.regions[index].radius
+                    <= radius
             }
             #expect(mall.regions(near: point, within: radius) == expected)
         }

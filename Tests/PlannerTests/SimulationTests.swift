@@ -11,7 +11,8 @@ import Topology
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("venue-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try "name = handmade\nuuid = 2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6\n".write(to: directory.appendingPathComponent("venue.conf"), atomically: true, encoding: .utf8)
+        try "name = handmade\nuuid = 2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6\n".write(
+            to: directory.appendingPathComponent("venue.conf"), atomically: true, encoding: .utf8)
         try levels.write(to: directory.appendingPathComponent("levels.csv"), atomically: true, encoding: .utf8)
         try regions.write(to: directory.appendingPathComponent("regions.csv"), atomically: true, encoding: .utf8)
         try links.write(to: directory.appendingPathComponent("links.csv"), atomically: true, encoding: .utf8)
@@ -34,7 +35,8 @@ import Topology
     /// monitored. Entries 2, covered 2; adds + removes = 4 over 20 m: churn 20 per 100 m.
     @Test func coverageAndChurnOfAHandWorkedWalk() throws {
         let topology = try Self.line()
-        let configuration = OfflineSimulation.Configuration(duration: 25, budget: 1, evidence: .truth, strategies: [.noHysteresis], wakeDuration: 10, reportInterval: 1, tick: 0.25)
+        let configuration = OfflineSimulation.Configuration(
+            duration: 25, budget: 1, evidence: .truth, strategies: [.noHysteresis], wakeDuration: 10, reportInterval: 1, tick: 0.25)
         let simulation = try OfflineSimulation(topology: topology, configuration: configuration)
         let walker = try Walker(graph: simulation.graph, route: ["A", "B", "C"], speed: 1)
         let report = simulation.run(walkers: [walker])
@@ -53,7 +55,8 @@ import Topology
     /// unmonitored: no wake, no plan. Entries 2, covered 0, churn 0.
     @Test func aPhoneThatSleepsTooSoonMissesItsEntries() throws {
         let topology = try Self.line()
-        let configuration = OfflineSimulation.Configuration(duration: 25, budget: 1, evidence: .truth, strategies: [.noHysteresis], wakeDuration: 2, reportInterval: 1, tick: 0.25)
+        let configuration = OfflineSimulation.Configuration(
+            duration: 25, budget: 1, evidence: .truth, strategies: [.noHysteresis], wakeDuration: 2, reportInterval: 1, tick: 0.25)
         let simulation = try OfflineSimulation(topology: topology, configuration: configuration)
         let report = simulation.run(walkers: [try Walker(graph: simulation.graph, route: ["A", "B", "C"], speed: 1)])
         let tally = try #require(report.result(.noHysteresis)?.tally)
@@ -75,13 +78,15 @@ import Topology
         let simulation = try OfflineSimulation(topology: topology, configuration: configuration)
         let here = VenuePoint(x: 0, y: 0, level: "L0")
         #expect(simulation.straightLineNearest(here) == ["A", "U"])
-        let plan = RegionPlanner(topology: topology, configuration: .withoutHysteresis(budget: 2)).plan(PlanRequest(location: try topology.snap(here), now: Date()))
+        let plan = RegionPlanner(topology: topology, configuration: .withoutHysteresis(budget: 2)).plan(
+            PlanRequest(location: try topology.snap(here), now: Date()))
         #expect(plan.ids == ["A", "F"])
     }
 
     /// A grid venue (6 × 4 regions, 5 m apart) for whole-simulation properties.
     static func grid() throws -> Topology {
-        var regions = "id,x,y,level,radius,major,minor\n", links = "from,to\n"
+        var regions = "id,x,y,level,radius,major,minor\n"
+        var links = "from,to\n"
         for i in 0..<6 {
             for j in 0..<4 {
                 regions += "r\(i)-\(j),\(i * 5),\(j * 5),L0,2,1,\(i * 10 + j)\n"
@@ -95,7 +100,8 @@ import Topology
     @Test func theSameSeedGivesTheSameReport() throws {
         let topology = try Self.grid()
         func report(seed: UInt64) throws -> Data {
-            let simulation = try OfflineSimulation(topology: topology, configuration: .init(clients: 2, duration: 90, seed: seed, budget: 8))
+            let simulation = try OfflineSimulation(
+                topology: topology, configuration: .init(clients: 2, duration: 90, seed: seed, budget: 8))
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             return try encoder.encode(simulation.run())

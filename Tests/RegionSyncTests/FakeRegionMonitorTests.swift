@@ -7,7 +7,9 @@ import Testing
 struct FakeRegionMonitorTests {
     let region = BeaconRegion(identifier: configuration.identifier(forRegion: "r1"), identity: BeaconRegionIdentity(ref(1))!)
 
-    @Test("Enter on the first detection; exit 30 s after the last one, not before; a beacon still detected keeps it inside", arguments: FakeRegionMonitor<VirtualClock>.Options.Flavour.allCases)
+    @Test(
+        "Enter on the first detection; exit 30 s after the last one, not before; a beacon still detected keeps it inside",
+        arguments: FakeRegionMonitor<VirtualClock>.Options.Flavour.allCases)
     func enterAndExit(flavour: FakeRegionMonitor<VirtualClock>.Options.Flavour) async {
         let clock = VirtualClock()
         let fake = FakeRegionMonitor(options: .init(flavour: flavour), clock: clock)
@@ -18,7 +20,8 @@ struct FakeRegionMonitorTests {
         await fake.advance(to: start.advanced(by: .seconds(49)))
         #expect(await fake.state(of: region.identifier) == .inside)
         await fake.advance(to: start.advanced(by: .seconds(50)))
-        let expected: [RegionMonitorEvent] = flavour == .locationManager
+        let expected: [RegionMonitorEvent] =
+            flavour == .locationManager
             ? [.enter(identifier: region.identifier), .exit(identifier: region.identifier)]
             : [.state(identifier: region.identifier, .inside), .state(identifier: region.identifier, .outside)]
         #expect(await fake.delivered == expected)
@@ -47,7 +50,9 @@ struct FakeRegionMonitorTests {
         }
     }
 
-    @Test("Past 20 regions a start is refused, with a code-5 failure or silently; the app's regions count", arguments: FakeRegionMonitor<VirtualClock>.Options.OverLimit.allCases)
+    @Test(
+        "Past 20 regions a start is refused, with a code-5 failure or silently; the app's regions count",
+        arguments: FakeRegionMonitor<VirtualClock>.Options.OverLimit.allCases)
     func limit(overLimit: FakeRegionMonitor<VirtualClock>.Options.OverLimit) async {
         let fake = FakeRegionMonitor(options: .init(overLimit: overLimit), clock: VirtualClock())
         await fake.addAppRegion(identifier: "geofence")
@@ -63,7 +68,8 @@ struct FakeRegionMonitorTests {
     @Test("The event log reports one enter and one exit per crossing, drops re-delivered states and ignores identifiers not ours")
     func eventLogDeduplicates() async {
         let log = RegionEventLog(configuration: configuration, inside: ["r2"])
-        let r1 = configuration.identifier(forRegion: "r1"), r2 = configuration.identifier(forRegion: "r2")
+        let r1 = configuration.identifier(forRegion: "r1")
+        let r2 = configuration.identifier(forRegion: "r2")
         for event: RegionMonitorEvent in [
             .state(identifier: r2, .inside),  // re-delivered at launch: already the baseline
             .enter(identifier: r1), .enter(identifier: r1),  // the double enter of a re-add

@@ -34,7 +34,10 @@ struct World {
     let fake: FakeRegionMonitor<VirtualClock>
     let applier: RegionApplier<VirtualClock>
 
-    init(_ options: FakeRegionMonitor<VirtualClock>.Options = .init(), configuration: RegionSyncConfiguration = configuration, store: any RegionSyncStore = InMemoryRegionSyncStore()) {
+    init(
+        _ options: FakeRegionMonitor<VirtualClock>.Options = .init(), configuration: RegionSyncConfiguration = configuration,
+        store: any RegionSyncStore = InMemoryRegionSyncStore()
+    ) {
         fake = FakeRegionMonitor(options: options, clock: clock)
         applier = RegionApplier(monitor: fake, store: store, configuration: configuration, clock: clock)
     }
@@ -71,6 +74,9 @@ struct World {
 }
 
 /// The two flavours of the fake, with either refusal past the limit.
-let everyFakeVariant: [FakeRegionMonitor<VirtualClock>.Options] = FakeRegionMonitor<VirtualClock>.Options.Flavour.allCases.flatMap { flavour in
-    FakeRegionMonitor<VirtualClock>.Options.OverLimit.allCases.map { FakeRegionMonitor<VirtualClock>.Options(flavour: flavour, overLimit: $0) }
+let everyFakeVariant: [FakeRegionMonitor<VirtualClock>.Options] = FakeRegionMonitor<VirtualClock>.Options.Flavour.allCases.flatMap {
+    flavour in
+    FakeRegionMonitor<VirtualClock>.Options.OverLimit.allCases.map {
+        FakeRegionMonitor<VirtualClock>.Options(flavour: flavour, overLimit: $0)
+    }
 }

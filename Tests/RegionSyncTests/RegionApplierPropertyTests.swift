@@ -56,7 +56,9 @@ struct RegionApplierPropertyTests {
             #expect(ours.count <= budget, "more regions than BeaconFleet's slots: \(context)")
             #expect(await world.fake.refusals.isEmpty, "iOS refused a start: \(context)")
             #expect(await world.fake.unchangedReAdds.isEmpty, "an unchanged region was registered again: \(context)")
-            #expect(await world.fake.monitoredRegions().prefix(appRegions.count).map(\.identifier) == appRegions, "the app's regions changed: \(context)")
+            #expect(
+                await world.fake.monitoredRegions().prefix(appRegions.count).map(\.identifier) == appRegions,
+                "the app's regions changed: \(context)")
             let calls = await world.fake.calls
             #expect(calls.allSatisfy { configuration.owns($0.identifier) }, "a call touched an identifier not ours: \(context)")
 
@@ -68,7 +70,8 @@ struct RegionApplierPropertyTests {
             // Held ⊆ wanted, and exactly the plan's first `budget` regions with their identities.
             let wanted = delivered.regions.prefix(budget)
             #expect(Set(ours.keys).isSubset(of: Set(delivered.regions.map(\.id))), "held a region the message does not want: \(context)")
-            #expect(ours == Dictionary(uniqueKeysWithValues: wanted.map { ($0.id, BeaconRegionIdentity($0)!) }), "did not converge: \(context)")
+            #expect(
+                ours == Dictionary(uniqueKeysWithValues: wanted.map { ($0.id, BeaconRegionIdentity($0)!) }), "did not converge: \(context)")
             #expect(outcome.leftOut == delivered.regions.dropFirst(budget).map(\.id), "left out: \(context)")
 
             // Applying the same message again calls nothing.

@@ -6,7 +6,9 @@ import WireProtocol
 
 @Suite("RegionApplier: each of iOS's rules, against the fake in both flavours")
 struct RegionApplierTests {
-    @Test("The first message converges to the whole set, asks each added region's state, and records the version", arguments: everyFakeVariant)
+    @Test(
+        "The first message converges to the whole set, asks each added region's state, and records the version", arguments: everyFakeVariant
+    )
     func firstMessage(options: FakeRegionMonitor<VirtualClock>.Options) async {
         let world = World(options)
         let outcome = await world.applier.apply(message(1, (0..<5).map { ref($0) }))
@@ -17,7 +19,9 @@ struct RegionApplierTests {
         #expect(await world.applier.appliedVersion == 1)
     }
 
-    @Test("The next version uses the diff: only its removes and adds are called, removes first, then a wait of at least 0.1 s", arguments: everyFakeVariant)
+    @Test(
+        "The next version uses the diff: only its removes and adds are called, removes first, then a wait of at least 0.1 s",
+        arguments: everyFakeVariant)
     func diffPath(options: FakeRegionMonitor<VirtualClock>.Options) async {
         var options = options
         options.restartGapCoversEveryRegion = true
@@ -36,7 +40,9 @@ struct RegionApplierTests {
         #expect(outcome.held == ["r5", "r1", "r2", "r3", "r4"])
     }
 
-    @Test("A lost message (a version gap) converges to the whole set instead of applying a diff it cannot follow", arguments: everyFakeVariant)
+    @Test(
+        "A lost message (a version gap) converges to the whole set instead of applying a diff it cannot follow", arguments: everyFakeVariant
+    )
     func lostMessage(options: FakeRegionMonitor<VirtualClock>.Options) async {
         let world = World(options)
         let v1 = (0..<5).map { ref($0) }
@@ -76,7 +82,9 @@ struct RegionApplierTests {
         #expect(await world.applier.appliedVersion == 2)
     }
 
-    @Test("An unchanged region is never registered again; one whose identity changed is stopped, and started after the gap", arguments: everyFakeVariant)
+    @Test(
+        "An unchanged region is never registered again; one whose identity changed is stopped, and started after the gap",
+        arguments: everyFakeVariant)
     func identityChange(options: FakeRegionMonitor<VirtualClock>.Options) async {
         var options = options
         options.restartGapCoversEveryRegion = false  // the gap rule as IOS.md states it: the same identifier
@@ -93,7 +101,9 @@ struct RegionApplierTests {
         #expect(await world.fake.refusals.isEmpty)
     }
 
-    @Test("Budget: the app's own regions take slots; the plan's first regions get the rest, the others are left out, nothing is refused", arguments: everyFakeVariant)
+    @Test(
+        "Budget: the app's own regions take slots; the plan's first regions get the rest, the others are left out, nothing is refused",
+        arguments: everyFakeVariant)
     func budgetWithAppRegions(options: FakeRegionMonitor<VirtualClock>.Options) async {
         let world = World(options)
         await world.fake.addAppRegion(identifier: "store-geofence")
@@ -117,7 +127,9 @@ struct RegionApplierTests {
         #expect(report.version == 1)
     }
 
-    @Test("Past the real limit iOS refuses (silently or with code 5): the held slots go to the plan's first regions and the rest is reported", arguments: everyFakeVariant)
+    @Test(
+        "Past the real limit iOS refuses (silently or with code 5): the held slots go to the plan's first regions and the rest is reported",
+        arguments: everyFakeVariant)
     func refusalKeepsPriority(options: FakeRegionMonitor<VirtualClock>.Options) async {
         var options = options
         options.slotLimit = 6  // this device holds fewer than the 20 RegionSync assumes
@@ -140,7 +152,9 @@ struct RegionApplierTests {
         }
     }
 
-    @Test("A start within 0.1 s of a stop of the same identifier is refused with code 5 (the fake's rule the applier's gap avoids)", arguments: FakeRegionMonitor<VirtualClock>.Options.Flavour.allCases)
+    @Test(
+        "A start within 0.1 s of a stop of the same identifier is refused with code 5 (the fake's rule the applier's gap avoids)",
+        arguments: FakeRegionMonitor<VirtualClock>.Options.Flavour.allCases)
     func restartTooSoon(flavour: FakeRegionMonitor<VirtualClock>.Options.Flavour) async {
         let world = World(.init(flavour: flavour))
         let region = BeaconRegion(identifier: world.identifier("r0"), identity: BeaconRegionIdentity(ref(0))!)
@@ -159,7 +173,9 @@ struct RegionApplierTests {
         #expect(await world.fake.monitoredRegions().map(\.identifier) == [region.identifier])
     }
 
-    @Test("A region added while its beacon is in range fires no enter; the state asked for says inside and the log reports an enter", arguments: FakeRegionMonitor<VirtualClock>.Options.Flavour.allCases)
+    @Test(
+        "A region added while its beacon is in range fires no enter; the state asked for says inside and the log reports an enter",
+        arguments: FakeRegionMonitor<VirtualClock>.Options.Flavour.allCases)
     func requestStateOnAdd(flavour: FakeRegionMonitor<VirtualClock>.Options.Flavour) async {
         let world = World(.init(flavour: flavour))
         await world.fake.detect([beacon(3)], at: world.clock.now)
@@ -179,7 +195,8 @@ struct RegionApplierTests {
         _ = await world.applier.apply(message(1, v1))
         await world.fake.giveUp(identifier: world.identifier("r1"))
         #expect(await world.ours() == ["r0", "r1", "r2"])
-        let report = RegionReportBuilder(configuration: configuration).report(held: await world.fake.monitoredRegions(), ranged: [], events: [], version: 1)
+        let report = RegionReportBuilder(configuration: configuration).report(
+            held: await world.fake.monitoredRegions(), ranged: [], events: [], version: 1)
         #expect(report.monitored == ["r0", "r2"])
         let before = await world.fake.calls.count
         _ = await world.applier.apply(message(2, v1, after: v1))

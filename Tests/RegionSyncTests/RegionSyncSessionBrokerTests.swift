@@ -30,7 +30,8 @@ struct RegionSyncSessionBrokerTests {
                 let log = RegionEventLog(configuration: configuration)
                 let pump = Task { await log.consume(fake.events) }
                 defer { pump.cancel() }
-                await fake.startMonitoring(BeaconRegion(identifier: configuration.identifier(forRegion: "r9"), identity: BeaconRegionIdentity(ref(9))!))
+                await fake.startMonitoring(
+                    BeaconRegion(identifier: configuration.identifier(forRegion: "r9"), identity: BeaconRegionIdentity(ref(9))!))
                 await fake.detect([beacon(9), beacon(2)], at: .now)
                 // The app's event pump has taken the enter before the wake starts (iOS delivers it at launch).
                 try await withTimeout(.seconds(5), "the enter of r9 in the log") { while await log.inside != ["r9"] { await Task.yield() } }
@@ -38,7 +39,8 @@ struct RegionSyncSessionBrokerTests {
                 let transport = try MQTTRegionSyncTransport(configuration: MQTTConfiguration(url: broker.url))
                 let session = RegionSyncSession(
                     client: client, topics: topics, transport: transport, applier: applier, events: log,
-                    options: .init(wakeBudget: .seconds(9), reportReserve: .seconds(1), regionsWait: .seconds(3), linger: .milliseconds(300)))
+                    options: .init(
+                        wakeBudget: .seconds(9), reportReserve: .seconds(1), regionsWait: .seconds(3), linger: .milliseconds(300)))
                 let ranged = [RangedBeacon(uuid: venueUUID, major: 1, minor: 9, rssi: -70, accuracy: 2.5, proximity: "near")]
                 let outcome = await session.wake(ranged: ranged)
 
@@ -46,7 +48,9 @@ struct RegionSyncSessionBrokerTests {
                 #expect(outcome.connected)
                 #expect(outcome.applied.map(\.path) == [.full])
                 #expect(outcome.reportsPublished == 2)
-                #expect(Set(await fake.monitoredRegions().map(\.identifier)) == Set(["app-1", "app-2"] + v1.map { configuration.identifier(forRegion: $0.id) }))
+                #expect(
+                    Set(await fake.monitoredRegions().map(\.identifier))
+                        == Set(["app-1", "app-2"] + v1.map { configuration.identifier(forRegion: $0.id) }))
 
                 let received = try await collect(2, from: reports).map {
                     try WireCoding.decode(ClientReport.self, from: $0.payload, topic: $0.topic)

@@ -31,7 +31,8 @@ struct RegionSyncSessionDeadlineTests {
         return RegionSyncSession(
             client: try! Identifier("phone-2"), topics: try! Topics(), transport: transport,
             applier: RegionApplier(monitor: fake, configuration: configuration), events: log,
-            options: .init(wakeBudget: .milliseconds(600), reportReserve: .milliseconds(200), regionsWait: .seconds(3), linger: .seconds(1)))
+            options: .init(wakeBudget: .milliseconds(600), reportReserve: .milliseconds(200), regionsWait: .seconds(3), linger: .seconds(1))
+        )
     }
 
     @Test("A connect that never finishes ends the wake at the deadline with the step named, and the events stay for the next wake")

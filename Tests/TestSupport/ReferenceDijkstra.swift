@@ -26,7 +26,9 @@ public struct ReferenceDijkstra {
         let object = try JSONSerialization.jsonObject(with: Data(exportedJSON.utf8)) as! [String: Any]
         func addNode(_ id: String, _ x: Double, _ y: Double, _ level: String) {
             nodeIndex[id] = nodeX.count
-            nodeX.append(x); nodeY.append(y); nodeLevel.append(level)
+            nodeX.append(x)
+            nodeY.append(y)
+            nodeLevel.append(level)
             adjacency.append([])
         }
         for case let region as [String: Any] in object["regions"] as! [Any] {
@@ -45,7 +47,8 @@ public struct ReferenceDijkstra {
             addNode(waypoint["id"] as! String, waypoint["x"] as! Double, waypoint["y"] as! Double, waypoint["level"] as! String)
         }
         for case let link as [String: Any] in object["links"] as! [Any] {
-            let a = nodeIndex[link["from"] as! String]!, b = nodeIndex[link["to"] as! String]!
+            let a = nodeIndex[link["from"] as! String]!
+            let b = nodeIndex[link["to"] as! String]!
             let d = link["distance"] as! Double
             adjacency[a].append((b, d))
             adjacency[b].append((a, d))
@@ -61,7 +64,10 @@ public struct ReferenceDijkstra {
         func push(_ item: (Double, Int)) {
             heap.append(item)
             var i = heap.count - 1
-            while i > 0, heap[(i - 1) / 2].0 > heap[i].0 { heap.swapAt(i, (i - 1) / 2); i = (i - 1) / 2 }
+            while i > 0, heap[(i - 1) / 2].0 > heap[i].0 {
+                heap.swapAt(i, (i - 1) / 2)
+                i = (i - 1) / 2
+            }
         }
         func pop() -> (Double, Int) {
             let top = heap[0]
@@ -69,16 +75,21 @@ public struct ReferenceDijkstra {
             heap.removeLast()
             var i = 0
             while true {
-                let l = 2 * i + 1, r = l + 1
+                let l = 2 * i + 1
+                let r = l + 1
                 var m = i
                 if l < heap.count, heap[l].0 < heap[m].0 { m = l }
                 if r < heap.count, heap[r].0 < heap[m].0 { m = r }
                 if m == i { break }
-                heap.swapAt(i, m); i = m
+                heap.swapAt(i, m)
+                i = m
             }
             return top
         }
-        for (node, d) in seeds where d < dist[node] { dist[node] = d; push((d, node)) }
+        for (node, d) in seeds where d < dist[node] {
+            dist[node] = d
+            push((d, node))
+        }
         while !heap.isEmpty {
             let (d, n) = pop()
             if done[n] { continue }
@@ -111,11 +122,14 @@ public struct ReferenceDijkstra {
         var best: (distance: Double, seeds: [(Int, Double)])? = nil
         var linked = Set<Int>()
         for (a, b, w) in links where nodeLevel[a] == level && nodeLevel[b] == level {
-            linked.insert(a); linked.insert(b)
-            let dx = nodeX[b] - nodeX[a], dy = nodeY[b] - nodeY[a]
+            linked.insert(a)
+            linked.insert(b)
+            let dx = nodeX[b] - nodeX[a]
+            let dy = nodeY[b] - nodeY[a]
             let l2 = dx * dx + dy * dy
             let t = l2 > 0 ? min(1, max(0, ((x - nodeX[a]) * dx + (y - nodeY[a]) * dy) / l2)) : 0
-            let px = nodeX[a] + t * dx, py = nodeY[a] + t * dy
+            let px = nodeX[a] + t * dx
+            let py = nodeY[a] + t * dy
             let d = ((x - px) * (x - px) + (y - py) * (y - py)).squareRoot()
             if best == nil || d < best!.distance {
                 best = (d, t == 0 ? [(a, 0)] : t == 1 ? [(b, 0)] : [(a, t * w), (b, (1 - t) * w)])

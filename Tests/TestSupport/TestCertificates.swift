@@ -17,12 +17,17 @@ public struct TestCertificates: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificates = TestCertificates(directory: directory)
         let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try certificates.openssl(["req", "-x509"] + key + ["-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=\(commonName)"])
+        try certificates.openssl(
+            ["req", "-x509"] + key + ["-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=\(commonName)"])
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n"
             .write(to: directory.appendingPathComponent("server.ext"), atomically: true, encoding: .utf8)
         try "extendedKeyUsage=clientAuth\n".write(to: directory.appendingPathComponent("client.ext"), atomically: true, encoding: .utf8)
         for name in ["server", "client"] {
-            try certificates.openssl(["req"] + key + ["-keyout", "\(name).key", "-out", "\(name).csr", "-subj", "/CN=\(name == "server" ? "localhost" : "beaconfleet-client")"])
+            try certificates.openssl(
+                ["req"] + key + [
+                    "-keyout", "\(name).key", "-out", "\(name).csr", "-subj",
+                    "/CN=\(name == "server" ? "localhost" : "beaconfleet-client")",
+                ])
             try certificates.openssl([
                 "x509", "-req", "-in", "\(name).csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
                 "-out", "\(name).crt", "-days", "2", "-extfile", "\(name).ext",

@@ -50,7 +50,9 @@ import Testing
     @Test func badPowerNamesFileLineAndField() throws {
         let regions = Self.regionsWithPower.replacingOccurrences(of: "L0,2,,-80", with: "L0,2,,loud")
         let result = try load(VenueFixture.small(replacing: "regions.csv", with: regions))
-        #expect(messages(result).contains("regions.csv:4: power: 'loud' is not a measured power at 1 m in dBm from -127 to 20"), "\(messages(result))")
+        #expect(
+            messages(result).contains("regions.csv:4: power: 'loud' is not a measured power at 1 m in dBm from -127 to 20"),
+            "\(messages(result))")
         #expect(result.topology == nil)
         var files = VenueFixture.small
         files["venue.conf"]! += "power = 30\n"
@@ -61,8 +63,13 @@ import Testing
         let regions = Self.regionsWithPower.replacingOccurrences(of: "L0,2,,-80", with: "L0,5,,-80")
         let result = try load(VenueFixture.small(replacing: "regions.csv", with: regions))
         #expect(result.topology != nil)
-        #expect(messages(result).contains { $0.hasPrefix("regions.csv:4: region 'b' is detected only within 4.0 m of its beacon (power -80 dBm at 1 m), no farther than its radius of 5.0 m") },
-                "\(messages(result))")
+        #expect(
+            messages(result).contains {
+                $0.hasPrefix(
+                    "regions.csv:4: region 'b' is detected only within 4.0 m of its beacon (power -80 dBm at 1 m), no farther than its radius of 5.0 m"
+                )
+            },
+            "\(messages(result))")
         #expect(!messages(try load(VenueFixture.small)).contains { $0.contains("detected only") })
     }
 
@@ -77,7 +84,9 @@ import Testing
         files["waypoints.csv"] = "id,x,y,level\n"
         let result = try load(files)
         #expect(result.topology != nil, "\(messages(result))")
-        #expect(messages(result).contains { $0.contains("on level 'L0', 5 regions are detectable at once, more than the 3 slots") }, "\(messages(result))")
+        #expect(
+            messages(result).contains { $0.contains("on level 'L0', 5 regions are detectable at once, more than the 3 slots") },
+            "\(messages(result))")
         #expect(!messages(result).contains { $0.contains("on level 'L1'") })
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import Topology
 
 /// The example venues in `topology/` are valid and are what their README says.
@@ -29,7 +30,8 @@ import TestSupport
         #expect(pinned.filter { $0.identity.major != nil }.compactMap(\.level).sorted() == ["L1", "L2"])
         // Every placed region's beacon is claimed by the per-level wildcard of its own level.
         for region in mall.regions where region.position != nil {
-            let wildcard = mall.regions[mall.regionIndex(identity: RegionIdentity(uuid: region.identity.uuid, major: region.identity.major))!]
+            let wildcard = mall.regions[
+                mall.regionIndex(identity: RegionIdentity(uuid: region.identity.uuid, major: region.identity.major))!]
             #expect(wildcard.level == region.position!.level)
         }
     }
@@ -40,7 +42,8 @@ import TestSupport
         let tetam = try #require(result.topology)
         #expect(tetam.gateways.count == 12)
         #expect(tetam.regions.count == 90)
-        let xs = Set(tetam.regions.compactMap { $0.position?.x }), ys = Set(tetam.regions.compactMap { $0.position?.y })
+        let xs = Set(tetam.regions.compactMap { $0.position?.x })
+        let ys = Set(tetam.regions.compactMap { $0.position?.y })
         #expect(xs.sorted() == stride(from: 1.0, through: 19, by: 2).map { $0 })
         #expect(ys.sorted() == stride(from: 1.0, through: 17, by: 2).map { $0 })
         // In the open room, walking distance between grid neighbours is the straight line.
@@ -57,7 +60,8 @@ import TestSupport
         let object = try JSONSerialization.jsonObject(with: Data(dongles.dropFirst("Dongles:".count).utf8)) as! [String: [Any]]
         #expect(object.count == 12)
         for (_, value) in object {
-            let position = value[0] as! [Double], alias = value[2] as! String
+            let position = value[0] as! [Double]
+            let alias = value[2] as! String
             let gateway = try #require(tetam.gateway(id: alias), "no gateway \(alias)")
             #expect(gateway.position.x == position[0] && gateway.position.y == position[1] && gateway.height == position[2])
         }

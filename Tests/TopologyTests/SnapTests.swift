@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Topology
 
 /// Snapping puts a position on the nearest walkable link of its own level.
@@ -24,16 +25,20 @@ import Testing
         for region in venue.regions { points[region.id] = region.position }
         let segments = venue.links.map { (points[$0.from]!, points[$0.to]!) }
         for _ in 0..<200 {
-            let x = Double(random.int(in: -2000...20000)) / 100, y = Double(random.int(in: -2000...20000)) / 100
+            let x = Double(random.int(in: -2000...20000)) / 100
+            let y = Double(random.int(in: -2000...20000)) / 100
             let level = random.int(in: 0...1) == 0 ? "L0" : "L1"
             let hit = try venue.snap(VenuePoint(x: x, y: y, level: level))
             // Brute force over every same-level link.
             var best = Double.infinity
             for (a, b) in segments {
                 guard a.level == level, b.level == level else { continue }
-                let dx = b.x - a.x, dy = b.y - a.y, l2 = dx * dx + dy * dy
+                let dx = b.x - a.x
+                let dy = b.y - a.y
+                let l2 = dx * dx + dy * dy
                 let t = l2 > 0 ? min(1, max(0, ((x - a.x) * dx + (y - a.y) * dy) / l2)) : 0
-                let px = a.x + t * dx, py = a.y + t * dy
+                let px = a.x + t * dx
+                let py = a.y + t * dy
                 best = min(best, ((x - px) * (x - px) + (y - py) * (y - py)).squareRoot())
             }
             #expect(abs(hit.offset - best) < 1e-9, "\(x),\(y),\(level): \(hit.offset) vs \(best)")

@@ -1,6 +1,7 @@
-import Foundation
 import BeaconKit
+import Foundation
 import Testing
+
 @testable import Topology
 
 /// The canonical JSON carries everything the planner uses, in a stable form.
@@ -26,7 +27,8 @@ import Testing
 
     @Test func revisionChangesWithTheFiles() throws {
         let a = try Topology.load(directory: try VenueFixture.directory(VenueFixture.small))
-        let b = try Topology.load(directory: try VenueFixture.directory(VenueFixture.small(replacing: "gateways.csv", with: "id,x,y,level\ng1,10,2,L0\n")))
+        let b = try Topology.load(
+            directory: try VenueFixture.directory(VenueFixture.small(replacing: "gateways.csv", with: "id,x,y,level\ng1,10,2,L0\n")))
         #expect(a.revision != b.revision)
     }
 
@@ -34,9 +36,12 @@ import Testing
         let mall = try Topology.load(directory: VenueFixture.example("mall"))
         let shop = try #require(mall.region(id: "L2-shop-n10-front"))
         let identity = shop.identity
-        #expect(mall.regionIndex(beacon: BeaconIdentity(uuid: identity.uuid, major: identity.major!, minor: identity.minor!)) == mall.regionIndex(id: shop.id))
+        #expect(
+            mall.regionIndex(beacon: BeaconIdentity(uuid: identity.uuid, major: identity.major!, minor: identity.minor!))
+                == mall.regionIndex(id: shop.id))
         // An unknown minor falls back to the level's wildcard, an unknown major to the venue's.
-        #expect(mall.regionIndex(beacon: BeaconIdentity(uuid: identity.uuid, major: 2, minor: 60000)).map { mall.regions[$0].id } == "mall-L2")
+        #expect(
+            mall.regionIndex(beacon: BeaconIdentity(uuid: identity.uuid, major: 2, minor: 60000)).map { mall.regions[$0].id } == "mall-L2")
         #expect(mall.regionIndex(beacon: BeaconIdentity(uuid: identity.uuid, major: 9, minor: 1)).map { mall.regions[$0].id } == "mall")
         #expect(mall.regionIndex(beacon: BeaconIdentity(uuid: BeaconUUID(high: 1, low: 2), major: 1, minor: 1)) == nil)
     }

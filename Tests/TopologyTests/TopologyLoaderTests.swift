@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Topology
 
 /// The validator names the file and line of every error, and reports all of them.
@@ -28,7 +29,8 @@ import Testing
     }
 
     @Test func unknownNodeInLinkNamesTheLine() throws {
-        let result = try load(VenueFixture.small(replacing: "links.csv", with: "from,to\na,w1\nw1,nowhere\nw1,b\nb,w2\nw2,c\nc,e,7,stairs\ne,d\n"))
+        let result = try load(
+            VenueFixture.small(replacing: "links.csv", with: "from,to\na,w1\nw1,nowhere\nw1,b\nb,w2\nw2,c\nc,e,7,stairs\ne,d\n"))
         #expect(errors(result).contains { $0.hasPrefix("links.csv:3: to: unknown node 'nowhere'") }, "\(errors(result))")
         #expect(result.topology == nil)
     }
@@ -73,7 +75,8 @@ import Testing
         // Without the stairs, level L1 (d, e) is cut off.
         let links = "from,to\na,w1\nw1,b\nb,w2\nw2,c\ne,d\n"
         let messages = errors(try load(VenueFixture.small(replacing: "links.csv", with: links)))
-        #expect(messages.contains { $0.hasPrefix("regions.csv:6: region 'd' is in a part of 2 nodes with no link to the rest") }, "\(messages)")
+        #expect(
+            messages.contains { $0.hasPrefix("regions.csv:6: region 'd' is in a part of 2 nodes with no link to the rest") }, "\(messages)")
         #expect(messages.count == 1, "\(messages)")
     }
 
@@ -128,7 +131,8 @@ import Testing
     }
 
     @Test func commentsBlankLinesCarriageReturnsAndColumnOrder() throws {
-        let links = "# walkable links\r\nto,kind,from,distance\r\n\r\nw1,,a,   # first\r\nb,,w1,\r\nw2,,b,\r\nc,,w2,\r\ne,stairs,c,7\r\nd,,e,\r\n"
+        let links =
+            "# walkable links\r\nto,kind,from,distance\r\n\r\nw1,,a,   # first\r\nb,,w1,\r\nw2,,b,\r\nc,,w2,\r\ne,stairs,c,7\r\nd,,e,\r\n"
         let result = try load(VenueFixture.small(replacing: "links.csv", with: links))
         #expect(result.errors.isEmpty, "\(result.diagnostics)")
         #expect(result.topology?.links.map(\.from) == ["a", "w1", "b", "w2", "c", "e"])
@@ -136,10 +140,13 @@ import Testing
 
     @Test func odditiesAreWarnings() throws {
         var files = VenueFixture.small
-        files["links.csv"] = "from,to,distance,kind,colour\na,w1,4,,red\nw1,b,,,\nb,w2,,,\nw2,c,,,\nc,e,7,stairs,\nc,e,9,stairs,\ne,d,,,\nd,d,,,\n"
+        files["links.csv"] =
+            "from,to,distance,kind,colour\na,w1,4,,red\nw1,b,,,\nb,w2,,,\nw2,c,,,\nc,e,7,stairs,\nc,e,9,stairs,\ne,d,,,\nd,d,,,\n"
         let result = try load(files)
         #expect(result.errors.isEmpty, "\(result.diagnostics)")
-        let warnings = result.warnings.map { "\(URL(fileURLWithPath: $0.location.file).lastPathComponent):\($0.location.line): \($0.message)" }
+        let warnings = result.warnings.map {
+            "\(URL(fileURLWithPath: $0.location.file).lastPathComponent):\($0.location.line): \($0.message)"
+        }
         #expect(warnings.contains { $0.hasPrefix("links.csv:1: unknown column 'colour'") }, "\(warnings)")
         #expect(warnings.contains { $0.hasPrefix("links.csv:2: distance 4.0 m is shorter than the straight line") }, "\(warnings)")
         #expect(warnings.contains { $0.hasPrefix("links.csv:7: 'c' and 'e' are already linked at line 6") }, "\(warnings)")

@@ -22,27 +22,27 @@ enum VenueFixture {
         "venue.conf": "name = small\nuuid = 11111111-2222-3333-4444-555555555555\nbudget = 4\n",
         "levels.csv": "id,name\nL0,ground\nL1,upper\n",
         "regions.csv": """
-            id,uuid,major,minor,x,y,level,radius,tags
-            everywhere,,,,,,,,pinned
-            a,,1,1,0,0,L0,1,
-            b,,1,2,10,0,L0,2,
-            c,,1,3,20,0,L0,1,
-            d,,2,1,0,0,L1,1,
-            e,,2,2,20,0,L1,1,
+        id,uuid,major,minor,x,y,level,radius,tags
+        everywhere,,,,,,,,pinned
+        a,,1,1,0,0,L0,1,
+        b,,1,2,10,0,L0,2,
+        c,,1,3,20,0,L0,1,
+        d,,2,1,0,0,L1,1,
+        e,,2,2,20,0,L1,1,
 
-            """,
+        """,
         "waypoints.csv": "id,x,y,level\nw1,5,0,L0\nw2,15,0,L0\n",
         "gateways.csv": "id,x,y,level,z\ng1,10,1,L0,2.5\n",
         "links.csv": """
-            from,to,distance,kind
-            a,w1,,
-            w1,b,,
-            b,w2,,
-            w2,c,,
-            c,e,7,stairs
-            e,d,,
+        from,to,distance,kind
+        a,w1,,
+        w1,b,,
+        b,w2,,
+        w2,c,,
+        c,e,7,stairs
+        e,d,,
 
-            """,
+        """,
     ]
 
     /// `small` with one file replaced.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Topology
 
 /// Generated venues are valid, sized as asked, and the same for the same seed.

@@ -1,13 +1,16 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import Topology
 
 /// The bounded search returns exactly what a full Dijkstra over the exported graph ranks
 /// nearest, ties broken by region id, from regions and from snapped positions.
 @Suite struct WalkingDistanceSearchTests {
     /// Compares one query's answer with the reference ranking's first `count` entries.
-    func expectSame(_ answer: [RegionDistance], _ reference: [(id: String, distance: Double)], count: Int, topology: Topology, _ context: String) {
+    func expectSame(
+        _ answer: [RegionDistance], _ reference: [(id: String, distance: Double)], count: Int, topology: Topology, _ context: String
+    ) {
         let expected = Array(reference.prefix(count))
         let ids = answer.map { topology.regions[$0.region].id }
         #expect(ids == expected.map(\.id), "\(context)")
@@ -26,13 +29,15 @@ import TestSupport
             let ranking = reference.ranking(fromRegion: topology.regions[region].id)
             for count in counts {
                 let answer = search.nearestRegions(from: topology.location(ofRegion: region)!, count: count)
-                expectSame(answer, ranking, count: count, topology: topology, "\(topology.name) from \(topology.regions[region].id), k=\(count)")
+                expectSame(
+                    answer, ranking, count: count, topology: topology, "\(topology.name) from \(topology.regions[region].id), k=\(count)")
             }
         }
         // Random points inside each level's extent, snapped.
         for _ in 0..<pointSample {
             let region = topology.regions[placed[random.int(in: 0...(placed.count - 1))]].position!
-            let x = region.x + Double(random.int(in: -600...600)) / 100, y = region.y + Double(random.int(in: -600...600)) / 100
+            let x = region.x + Double(random.int(in: -600...600)) / 100
+            let y = region.y + Double(random.int(in: -600...600)) / 100
             let location = try topology.snap(VenuePoint(x: x, y: y, level: region.level))
             let ranking = reference.ranking(x: x, y: y, level: region.level)
             let answer = search.nearestRegions(from: location, count: 20)

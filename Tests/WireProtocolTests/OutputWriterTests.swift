@@ -7,21 +7,24 @@ import WireProtocol
 struct OutputWriterTests {
     let topic = "beaconfleet/v1/clients/p1/regions"
 
-
     static func position(_ rng: inout SplitMix64) -> Position? {
         switch Int.random(in: 0..<4, using: &rng) {
         case 0: return nil
         case 1: return Position(x: Double(Int.random(in: -500...500, using: &rng)), y: 0, level: "L0")
-        case 2: return Position(x: Double.random(in: -1000...1000, using: &rng), y: Double.random(in: 0...1, using: &rng) * 1e-6, level: "ground floor",
-                                confidence: Double.random(in: 0...30, using: &rng))
+        case 2:
+            return Position(
+                x: Double.random(in: -1000...1000, using: &rng), y: Double.random(in: 0...1, using: &rng) * 1e-6, level: "ground floor",
+                confidence: Double.random(in: 0...30, using: &rng))
         default: return Position(x: (Double.random(in: 0...100, using: &rng) * 100).rounded() / 100, y: 12.5, level: "L-1", confidence: 5)
         }
     }
 
     static func ref(_ rng: inout SplitMix64, _ i: Int) -> RegionRef {
-        Bool.random(using: &rng) ? RegionRef(id: "r\(i)", uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", major: UInt16.random(in: 0...65535, using: &rng),
-                                             minor: UInt16.random(in: 0...65535, using: &rng))
-                                 : RegionRef(id: "wild-\(i)", uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
+        Bool.random(using: &rng)
+            ? RegionRef(
+                id: "r\(i)", uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", major: UInt16.random(in: 0...65535, using: &rng),
+                minor: UInt16.random(in: 0...65535, using: &rng))
+            : RegionRef(id: "wild-\(i)", uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
     }
 
     static func time(_ rng: inout SplitMix64) -> Date {
@@ -37,7 +40,8 @@ struct OutputWriterTests {
             let regions = (0..<Int.random(in: 0...20, using: &rng)).map { OutputWriterTests.ref(&rng, $0) }
             let message = RegionsMessage(
                 version: UInt64.random(in: 0...UInt64.max, using: &rng), budget: Int.random(in: 0...20, using: &rng), regions: regions,
-                add: Array(regions.prefix(Int.random(in: 0...3, using: &rng))), remove: (0..<Int.random(in: 0...3, using: &rng)).map { "gone-\($0)" },
+                add: Array(regions.prefix(Int.random(in: 0...3, using: &rng))),
+                remove: (0..<Int.random(in: 0...3, using: &rng)).map { "gone-\($0)" },
                 position: OutputWriterTests.position(&rng), reason: ["initial", "moved", "reconcile"][n % 3],
                 validFor: Bool.random(using: &rng) ? (Double.random(in: 0...50, using: &rng) * 100).rounded() / 100 : nil,
                 time: Bool.random(using: &rng) ? OutputWriterTests.time(&rng) : nil)
@@ -73,10 +77,12 @@ struct OutputWriterTests {
     @Test("strings that need escaping still decode to the same value")
     func escaping() throws {
         var writer = OutputWriter()
-        let event = ClientEvent(client: "p1", type: .enter, region: "a \"quoted\" \\ name\n\t\u{01}/é", position: Position(x: 1, y: 2, level: "L\u{7F}"),
-                                time: Date(timeIntervalSince1970: 1_795_424_400.123), evidence: "report")
+        let event = ClientEvent(
+            client: "p1", type: .enter, region: "a \"quoted\" \\ name\n\t\u{01}/é", position: Position(x: 1, y: 2, level: "L\u{7F}"),
+            time: Date(timeIntervalSince1970: 1_795_424_400.123), evidence: "report")
         let decoded = try WireCoding.decode(ClientEvent.self, from: writer.encode(event), topic: "beaconfleet/v1/clients/p1/events")
-        let reference = try WireCoding.decode(ClientEvent.self, from: try WireCoding.encode(event), topic: "beaconfleet/v1/clients/p1/events")
+        let reference = try WireCoding.decode(
+            ClientEvent.self, from: try WireCoding.encode(event), topic: "beaconfleet/v1/clients/p1/events")
         #expect(decoded == reference && decoded.region == event.region && decoded.position == event.position)
     }
 }

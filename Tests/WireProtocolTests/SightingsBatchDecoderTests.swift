@@ -8,7 +8,6 @@ import WireProtocol
 struct SightingsBatchDecoderTests {
     let topic = "beaconfleet/v1/gateways/gw-1/sightings"
 
-
     static func randomBatch(_ rng: inout SplitMix64, count: Int) -> SightingsBatch {
         func hex(_ n: Int) -> String { (0..<n).map { _ in String("0123456789ABCDEF".randomElement(using: &rng)!) }.joined() }
         var sightings: [Sighting] = []
@@ -19,23 +18,29 @@ struct SightingsBatchDecoderTests {
             let txPower: Int? = Bool.random(using: &rng) ? Int.random(in: -100 ... -40, using: &rng) : nil
             switch Int.random(in: 0..<5, using: &rng) {
             case 0, 1:
-                sightings.append(Sighting(format: Bool.random(using: &rng) ? "ibeacon" : "altbeacon",
-                                          uuid: "\(hex(8))-\(hex(4))-\(hex(4))-\(hex(4))-\(hex(12))",
-                                          major: UInt16.random(in: 0...UInt16.max, using: &rng), minor: UInt16.random(in: 0...UInt16.max, using: &rng),
-                                          address: address, rssi: rssi, rssiMax: Int.random(in: -100 ... -20, using: &rng),
-                                          count: Int.random(in: 1...50, using: &rng), txPower: txPower, distance: distance))
+                sightings.append(
+                    Sighting(
+                        format: Bool.random(using: &rng) ? "ibeacon" : "altbeacon",
+                        uuid: "\(hex(8))-\(hex(4))-\(hex(4))-\(hex(4))-\(hex(12))",
+                        major: UInt16.random(in: 0...UInt16.max, using: &rng), minor: UInt16.random(in: 0...UInt16.max, using: &rng),
+                        address: address, rssi: rssi, rssiMax: Int.random(in: -100 ... -20, using: &rng),
+                        count: Int.random(in: 1...50, using: &rng), txPower: txPower, distance: distance))
             case 2:
-                sightings.append(Sighting(format: "eddystone-uid", namespace: hex(20), instance: hex(12), address: address, rssi: rssi,
-                                          rssiMax: -40, count: 3, txPower: txPower, distance: distance))
+                sightings.append(
+                    Sighting(
+                        format: "eddystone-uid", namespace: hex(20), instance: hex(12), address: address, rssi: rssi,
+                        rssiMax: -40, count: 3, txPower: txPower, distance: distance))
             case 3:
                 sightings.append(Sighting(format: "eddystone-url", address: address, rssi: rssi, rssiMax: -40, count: 1))
             default:
-                sightings.append(Sighting(format: "eddystone-tlm", address: address, rssi: rssi, rssiMax: -41, count: 2, distance: distance))
+                sightings.append(
+                    Sighting(format: "eddystone-tlm", address: address, rssi: rssi, rssiMax: -41, count: 2, distance: distance))
             }
         }
         let start = Date(timeIntervalSince1970: 1_795_424_400 + Double(Int.random(in: 0...100_000, using: &rng)))
-        return SightingsBatch(gateway: Bool.random(using: &rng) ? "gw-1" : nil, seq: UInt64.random(in: 1...1_000_000, using: &rng),
-                              start: start, end: start.addingTimeInterval(1), sightings: sightings)
+        return SightingsBatch(
+            gateway: Bool.random(using: &rng) ? "gw-1" : nil, seq: UInt64.random(in: 1...1_000_000, using: &rng),
+            start: start, end: start.addingTimeInterval(1), sightings: sightings)
     }
 
     @Test("agrees with the Codable reference on random valid batches")
@@ -77,7 +82,8 @@ struct SightingsBatchDecoderTests {
     func unusualKeys() throws {
         // "rssi\u004dax" is rssiMax; "rssiMaximum" and "uuidx" are unknown keys; the last sighting's keys
         // sit within 16 bytes of the end of the payload.
-        let text = #"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":["#
+        let text =
+            #"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":["#
             + #"{"address":"AA:BB:CC:DD:EE:01","count":2,"format":"ibeacon","major":1,"minor":2,"rssi":-61,"rssi\u004dax":-50,"rssiMaximum":9,"uuidx":1,"#
             + #""uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"},"#
             + #"{"format":"eddystone-url","address":"AA:BB:CC:DD:EE:02","count":1,"rssiMax":-70,"rssi":-71}]}"#
@@ -105,21 +111,44 @@ struct SightingsBatchDecoderTests {
         }
     }
 
-    @Test("errors name the topic and the field", arguments: [
-        (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"ibeacon","uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","minor":2,"address":"AA:BB:CC:DD:EE:FF","rssi":-60,"rssiMax":-50,"count":1}]}"#, "field sightings[0].major"),
-        (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"ibeacon","uuid":"E2C56DB5-DFFB-48D2-B060","major":1,"minor":2,"address":"AA:BB:CC:DD:EE:FF","rssi":-60,"rssiMax":-50,"count":1}]}"#, "field sightings[0].uuid"),
-        (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"eddystone-url","address":"AA:BB:CC:DD:EE:FF","rssi":"loud","rssiMax":-50,"count":1}]}"#, "field sightings[0].rssi"),
-        (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"ibeacon","uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":70000,"minor":2,"address":"AA:BB:CC:DD:EE:FF","rssi":-60,"rssiMax":-50,"count":1}]}"#, "field sightings[0].major"),
-        (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{},{"format":"x"}]}"#, "field sightings[0].format"),
-        (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"eddystone-tlm","address":"AA:BB:CC:DD:EE","rssi":-60,"rssiMax":-50,"count":1}]}"#, "field sightings[0].address"),
-        (#"{"v":1,"seq":-1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[]}"#, "field seq"),
-        (#"{"v":1,"seq":1,"start":"yesterday","end":"2026-11-23T09:00:01Z","sightings":[]}"#, "field start"),
-        (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:02Z","end":"2026-11-23T09:00:01Z","sightings":[]}"#, "field end"),
-        (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z"}"#, "field sightings"),
-        (#"{"v":1,"seq":1,"gateway":"gw-2","start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[]}"#, "field gateway"),
-        (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[]} x"#, "the payload"),
-        (#"[1,2]"#, "the payload"),
-    ])
+    @Test(
+        "errors name the topic and the field",
+        arguments: [
+            (
+                #"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"ibeacon","uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","minor":2,"address":"AA:BB:CC:DD:EE:FF","rssi":-60,"rssiMax":-50,"count":1}]}"#,
+                "field sightings[0].major"
+            ),
+            (
+                #"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"ibeacon","uuid":"E2C56DB5-DFFB-48D2-B060","major":1,"minor":2,"address":"AA:BB:CC:DD:EE:FF","rssi":-60,"rssiMax":-50,"count":1}]}"#,
+                "field sightings[0].uuid"
+            ),
+            (
+                #"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"eddystone-url","address":"AA:BB:CC:DD:EE:FF","rssi":"loud","rssiMax":-50,"count":1}]}"#,
+                "field sightings[0].rssi"
+            ),
+            (
+                #"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"ibeacon","uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":70000,"minor":2,"address":"AA:BB:CC:DD:EE:FF","rssi":-60,"rssiMax":-50,"count":1}]}"#,
+                "field sightings[0].major"
+            ),
+            (
+                #"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{},{"format":"x"}]}"#,
+                "field sightings[0].format"
+            ),
+            (
+                #"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[{"format":"eddystone-tlm","address":"AA:BB:CC:DD:EE","rssi":-60,"rssiMax":-50,"count":1}]}"#,
+                "field sightings[0].address"
+            ),
+            (#"{"v":1,"seq":-1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[]}"#, "field seq"),
+            (#"{"v":1,"seq":1,"start":"yesterday","end":"2026-11-23T09:00:01Z","sightings":[]}"#, "field start"),
+            (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:02Z","end":"2026-11-23T09:00:01Z","sightings":[]}"#, "field end"),
+            (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z"}"#, "field sightings"),
+            (
+                #"{"v":1,"seq":1,"gateway":"gw-2","start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[]}"#,
+                "field gateway"
+            ),
+            (#"{"v":1,"seq":1,"start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[]} x"#, "the payload"),
+            (#"[1,2]"#, "the payload"),
+        ])
     func errorsNameTheField(payload: String, field: String) {
         do {
             _ = try SightingsBatchDecoder().decode(Array(payload.utf8), topic: topic, gateway: "gw-1")
@@ -147,9 +176,13 @@ struct SightingsBatchDecoderTests {
         var rng = SplitMix64(seed: 7)
         let valid = try WireCoding.encode(Self.randomBatch(&rng, count: 6))
         let decoder = SightingsBatchDecoder()
-        var accepted = 0, rejected = 0
+        var accepted = 0
+        var rejected = 0
         for length in 0...valid.count {
-            do { _ = try decoder.decode(Array(valid.prefix(length)), topic: topic); accepted += 1 } catch { rejected += 1 }
+            do {
+                _ = try decoder.decode(Array(valid.prefix(length)), topic: topic)
+                accepted += 1
+            } catch { rejected += 1 }
         }
         #expect(accepted == 1, "only the whole payload decodes")
         let alphabet = Array(#"{}[],:"\0123456789-.eE+ntrufalsv"#.utf8) + [0x00, 0xFF, 0x80]
@@ -164,7 +197,10 @@ struct SightingsBatchDecoderTests {
                 }
                 if bytes.isEmpty { break }
             }
-            do { _ = try decoder.decode(bytes, topic: topic); accepted += 1 } catch { rejected += 1 }
+            do {
+                _ = try decoder.decode(bytes, topic: topic)
+                accepted += 1
+            } catch { rejected += 1 }
         }
         #expect(rejected > 10_000)
         // Deep nesting in an unknown field is refused, not recursed into without bound.

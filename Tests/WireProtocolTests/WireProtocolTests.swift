@@ -18,7 +18,8 @@ struct WireProtocolTests {
     @Test("topics round-trip through route(_:)")
     func topics() throws {
         let topics = try Topics(prefix: "venue/x")
-        let gw = try Identifier("gw-1"), client = try Identifier("phone.7")
+        let gw = try Identifier("gw-1")
+        let client = try Identifier("phone.7")
         #expect(try topics.route(topics.sightings(gw)) == .sightings(gw))
         #expect(try topics.route(topics.gatewayStatus(gw)) == .gatewayStatus(gw))
         #expect(try topics.route(topics.clientReport(client)) == .clientReport(client))
@@ -47,10 +48,13 @@ struct WireProtocolTests {
     @Test("payload decoding names the topic and the field")
     func payloadErrors() throws {
         let topic = "beaconfleet/v1/clients/a/report"
-        let ok = try WireCoding.decode(ClientReport.self, from: Array(#"{"v":1,"ranged":[{"uuid":"X","major":1,"minor":2,"rssi":-60}],"extra":true}"#.utf8), topic: topic)
+        let ok = try WireCoding.decode(
+            ClientReport.self, from: Array(#"{"v":1,"ranged":[{"uuid":"X","major":1,"minor":2,"rssi":-60}],"extra":true}"#.utf8),
+            topic: topic)
         #expect(ok.ranged.count == 1 && ok.events.isEmpty)
         #expect(throws: WireError.invalidPayload(topic: topic, reason: "missing field ranged[0].major")) {
-            try WireCoding.decode(ClientReport.self, from: Array(#"{"v":1,"ranged":[{"uuid":"X","minor":2,"rssi":-60}]}"#.utf8), topic: topic)
+            try WireCoding.decode(
+                ClientReport.self, from: Array(#"{"v":1,"ranged":[{"uuid":"X","minor":2,"rssi":-60}]}"#.utf8), topic: topic)
         }
         #expect(throws: WireError.unsupportedVersion(topic: topic, version: 2)) {
             try WireCoding.decode(ClientReport.self, from: Array(#"{"v":2}"#.utf8), topic: topic)
@@ -66,7 +70,11 @@ struct WireProtocolTests {
         let batch = SightingsBatch(
             gateway: "gw-1", seq: 42,
             start: Date(timeIntervalSince1970: 1_795_424_400.000), end: Date(timeIntervalSince1970: 1_795_424_401.000),
-            sightings: [Sighting(format: "ibeacon", uuid: "494E5445-4C4C-495F-524F-434B535F4857", major: 20594, minor: 62207, address: "AA:BB:CC:DD:EE:FF", rssi: -61.5, rssiMax: -55, count: 9, txPower: -59, distance: 1.4)]
+            sightings: [
+                Sighting(
+                    format: "ibeacon", uuid: "494E5445-4C4C-495F-524F-434B535F4857", major: 20594, minor: 62207,
+                    address: "AA:BB:CC:DD:EE:FF", rssi: -61.5, rssiMax: -55, count: 9, txPower: -59, distance: 1.4)
+            ]
         )
         let bytes = try WireCoding.encode(batch)
         #expect(String(decoding: bytes, as: UTF8.self).contains(#""start":"2026-11-23T09:00:00.000Z""#))

@@ -34,7 +34,9 @@ struct Measurement: Codable {
 func resourceUsage() -> (cpu: Double, maxRSS: Int) {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
-    let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    let cpu =
+        Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(
+            usage.ru_stime.tv_usec) / 1e6
     return (cpu, usage.ru_maxrss * 1024)  // Linux reports kilobytes
 }
 
@@ -61,13 +63,15 @@ func writeCapture(path: String, reports: Int, beacons: Int) throws {
     for index in 0..<reports {
         let beacon = index % beacons
         let time = start + Int64(index) * max(1, spacing)
-        random = random &* 6364136223846793005 &+ 1442695040888963407
+        random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         let rssi = UInt8(bitPattern: Int8(-50 - Int((random >> 33) % 45)))
-        let major = UInt16(100 + beacon / 100), minor = UInt16(beacon % 100)
+        let major = UInt16(100 + beacon / 100)
+        let minor = UInt16(beacon % 100)
         var data: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15]
         data += uuid
         data += [UInt8(major >> 8), UInt8(major & 0xFF), UInt8(minor >> 8), UInt8(minor & 0xFF), 0xC5]
-        let report: [UInt8] = [0x03, 0x00, UInt8(beacon & 0xFF), UInt8(beacon >> 8), 0x00, 0xEE, 0xFF, 0xC0, UInt8(data.count)] + data + [rssi]
+        let report: [UInt8] =
+            [0x03, 0x00, UInt8(beacon & 0xFF), UInt8(beacon >> 8), 0x00, 0xEE, 0xFF, 0xC0, UInt8(data.count)] + data + [rssi]
         let packet: [UInt8] = [0x04, 0x3E, UInt8(2 + report.count), 0x02, 0x01] + report
         let length = UInt32(packet.count)
         let stamp = UInt64(bitPattern: time) &+ 0x00dc_ddb3_0f2f_8000
@@ -98,7 +102,9 @@ func measureRead(path: String) throws -> Measurement {
         checksum &+= record.h4Packet.count
     }
     let after = resourceUsage()
-    return Measurement(mode: "read", reports: count, cpuSeconds: after.cpu - before.cpu, maxRSSBytes: after.maxRSS, wallSeconds: wallClock() - wall, note: "checksum \(checksum)")
+    return Measurement(
+        mode: "read", reports: count, cpuSeconds: after.cpu - before.cpu, maxRSSBytes: after.maxRSS, wallSeconds: wallClock() - wall,
+        note: "checksum \(checksum)")
 }
 
 /// The agent's pipeline (replay, decode, filter, aggregate) without spooling or publishing; with
@@ -113,12 +119,16 @@ func measurePipeline(path: String, encode: Bool) throws -> Measurement {
         source: try CaptureReplaySource(path: path, speed: .max), filter: BeaconFilter(), aggregator: WindowAggregator(), counters: counters
     ) { window, _ in
         guard encode else { return }
-        bytes += writer.encode(gateway: "bench", seq: 1, startMicros: window.startMicros, endMicros: window.endMicros, sightings: window.sightings).count
+        bytes +=
+            writer.encode(
+                gateway: "bench", seq: 1, startMicros: window.startMicros, endMicros: window.endMicros, sightings: window.sightings
+            ).count
     }
     try pipeline.run()
     let after = resourceUsage()
     let counts = counters.snapshot
-    return Measurement(mode: encode ? "+encode" : "pipeline", reports: Int(counts.reports), cpuSeconds: after.cpu - before.cpu, maxRSSBytes: after.maxRSS,
+    return Measurement(
+        mode: encode ? "+encode" : "pipeline", reports: Int(counts.reports), cpuSeconds: after.cpu - before.cpu, maxRSSBytes: after.maxRSS,
         wallSeconds: wallClock() - wall, windows: Int(counts.windows), note: encode ? "\(bytes) JSON bytes" : "")
 }
 
@@ -130,14 +140,17 @@ func measureDecode(path: String) throws -> Measurement {
     var decoder = AdvertisementDecoder()
     while let record = try reader.next() { decoder.decode(record) { _ in } }
     let after = resourceUsage()
-    return Measurement(mode: "decode", reports: decoder.statistics.advertisingReports, cpuSeconds: after.cpu - before.cpu, maxRSSBytes: after.maxRSS, wallSeconds: wallClock() - wall)
+    return Measurement(
+        mode: "decode", reports: decoder.statistics.advertisingReports, cpuSeconds: after.cpu - before.cpu, maxRSSBytes: after.maxRSS,
+        wallSeconds: wallClock() - wall)
 }
 
 /// The whole agent, in this process, to the broker at `url`.
 func measureAgent(path: String, url: String) async throws -> Measurement {
     let spool = FileManager.default.temporaryDirectory.appendingPathComponent("agent-bench-spool-\(getpid())").path
     defer { try? FileManager.default.removeItem(atPath: spool) }
-    let configuration = try AgentConfiguration(broker: url, gateway: try Identifier("bench"), source: .replay(path: path, speed: .max), spoolDirectory: spool)
+    let configuration = try AgentConfiguration(
+        broker: url, gateway: try Identifier("bench"), source: .replay(path: path, speed: .max), spoolDirectory: spool)
     var mqtt = MQTTConfiguration(url: try BrokerURL(parsing: url), clientID: "agent-bench")
     mqtt.will = GatewayAgent.lastWill(configuration: configuration, version: "bench")
     let client = try MQTTClient(configuration: mqtt)
@@ -180,9 +193,12 @@ let peakMemory = benchmarkExecutable.deletingLastPathComponent().appendingPathCo
 /// Runs `command` under PeakMemory; returns its stdout and PeakMemory's report.
 func runMeasured(_ command: [String], quiet: Bool) throws -> (output: Data, usage: PeakMemoryResult) {
     guard FileManager.default.isExecutableFile(atPath: peakMemory.path) else {
-        throw NSError(domain: "AgentBenchmark", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(peakMemory.path) is missing: build the whole benchmark package (scripts/bench agent)"])
+        throw NSError(
+            domain: "AgentBenchmark", code: 1,
+            userInfo: [NSLocalizedDescriptionKey: "\(peakMemory.path) is missing: build the whole benchmark package (scripts/bench agent)"])
     }
-    let result = FileManager.default.temporaryDirectory.appendingPathComponent("agent-bench-usage-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
+    let result = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "agent-bench-usage-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
     defer { try? FileManager.default.removeItem(at: result) }
     let process = Process()
     process.executableURL = peakMemory
@@ -194,7 +210,9 @@ func runMeasured(_ command: [String], quiet: Bool) throws -> (output: Data, usag
     process.waitUntilExit()
     let usage = try JSONDecoder().decode(PeakMemoryResult.self, from: Data(contentsOf: result))
     guard process.terminationStatus == 0, usage.status == 0 else {
-        throw NSError(domain: "AgentBenchmark", code: Int(usage.status), userInfo: [NSLocalizedDescriptionKey: "\(command.joined(separator: " ")) exited with \(usage.status)"])
+        throw NSError(
+            domain: "AgentBenchmark", code: Int(usage.status),
+            userInfo: [NSLocalizedDescriptionKey: "\(command.joined(separator: " ")) exited with \(usage.status)"])
     }
     return (data, usage)
 }
@@ -215,7 +233,8 @@ func runChild(_ mode: String, path: String, url: String) throws -> Measurement {
 /// replaying the same capture to the same broker: the whole process's CPU time and peak RSS,
 /// start-up included. Nil when the binary has not been built.
 func measureBinary(path: String, url: String) throws -> Measurement? {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     let binary = root.appendingPathComponent(".build/release/beaconfleet-agent")
     guard FileManager.default.isExecutableFile(atPath: binary.path) else { return nil }
     let spool = FileManager.default.temporaryDirectory.appendingPathComponent("agent-bench-binary-spool-\(getpid())").path
@@ -226,12 +245,15 @@ func measureBinary(path: String, url: String) throws -> Measurement? {
     let reports = option("--reports", 1_000_000)
     return Measurement(
         mode: "binary", reports: reports, cpuSeconds: usage.userSeconds + usage.systemSeconds, maxRSSBytes: usage.maxRSSBytes,
-        wallSeconds: wallClock() - wall, note: "whole process, start-up included", userSeconds: usage.userSeconds, systemSeconds: usage.systemSeconds)
+        wallSeconds: wallClock() - wall, note: "whole process, start-up included", userSeconds: usage.userSeconds,
+        systemSeconds: usage.systemSeconds)
 }
 
 let arguments = CommandLine.arguments
 if arguments.count >= 5, arguments[1] == "--child" {
-    let mode = arguments[2], path = arguments[3], url = arguments[4]
+    let mode = arguments[2]
+    let path = arguments[3]
+    let url = arguments[4]
     let measurement: Measurement
     switch mode {
     case "read": measurement = try measureRead(path: path)
@@ -257,14 +279,18 @@ if arguments.count >= 5, arguments[1] == "--child" {
 }
 
 func option(_ name: String, _ fallback: Int) -> Int {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let value = Int(arguments[index + 1]) else { return fallback }
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let value = Int(arguments[index + 1]) else {
+        return fallback
+    }
     return value
 }
 let reports = option("--reports", 1_000_000)
 let beacons = option("--beacons", 500)
 let path = FileManager.default.temporaryDirectory.appendingPathComponent("agent-bench-\(getpid()).btsnoop").path
 defer { try? FileManager.default.removeItem(atPath: path) }
-print("generating \(reports) iBeacon reports from \(beacons) beacons (\(Double(reports) / Double(beacons) / 10, format: 1) s of recorded time)…")
+print(
+    "generating \(reports) iBeacon reports from \(beacons) beacons (\(Double(reports) / Double(beacons) / 10, format: 1) s of recorded time)…"
+)
 try writeCapture(path: path, reports: reports, beacons: beacons)
 
 let broker = try await MosquittoBroker.start()
@@ -280,7 +306,9 @@ let binary = try measureBinary(path: path, url: url)
 await broker.stop()
 
 func show(_ m: Measurement) {
-    print("  \(m.mode.padding(toLength: 7, withPad: " ", startingAt: 0)) \(m.reports) reports, CPU \(m.cpuSeconds, format: 3) s = \(m.nanosecondsPerReport, format: 1) ns/report, (user \(m.userSeconds, format: 3), sys \(m.systemSeconds, format: 3)), wall \(m.wallSeconds, format: 2) s, peak RSS \(Double(m.maxRSSBytes) / 1_048_576, format: 1) MiB (own \(Double(m.anonymousRSSBytes) / 1_048_576, format: 1) MiB)\(m.windows > 0 ? ", \(m.windows) windows" : "")\(m.note.isEmpty ? "" : " (\(m.note))")")
+    print(
+        "  \(m.mode.padding(toLength: 7, withPad: " ", startingAt: 0)) \(m.reports) reports, CPU \(m.cpuSeconds, format: 3) s = \(m.nanosecondsPerReport, format: 1) ns/report, (user \(m.userSeconds, format: 3), sys \(m.systemSeconds, format: 3)), wall \(m.wallSeconds, format: 2) s, peak RSS \(Double(m.maxRSSBytes) / 1_048_576, format: 1) MiB (own \(Double(m.anonymousRSSBytes) / 1_048_576, format: 1) MiB)\(m.windows > 0 ? ", \(m.windows) windows" : "")\(m.note.isEmpty ? "" : " (\(m.note))")"
+    )
 }
 print("agent pipeline, replay at max speed to a live mosquitto (each in its own process):")
 show(read)
@@ -288,12 +316,18 @@ show(decode)
 show(pipelineOnly)
 show(encodeToo)
 show(agent)
-print("agent CPU per report: \(agent.nanosecondsPerReport, format: 1) ns (target ≤ 1000 ns) — \(agent.nanosecondsPerReport / max(read.nanosecondsPerReport, 0.001), format: 2)× the read-only baseline, \(agent.nanosecondsPerReport / max(decode.nanosecondsPerReport, 0.001), format: 2)× decode-only")
-print("agent peak RSS in this benchmark's own executable (shared Swift libraries; the target applies to the release binary below): \(Double(agent.maxRSSBytes) / 1_048_576, format: 1) MiB — \(Double(agent.maxRSSBytes) / Double(max(read.maxRSSBytes, 1)), format: 2)× the read-only baseline process (\(Double(read.maxRSSBytes) / 1_048_576, format: 1) MiB, mostly shared-library pages); memory the agent allocated itself (RssAnon at the end): \(Double(agent.anonymousRSSBytes) / 1_048_576, format: 1) MiB vs \(Double(read.anonymousRSSBytes) / 1_048_576, format: 1) MiB")
+print(
+    "agent CPU per report: \(agent.nanosecondsPerReport, format: 1) ns (target ≤ 1000 ns) — \(agent.nanosecondsPerReport / max(read.nanosecondsPerReport, 0.001), format: 2)× the read-only baseline, \(agent.nanosecondsPerReport / max(decode.nanosecondsPerReport, 0.001), format: 2)× decode-only"
+)
+print(
+    "agent peak RSS in this benchmark's own executable (shared Swift libraries; the target applies to the release binary below): \(Double(agent.maxRSSBytes) / 1_048_576, format: 1) MiB — \(Double(agent.maxRSSBytes) / Double(max(read.maxRSSBytes, 1)), format: 2)× the read-only baseline process (\(Double(read.maxRSSBytes) / 1_048_576, format: 1) MiB, mostly shared-library pages); memory the agent allocated itself (RssAnon at the end): \(Double(agent.anonymousRSSBytes) / 1_048_576, format: 1) MiB vs \(Double(read.anonymousRSSBytes) / 1_048_576, format: 1) MiB"
+)
 if let binary {
     show(binary)
     let peak = Double(binary.maxRSSBytes) / 1_048_576
-    print("beaconfleet-agent (release binary, \(binary.reports) reports): CPU \(binary.nanosecondsPerReport, format: 1) ns/report, peak RSS \(peak, format: 1) MiB (target ≤ 20 MB = 19.1 MiB: \(verdict(peak) { $0 <= 19.07 })) — \(Double(binary.maxRSSBytes) / Double(max(read.maxRSSBytes, 1)), format: 2)× the read-only baseline process")
+    print(
+        "beaconfleet-agent (release binary, \(binary.reports) reports): CPU \(binary.nanosecondsPerReport, format: 1) ns/report, peak RSS \(peak, format: 1) MiB (target ≤ 20 MB = 19.1 MiB: \(verdict(peak) { $0 <= 19.07 })) — \(Double(binary.maxRSSBytes) / Double(max(read.maxRSSBytes, 1)), format: 2)× the read-only baseline process"
+    )
 } else {
     print("beaconfleet-agent not measured: build it first (swift build -c release --product beaconfleet-agent; scripts/bench does)")
 }

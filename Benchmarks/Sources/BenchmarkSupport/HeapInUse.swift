@@ -1,8 +1,9 @@
 import CMallocInfo
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Bytes the process has allocated with malloc and not freed: glibc's `mallinfo2()`, in-use chunks of

@@ -17,7 +17,8 @@ import WireProtocol
 let topics = try! Topics()
 let selected = Set(CommandLine.arguments.dropFirst())
 func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
-let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 let museum = root.appendingPathComponent("topology/museum")
 
 func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
@@ -40,7 +41,8 @@ func childrenCPUSeconds() -> Double {
 /// CPU seconds (user + system) process `pid` has used, from /proc (the broker).
 func cpuSeconds(of pid: Int32?) -> Double {
     guard let pid, let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = text.lastIndex(of: ")") else { return 0 }
+        let close = text.lastIndex(of: ")")
+    else { return 0 }
     let fields = text[text.index(after: close)...].split(separator: " ")  // fields from 3 (state) on
     guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
@@ -75,13 +77,17 @@ func makeBatches(gateways gatewayIDs: [String], tags: Int, perBatch: Int, window
             for _ in 0..<perBatch {
                 let tag = g + (cursor[g] % own) * gateways
                 cursor[g] += 1
-                sightings.append(Sighting(format: "ibeacon", uuid: "5A1D0000-BEAC-4F1E-9E70-000000000001", major: UInt16(tag / 60000),
-                                          minor: UInt16(tag % 60000), address: String(format: "5A:1D:00:%02X:%02X:%02X", tag >> 16 & 0xFF, tag >> 8 & 0xFF, tag & 0xFF),
-                                          rssi: -60.5 - Double(tag % 30), rssiMax: -55, count: 8, txPower: -59, distance: 2.25 + Double(tag % 17)))
+                sightings.append(
+                    Sighting(
+                        format: "ibeacon", uuid: "5A1D0000-BEAC-4F1E-9E70-000000000001", major: UInt16(tag / 60000),
+                        minor: UInt16(tag % 60000),
+                        address: String(format: "5A:1D:00:%02X:%02X:%02X", tag >> 16 & 0xFF, tag >> 8 & 0xFF, tag & 0xFF),
+                        rssi: -60.5 - Double(tag % 30), rssiMax: -55, count: 8, txPower: -59, distance: 2.25 + Double(tag % 17)))
             }
             seq[gateway, default: 0] += 1
             let start = Date(timeIntervalSince1970: 1_795_424_400 + Double(window))
-            let batch = SightingsBatch(gateway: gateway, seq: seq[gateway]!, start: start, end: start.addingTimeInterval(1), sightings: sightings)
+            let batch = SightingsBatch(
+                gateway: gateway, seq: seq[gateway]!, start: start, end: start.addingTimeInterval(1), sightings: sightings)
             batches.append((topics.sightings(try! Identifier(gateway)), Array(try! encoder.encode(batch))))
         }
     }
@@ -97,12 +103,14 @@ func bestDecodeTime(_ batches: ArraySlice<(String, [UInt8])>, rounds: Int) -> (b
     var decoded = 0
     for _ in 0..<rounds {
         decoded = 0
-        best = min(best, ContinuousClock().measure {
-            for (topic, payload) in batches {
-                payload.withUnsafeBytes { try? decoder.decode($0, topic: topic, gateway: nil, into: &scratch) }
-                decoded += scratch.sightings.count
-            }
-        })
+        best = min(
+            best,
+            ContinuousClock().measure {
+                for (topic, payload) in batches {
+                    payload.withUnsafeBytes { try? decoder.decode($0, topic: topic, gateway: nil, into: &scratch) }
+                    decoded += scratch.sightings.count
+                }
+            })
     }
     return (best, decoded)
 }
@@ -125,7 +133,9 @@ if wanted("ingest") {
     let batches = makeBatches(gateways: gatewayIDs, tags: tagsPerGateway * gatewayIDs.count, perBatch: perBatch, windows: windows)
     let total = batches.count * perBatch
     let bytes = batches.reduce(0) { $0 + $1.1.count }
-    print("ingest: \(batches.count) batches, \(total) sightings, \(bytes / batches.count) bytes per batch (largest \(batches.map(\.1.count).max() ?? 0)), \(tagsPerGateway * gatewayIDs.count) tags, each in every window")
+    print(
+        "ingest: \(batches.count) batches, \(total) sightings, \(bytes / batches.count) bytes per batch (largest \(batches.map(\.1.count).max() ?? 0)), \(tagsPerGateway * gatewayIDs.count) tags, each in every window"
+    )
     let clock = ContinuousClock()
     // Baseline: Foundation's JSONDecoder (WireCoding) decoding the same payloads, nothing applied.
     var decoded = 0
@@ -152,8 +162,11 @@ if wanted("ingest") {
     }
     let rate = Double(total) / seconds(best)
     let baseRate = Double(total) / seconds(baseline)
-    print(String(format: "ingest (decode + apply): %.0f sightings/s  | decode only: %.0f/s | JSONDecoder decode only (baseline): %.0f/s | ratio %.1fx | target >= 1,000,000/s: %@",
-                 rate, Double(total) / seconds(decodeOnly), baseRate, rate / baseRate, verdict(rate) { $0 >= 1_000_000 }))
+    print(
+        String(
+            format:
+                "ingest (decode + apply): %.0f sightings/s  | decode only: %.0f/s | JSONDecoder decode only (baseline): %.0f/s | ratio %.1fx | target >= 1,000,000/s: %@",
+            rate, Double(total) / seconds(decodeOnly), baseRate, rate / baseRate, verdict(rate) { $0 >= 1_000_000 }))
     // The radio filter and walking-distance planning: one flush after one window of every gateway
     // (each tag's first estimate and plan), then one after the next window.
     let engine = CoordinatorEngine(topics: topics, venue: venue)
@@ -165,8 +178,10 @@ if wanted("ingest") {
         flushes.append(clock.measure { engine.flush(now: 1_795_424_500_000 + Int64(window) * 1_000) })
     }
     let tags = tagsPerGateway * gatewayIDs.count
-    print(String(format: "  radio filter + walking distance, one window of %d tags: first flush %.1f ms, next %.1f ms (%.1f µs per tag)",
-                 tags, seconds(flushes[0]) * 1000, seconds(flushes[1]) * 1000, seconds(flushes[1]) * 1e6 / Double(tags)))
+    print(
+        String(
+            format: "  radio filter + walking distance, one window of %d tags: first flush %.1f ms, next %.1f ms (%.1f µs per tag)",
+            tags, seconds(flushes[0]) * 1000, seconds(flushes[1]) * 1000, seconds(flushes[1]) * 1e6 / Double(tags)))
 }
 
 // MARK: helpers for the broker benchmarks
@@ -200,8 +215,15 @@ if wanted("e2e") {
     // E2E_WINDOWS=N: a longer stream (default 150 windows of every gateway; the timed window gets
     // 43% of them), which evens out the tags' once-a-second estimates in the timed window.
     let windows = environmentInteger("E2E_WINDOWS").map { max(150, $0) } ?? 150
-    let batches = makeBatches(gateways: gatewayIDs, tags: perBatch * gatewayIDs.count, perBatch: perBatch, windows: windows * tagsPerGateway / perBatch)
-    let publisher = try MQTTClient(configuration: { var c = MQTTConfiguration(url: broker.url); c.maxQueued = 1_000_000; c.maxInflight = 1000; return c }())
+    let batches = makeBatches(
+        gateways: gatewayIDs, tags: perBatch * gatewayIDs.count, perBatch: perBatch, windows: windows * tagsPerGateway / perBatch)
+    let publisher = try MQTTClient(
+        configuration: {
+            var c = MQTTConfiguration(url: broker.url)
+            c.maxQueued = 1_000_000
+            c.maxInflight = 1000
+            return c
+        }())
     try publisher.connect()
     try await publisher.connected()
     func publishAll(_ list: ArraySlice<(String, [UInt8])>) throws {
@@ -219,12 +241,16 @@ if wanted("e2e") {
     try await Task.sleep(for: .milliseconds(500))
     let clock = ContinuousClock()
     let subStart = clock.now
-    let (subProcessCPU, subBrokerCPU, subChildrenCPU) = (processCPUSeconds(), cpuSeconds(of: broker.processIdentifier), childrenCPUSeconds())
+    let (subProcessCPU, subBrokerCPU, subChildrenCPU) = (
+        processCPUSeconds(), cpuSeconds(of: broker.processIdentifier), childrenCPUSeconds()
+    )
     try publishAll(subBatches[...])
     sub.waitUntilExit()
     let subElapsed = clock.now - subStart
-    let subCPU = (publisher: processCPUSeconds() - subProcessCPU, broker: cpuSeconds(of: broker.processIdentifier) - subBrokerCPU,
-                  consumer: childrenCPUSeconds() - subChildrenCPU)
+    let subCPU = (
+        publisher: processCPUSeconds() - subProcessCPU, broker: cpuSeconds(of: broker.processIdentifier) - subBrokerCPU,
+        consumer: childrenCPUSeconds() - subChildrenCPU
+    )
     await publisher.drain()
     // The coordinator on the other half, after a warm-up that brings every tag in and plans it
     // (its first plan and regions message is a one-off cost, not the steady stream).
@@ -234,14 +260,21 @@ if wanted("e2e") {
     /// Waits until the coordinator has counted `target` sightings; a stall of 30 s is reported with
     /// the counters that say where the rest went, and ends the benchmark.
     func waitForSightings(_ target: UInt64, stage: String) async throws {
-        var last = await service.core.counters.sightings, lastChange = ContinuousClock.now
+        var last = await service.core.counters.sightings
+        var lastChange = ContinuousClock.now
         while last < target {
             try await Task.sleep(for: .milliseconds(2))
             let now = await service.core.counters.sightings
-            if now != last { last = now; lastChange = .now; continue }
+            if now != last {
+                last = now
+                lastChange = .now
+                continue
+            }
             guard ContinuousClock.now - lastChange < .seconds(30) else {
                 let c = await service.core.counters
-                print("e2e stalled in \(stage): \(now) of \(target) sightings; batches \(c.sightingsBatches), invalid payloads \(c.invalidPayloads), oversized \(c.oversizedPayloads), duplicate batches \(c.duplicateBatches), missed batches \(c.missedBatches), shed \(service.queue.depths.shed), queued \(service.queue.depths.sightings), client \(service.client.connectionState)")
+                print(
+                    "e2e stalled in \(stage): \(now) of \(target) sightings; batches \(c.sightingsBatches), invalid payloads \(c.invalidPayloads), oversized \(c.oversizedPayloads), duplicate batches \(c.duplicateBatches), missed batches \(c.missedBatches), shed \(service.queue.depths.shed), queued \(service.queue.depths.sightings), client \(service.client.connectionState)"
+                )
                 exit(1)
             }
         }
@@ -264,14 +297,28 @@ if wanted("e2e") {
     let countersAfter = await service.core.counters
     let subRate = Double(half * perBatch) / seconds(subElapsed)
     let rate = Double((batches.count - half - warm) * perBatch) / seconds(elapsed)
-    print(String(format: "  during the timed window (%.2f s, CLOCK_MONOTONIC %.6f,%.6f for `perf record -k CLOCK_MONOTONIC` + `perf report --time`): this process used %.2f CPU s (of 2 cores)",
-                 seconds(elapsed), monotonicStart, monotonicSeconds(), cpu))
-    let subSightings = Double(half * perBatch) / 1e6, coordinatorSightings = Double((batches.count - half - warm) * perBatch) / 1e6
-    print(String(format: "  CPU s per million sightings: baseline: publisher %.2f, broker %.2f, mosquitto_sub %.2f | coordinator's window: publisher + coordinator %.2f, broker %.2f",
-                 subCPU.publisher / subSightings, subCPU.broker / subSightings, subCPU.consumer / subSightings, cpu / coordinatorSightings, brokerCPU / coordinatorSightings))
-    print("  during the timed window: \(countersAfter.plans - countersBefore.plans) plans, \(countersAfter.regionsPublished - countersBefore.regionsPublished) regions messages, \(countersAfter.eventsPublished - countersBefore.eventsPublished) events published")
-    print(String(format: "end to end (QoS 1, %d batches of %d): coordinator %.0f sightings/s, mosquitto_sub %.0f sightings/s (baseline) | ratio %.2f | target >= 0.9: %@ | shed %d",
-                 batches.count - half, perBatch, rate, subRate, rate / subRate, verdict(rate / subRate, measured: subRate > 0) { $0 >= 0.9 }, shed))
+    print(
+        String(
+            format:
+                "  during the timed window (%.2f s, CLOCK_MONOTONIC %.6f,%.6f for `perf record -k CLOCK_MONOTONIC` + `perf report --time`): this process used %.2f CPU s (of 2 cores)",
+            seconds(elapsed), monotonicStart, monotonicSeconds(), cpu))
+    let subSightings = Double(half * perBatch) / 1e6
+    let coordinatorSightings = Double((batches.count - half - warm) * perBatch) / 1e6
+    print(
+        String(
+            format:
+                "  CPU s per million sightings: baseline: publisher %.2f, broker %.2f, mosquitto_sub %.2f | coordinator's window: publisher + coordinator %.2f, broker %.2f",
+            subCPU.publisher / subSightings, subCPU.broker / subSightings, subCPU.consumer / subSightings, cpu / coordinatorSightings,
+            brokerCPU / coordinatorSightings))
+    print(
+        "  during the timed window: \(countersAfter.plans - countersBefore.plans) plans, \(countersAfter.regionsPublished - countersBefore.regionsPublished) regions messages, \(countersAfter.eventsPublished - countersBefore.eventsPublished) events published"
+    )
+    print(
+        String(
+            format:
+                "end to end (QoS 1, %d batches of %d): coordinator %.0f sightings/s, mosquitto_sub %.0f sightings/s (baseline) | ratio %.2f | target >= 0.9: %@ | shed %d",
+            batches.count - half, perBatch, rate, subRate, rate / subRate, verdict(rate / subRate, measured: subRate > 0) { $0 >= 0.9 },
+            shed))
     // The CPU budget the target leaves the coordinator on this machine. When the baseline keeps
     // every core busy, the coordinator's run at 0.9 × its rate has cores / (0.9 × rate) CPU seconds
     // per sighting for the publisher, the broker and the coordinator together. The publisher and
@@ -281,12 +328,18 @@ if wanted("e2e") {
     // byte-level decoder on this run's batches, in process, best of three).
     let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
     let baselineCPU = subCPU.publisher + subCPU.broker + subCPU.consumer
-    let perSighting = (publisher: subCPU.publisher / subSightings, broker: subCPU.broker / subSightings, consumer: subCPU.consumer / subSightings)  // µs
+    let perSighting = (
+        publisher: subCPU.publisher / subSightings, broker: subCPU.broker / subSightings, consumer: subCPU.consumer / subSightings
+    )  // µs
     let budget = cores / (0.9 * subRate) * 1e6 - perSighting.publisher - perSighting.broker
     let (decodeBest, decodedSightings) = bestDecodeTime(batches[(half + warm)...], rounds: 3)
     let decodeCost = seconds(decodeBest) * 1e6 / Double(decodedSightings)
-    print(String(format: "  CPU budget: the baseline kept %.0f%% of %.0f cores busy; at 0.9 x its rate the coordinator may spend %.2f µs per sighting, of which receiving (as mosquitto_sub) takes %.2f, leaving %.2f for decode + apply + estimate; decoding alone takes %.2f",
-                 100 * baselineCPU / (seconds(subElapsed) * cores), cores, budget, perSighting.consumer, budget - perSighting.consumer, decodeCost))
+    print(
+        String(
+            format:
+                "  CPU budget: the baseline kept %.0f%% of %.0f cores busy; at 0.9 x its rate the coordinator may spend %.2f µs per sighting, of which receiving (as mosquitto_sub) takes %.2f, leaving %.2f for decode + apply + estimate; decoding alone takes %.2f",
+            100 * baselineCPU / (seconds(subElapsed) * cores), cores, budget, perSighting.consumer, budget - perSighting.consumer,
+            decodeCost))
     await publisher.disconnect()
     await group.triggerGracefulShutdown()
     _ = await task.result
@@ -298,7 +351,13 @@ if wanted("latency") {
     let clients = 10_000
     let broker = try await MosquittoBroker.start()
     let (service, group, task) = try await startCoordinator(broker, logger: logger)
-    let phone = try MQTTClient(configuration: { var c = MQTTConfiguration(url: broker.url); c.maxQueued = 1_000_000; c.maxInflight = 1000; return c }())
+    let phone = try MQTTClient(
+        configuration: {
+            var c = MQTTConfiguration(url: broker.url)
+            c.maxQueued = 1_000_000
+            c.maxInflight = 1000
+            return c
+        }())
     try phone.connect()
     let messages = phone.messages
     try await phone.connected()
@@ -317,13 +376,17 @@ if wanted("latency") {
     }
     // Bring 10,000 clients in.
     for i in 0..<clients {
-        try phone.enqueue(topic: topics.clientReport(try Identifier("p\(i)")), payload: report(sides[i % 2][i % sides[i % 2].count], exit: nil), qos: .atLeastOnce)
+        try phone.enqueue(
+            topic: topics.clientReport(try Identifier("p\(i)")), payload: report(sides[i % 2][i % sides[i % 2].count], exit: nil),
+            qos: .atLeastOnce)
     }
     // Every client's first plan publishes its regions; a stall of 30 s is reported, not waited out.
     let watchdog = Task {
         try await Task.sleep(for: .seconds(30))
         let c = await service.core.counters
-        print("latency stalled bringing clients in: \(await service.core.clientCount) clients, \(c.reports) reports, \(c.invalidPayloads) invalid, \(c.plans) plans, \(c.regionsPublished) regions messages decided")
+        print(
+            "latency stalled bringing clients in: \(await service.core.clientCount) clients, \(c.reports) reports, \(c.invalidPayloads) invalid, \(c.plans) plans, \(c.regionsPublished) regions messages decided"
+        )
         exit(1)
     }
     var planned = 0
@@ -357,16 +420,22 @@ if wanted("latency") {
         let next = sides[side].randomElement(using: &rng)!
         let topic = topics.clientRegions(try Identifier("p\(i)"))
         let start = clock.now
-        try phone.enqueue(topic: topics.clientReport(try Identifier("p\(i)")), payload: report(next, exit: where_[i].place), qos: .atLeastOnce)
+        try phone.enqueue(
+            topic: topics.clientReport(try Identifier("p\(i)")), payload: report(next, exit: where_[i].place), qos: .atLeastOnce)
         for await message in messages where message.topic == topic { break }
         latencies.append(seconds(clock.now - start))
         where_[i] = (side, next)
     }
     stalled.cancel()
-    let p50 = percentile(latencies, 0.5) * 1000, p99 = percentile(latencies, 0.99) * 1000
-    let e50 = percentile(echo, 0.5) * 1000, e99 = percentile(echo, 0.99) * 1000
-    print(String(format: "rotation report -> regions (%d clients): p50 %.2f ms, p99 %.2f ms | broker round trip (baseline): p50 %.2f ms, p99 %.2f ms | p99 ratio %.1fx | target p99 <= 10 ms: %@",
-                 clients, p50, p99, e50, e99, p99 / max(e99, 0.001), verdict(p99, measured: !latencies.isEmpty) { $0 <= 10 }))
+    let p50 = percentile(latencies, 0.5) * 1000
+    let p99 = percentile(latencies, 0.99) * 1000
+    let e50 = percentile(echo, 0.5) * 1000
+    let e99 = percentile(echo, 0.99) * 1000
+    print(
+        String(
+            format:
+                "rotation report -> regions (%d clients): p50 %.2f ms, p99 %.2f ms | broker round trip (baseline): p50 %.2f ms, p99 %.2f ms | p99 ratio %.1fx | target p99 <= 10 ms: %@",
+            clients, p50, p99, e50, e99, p99 / max(e99, 0.001), verdict(p99, measured: !latencies.isEmpty) { $0 <= 10 }))
     await phone.disconnect()
     await group.triggerGracefulShutdown()
     _ = await task.result
@@ -390,8 +459,11 @@ if wanted("memory") {
     _ = engine.takeChangedClients()
     let after = HeapInUse.bytes() ?? 0
     let perClient = Double(after - before) / Double(max(engine.clientCount, 1))
-    print(String(format: "memory: %d active clients (each planned, with observations and coverage), %.0f bytes each (heap in use, mallinfo2%@) | target <= 1024: %@",
-                 engine.clientCount, perClient, calibrated ? "" : "; it did not see a known allocation",
-                 verdict(perClient, measured: calibrated && engine.clientCount > 0) { $0 <= 1024 }))
+    print(
+        String(
+            format:
+                "memory: %d active clients (each planned, with observations and coverage), %.0f bytes each (heap in use, mallinfo2%@) | target <= 1024: %@",
+            engine.clientCount, perClient, calibrated ? "" : "; it did not see a known allocation",
+            verdict(perClient, measured: calibrated && engine.clientCount > 0) { $0 <= 1024 }))
     withExtendedLifetime(batches) {}
 }

@@ -23,13 +23,17 @@ func generateCapture(at url: URL, reports: Int) throws -> [[UInt8]] {
     let uuid = BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
     var payloads: [[UInt8]] = []
     for i in 0..<200 {
-        let beacon: Beacon? = switch i % 10 {
-        case 0...5: .iBeacon(IBeacon(uuid: uuid, major: UInt16(i / 10), minor: UInt16(i), measuredPower: -59))
-        case 6: .eddystoneUID(EddystoneUID(txPower: -20, namespace: .init(high: 1, low: UInt64(i)), instance: .init(rawValue: UInt64(i))))
-        case 7: .eddystoneTLM(EddystoneTLM(batteryMillivolts: 3000, rawTemperature: 0x1700, advertisingCount: UInt32(i), uptimeTenths: 1000))
-        case 8: .altBeacon(AltBeacon(manufacturerID: 0x0118, id1: uuid, id2: 1, id3: UInt16(i), referenceRSSI: -60, reserved: 0))
-        default: nil
-        }
+        let beacon: Beacon? =
+            switch i % 10 {
+            case 0...5: .iBeacon(IBeacon(uuid: uuid, major: UInt16(i / 10), minor: UInt16(i), measuredPower: -59))
+            case 6:
+                .eddystoneUID(EddystoneUID(txPower: -20, namespace: .init(high: 1, low: UInt64(i)), instance: .init(rawValue: UInt64(i))))
+            case 7:
+                .eddystoneTLM(
+                    EddystoneTLM(batteryMillivolts: 3000, rawTemperature: 0x1700, advertisingCount: UInt32(i), uptimeTenths: 1000))
+            case 8: .altBeacon(AltBeacon(manufacturerID: 0x0118, id1: uuid, id2: 1, id3: UInt16(i), referenceRSSI: -60, reserved: 0))
+            default: nil
+            }
         let name = Array("sensor-\(i % 10)".utf8)
         let other: [UInt8] = [0x02, 0x01, 0x06, UInt8(name.count + 1), 0x09] + name + [0x03, 0xFF, 0x59, 0x00]
         payloads.append(beacon.flatMap(AdvertisingReportEncoder.advertisingData(for:)) ?? other)
@@ -86,41 +90,48 @@ var checksum = 0
 var statistics = DecodeStatistics()
 for _ in 0..<rounds {
     // Decoding alone: the same number of reports from events already in memory.
-    memoryBest = min(memoryBest, measure {
-        var decoder = AdvertisementDecoder()
-        var rssiSum = 0
-        eventBytes.withUnsafeBytes { all in
-            var index = 0
-            for _ in 0..<reportCount {
-                let range = eventRanges[index]
-                index = index + 1 == eventRanges.count ? 0 : index + 1
-                decoder.decode(type: .event, packet: UnsafeRawBufferPointer(rebasing: all[range]), timestampMicroseconds: 0) { advertisement in
+    memoryBest = min(
+        memoryBest,
+        measure {
+            var decoder = AdvertisementDecoder()
+            var rssiSum = 0
+            eventBytes.withUnsafeBytes { all in
+                var index = 0
+                for _ in 0..<reportCount {
+                    let range = eventRanges[index]
+                    index = index + 1 == eventRanges.count ? 0 : index + 1
+                    decoder.decode(type: .event, packet: UnsafeRawBufferPointer(rebasing: all[range]), timestampMicroseconds: 0) {
+                        advertisement in
+                        if advertisement.beacon != nil { rssiSum &+= Int(advertisement.report.rssi ?? 0) }
+                    }
+                }
+            }
+            checksum &+= rssiSum
+        })
+    // Baseline: read every record, touch its bytes, decode nothing.
+    readBest = min(
+        readBest,
+        try measure {
+            let reader = try CaptureReader(path: url.path)
+            var bytes = 0
+            while let record = try reader.next() { bytes &+= record.packet.count &+ Int(record.packet.last ?? 0) }
+            checksum &+= bytes
+        })
+    // Read and decode: HCI events, reports, AD structures, beacons, counters.
+    decodeBest = min(
+        decodeBest,
+        try measure {
+            let reader = try CaptureReader(path: url.path)
+            var decoder = AdvertisementDecoder()
+            var rssiSum = 0
+            while let record = try reader.next() {
+                decoder.decode(record) { advertisement in
                     if advertisement.beacon != nil { rssiSum &+= Int(advertisement.report.rssi ?? 0) }
                 }
             }
-        }
-        checksum &+= rssiSum
-    })
-    // Baseline: read every record, touch its bytes, decode nothing.
-    readBest = min(readBest, try measure {
-        let reader = try CaptureReader(path: url.path)
-        var bytes = 0
-        while let record = try reader.next() { bytes &+= record.packet.count &+ Int(record.packet.last ?? 0) }
-        checksum &+= bytes
-    })
-    // Read and decode: HCI events, reports, AD structures, beacons, counters.
-    decodeBest = min(decodeBest, try measure {
-        let reader = try CaptureReader(path: url.path)
-        var decoder = AdvertisementDecoder()
-        var rssiSum = 0
-        while let record = try reader.next() {
-            decoder.decode(record) { advertisement in
-                if advertisement.beacon != nil { rssiSum &+= Int(advertisement.report.rssi ?? 0) }
-            }
-        }
-        checksum &+= rssiSum
-        statistics = decoder.statistics
-    })
+            checksum &+= rssiSum
+            statistics = decoder.statistics
+        })
 }
 precondition(statistics.advertisingReports == reportCount, "decoded \(statistics.advertisingReports) of \(reportCount) reports")
 precondition(statistics.malformed == 0, "the generated capture should decode without malformed data")
@@ -131,7 +142,9 @@ let decodeNs = decodeBest / reports
 let costNs = (decodeBest - readBest) / reports
 func fixed(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
 func rate(_ ns: Double) -> String { fixed(1000 / ns, 2) + " M reports/s" }
-print("beacons decoded per pass: \(statistics.beacons.total) (ibeacon \(statistics.beacons.iBeacon)); malformed \(statistics.malformed); checksum \(checksum & 0xFFFF)")
+print(
+    "beacons decoded per pass: \(statistics.beacons.total) (ibeacon \(statistics.beacons.iBeacon)); malformed \(statistics.malformed); checksum \(checksum & 0xFFFF)"
+)
 print("baseline  read only     : \(fixed(readNs)) ns/report, \(rate(readNs))")
 print("measured  read + decode : \(fixed(decodeNs)) ns/report, \(rate(decodeNs))")
 print("decode alone (in memory): \(fixed(memoryBest / reports)) ns/report, \(rate(memoryBest / reports))")

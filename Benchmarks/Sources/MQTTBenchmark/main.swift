@@ -5,8 +5,8 @@
 //   scripts/bench mqtt            (or: swift run -c release --package-path Benchmarks MQTTBenchmark [rounds])
 import BenchmarkSupport
 import Foundation
-import MosquittoBaseline
 import MQTT
+import MosquittoBaseline
 import MosquittoTesting
 
 let payloadSize = 200
@@ -41,14 +41,17 @@ func wrapperPublish(url: BrokerURL, count: Int, qos: QoS) async throws -> Double
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 let broker = try await MosquittoBroker.start()
-print("MQTT publish throughput: \(payloadSize)-byte payloads, in-flight window \(maxInflight), mosquitto on 127.0.0.1:\(broker.port), \(rounds) rounds (median)")
+print(
+    "MQTT publish throughput: \(payloadSize)-byte payloads, in-flight window \(maxInflight), mosquitto on 127.0.0.1:\(broker.port), \(rounds) rounds (median)"
+)
 var ratios: [Double] = []
 for (qos, count) in cases {
     var swiftRates: [Double] = []
     var cRates: [Double] = []
     for _ in 0..<rounds {
         // Alternate the two so background load hits both alike.
-        let cSeconds = mosquitto_baseline_publish("127.0.0.1", Int32(broker.port), Int32(count), Int32(payloadSize), qos.rawValue, Int32(maxInflight))
+        let cSeconds = mosquitto_baseline_publish(
+            "127.0.0.1", Int32(broker.port), Int32(count), Int32(payloadSize), qos.rawValue, Int32(maxInflight))
         guard cSeconds > 0 else { fatalError("C baseline failed (\(cSeconds))") }
         cRates.append(Double(count) / cSeconds)
         swiftRates.append(Double(count) / (try await wrapperPublish(url: broker.url, count: count, qos: qos)))

@@ -12,7 +12,7 @@ import SwiftGraph
 import Topology
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func nanoseconds() -> UInt64 {
@@ -20,7 +20,6 @@ func nanoseconds() -> UInt64 {
     clock_gettime(CLOCK_MONOTONIC, &now)
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
-
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
@@ -94,7 +93,9 @@ let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }.nilIfEmpty 
 let k = 20
 print("Nearest-\(k) walking-distance query: bounded Dijkstra (ours) vs SwiftGraph 4 full Dijkstra on the same graph, release build.")
 print(String(repeating: "-", count: 118))
-print("regions   levels  nodes      load      heap/region  ours median  ours p99   at-point med  SwiftGraph med  ratio    identical  plan median")
+print(
+    "regions   levels  nodes      load      heap/region  ours median  ours p99   at-point med  SwiftGraph med  ratio    identical  plan median"
+)
 
 extension Array {
     var nilIfEmpty: [Element]? { isEmpty ? nil : self }
@@ -133,7 +134,8 @@ for size in sizes {
     var atPoint: [Double] = []
     for source in sources.prefix(5_000) {
         let p = venue.regions[source].position!
-        let point = VenuePoint(x: p.x + Double(random.int(in: -300...300)) / 100, y: p.y + Double(random.int(in: -300...300)) / 100, level: p.level)
+        let point = VenuePoint(
+            x: p.x + Double(random.int(in: -300...300)) / 100, y: p.y + Double(random.int(in: -300...300)) / 100, level: p.level)
         let start = nanoseconds()
         let location = try venue.snap(point)
         search.nearestRegions(from: location, count: k, into: &results)
@@ -160,12 +162,17 @@ for size in sizes {
         let expected = baseline.nearest(from: source, count: k, venue: venue)
         theirs.append(Double(nanoseconds() - start))
         let answer = search.nearestRegions(from: venue.location(ofRegion: source)!, count: k)
-        if answer == expected { identical += 1 } else {
+        if answer == expected {
+            identical += 1
+        } else {
             failures += 1
-            print("MISMATCH from \(venue.regions[source].id):\n  ours   \(answer.map { "\(venue.regions[$0.region].id)=\($0.distance)" })\n  theirs \(expected.map { "\(venue.regions[$0.region].id)=\($0.distance)" })")
+            print(
+                "MISMATCH from \(venue.regions[source].id):\n  ours   \(answer.map { "\(venue.regions[$0.region].id)=\($0.distance)" })\n  theirs \(expected.map { "\(venue.regions[$0.region].id)=\($0.distance)" })"
+            )
         }
     }
-    let oursMedian = median(ours), theirsMedian = median(theirs)
+    let oursMedian = median(ours)
+    let theirsMedian = median(theirs)
     print(
         String(format: "%-9d %-7d %-10d ", size, levels, venue.nodeCount)
             + format(loadTime).padding(toLength: 10, withPad: " ", startingAt: 0)
@@ -182,7 +189,9 @@ for size in sizes {
 print(String(repeating: "-", count: 118))
 print("ours: median/p99 of 20,000 nearest-\(k) queries from random regions (scratch reused); at-point: snap X,Y,LEVEL + query;")
 print("SwiftGraph: WeightedGraph<UInt32, Double>.dijkstra(root:startDistance:) + sort by (edge distance, id), median of the queries shown;")
-print("ratio = SwiftGraph median / ours median; identical = answers equal in ids and distances; heap/region = growth of the heap in use (mallinfo2) while loading")
+print(
+    "ratio = SwiftGraph median / ours median; identical = answers equal in ids and distances; heap/region = growth of the heap in use (mallinfo2) while loading"
+)
 print("over the load (a fresh venue each time) / regions; plan = RegionPlanner.plan with hysteresis (budget 20, one pinned region).")
 if failures > 0 {
     print("FAILED: \(failures) answers differ from SwiftGraph's")

@@ -34,7 +34,9 @@ public struct DecodedAdvertisement: Sendable, Hashable {
     /// The first problem in the data, if any.
     public var dataError: AdvertisingDataError?
 
-    public init(timestampMicroseconds: Int64?, report: AdvertisingReport, data: [UInt8], beacon: Beacon?, dataError: AdvertisingDataError? = nil) {
+    public init(
+        timestampMicroseconds: Int64?, report: AdvertisingReport, data: [UInt8], beacon: Beacon?, dataError: AdvertisingDataError? = nil
+    ) {
         self.timestampMicroseconds = timestampMicroseconds
         self.report = report
         self.data = data

@@ -24,7 +24,9 @@ public struct AdvertisementDecoder: Sendable {
 
     /// Decodes one capture record.
     public mutating func decode(_ record: CaptureRecord, _ body: (Advertisement) -> Void) {
-        decode(type: record.packetType, packet: record.packet, timestampMicroseconds: record.timestampMicroseconds, context: record.number, body)
+        decode(
+            type: record.packetType, packet: record.packet, timestampMicroseconds: record.timestampMicroseconds, context: record.number,
+            body)
     }
 
     /// Decodes one packet with the H4 type byte first (as a raw HCI socket or a UART delivers it).
@@ -35,7 +37,9 @@ public struct AdvertisementDecoder: Sendable {
             note(0, h4Packet.isEmpty ? "empty HCI packet" : "unknown H4 packet type 0x\(hex(h4Packet[0]))")
             return
         }
-        decode(type: type, packet: UnsafeRawBufferPointer(rebasing: h4Packet[1...]), timestampMicroseconds: timestampMicroseconds, context: 0, body)
+        decode(
+            type: type, packet: UnsafeRawBufferPointer(rebasing: h4Packet[1...]), timestampMicroseconds: timestampMicroseconds, context: 0,
+            body)
     }
 
     /// Decodes one HCI packet of `type` (without its H4 byte). Only events can carry
@@ -62,7 +66,10 @@ public struct AdvertisementDecoder: Sendable {
                 if firstDataError == nil { firstDataError = (reportIndex, error) }
             }
             if let beacon = decoding.beacon { statistics.beacons[beacon.format] += 1 }
-            body(Advertisement(timestampMicroseconds: timestampMicroseconds, report: report, data: data, beacon: decoding.beacon, dataError: decoding.error))
+            body(
+                Advertisement(
+                    timestampMicroseconds: timestampMicroseconds, report: report, data: data, beacon: decoding.beacon,
+                    dataError: decoding.error))
         }
         if let firstDataError {
             note(context, "advertising report \(firstDataError.report): \(firstDataError.error)")

@@ -53,7 +53,8 @@ public struct AdvertisingData {
             let type = bytes[offset + 1]
             if beacon == nil, type == ADType.manufacturerData.rawValue || type == ADType.serviceData16.rawValue {
                 let structure = ADStructure(
-                    type: ADType(rawValue: type), value: UnsafeRawBufferPointer(rebasing: bytes[(offset + 2)..<(offset + 1 + length)]), offset: offset)
+                    type: ADType(rawValue: type), value: UnsafeRawBufferPointer(rebasing: bytes[(offset + 2)..<(offset + 1 + length)]),
+                    offset: offset)
                 switch BeaconDecoder.decode(structure) {
                 case .success(let found): beacon = found
                 case .failure(let failure): if error == nil { error = failure }

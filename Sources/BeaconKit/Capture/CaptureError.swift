@@ -26,7 +26,8 @@ public enum CaptureError: Error, Sendable, Hashable, CustomStringConvertible {
         case .readFailed(let file, let reason):
             return "\(file): read failed: \(reason)"
         case .unknownFormat(let file, let firstBytes):
-            let shown = firstBytes.isEmpty ? "the file is empty" : "it starts with " + firstBytes.prefix(8).map { hex($0) }.joined(separator: " ")
+            let shown =
+                firstBytes.isEmpty ? "the file is empty" : "it starts with " + firstBytes.prefix(8).map { hex($0) }.joined(separator: " ")
             return "\(file): not a capture this reader knows (\(shown)); expected btsnoop (\"btsnoop\\0\"), "
                 + "pcap (magic A1 B2 C3 D4 or A1 B2 3C 4D, either byte order) or pcapng (0A 0D 0D 0A)"
         case .truncatedHeader(let file, let format, let bytes, let expected):

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads HCI packets from a capture file (btsnoop 1001/1002/2001, pcap 187/201, pcapng), in
@@ -111,7 +111,10 @@ public final class CaptureReader {
         var atEnd = false
         while count < 28 {
             let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[count...]), name: name)
-            if n == 0 { atEnd = true; break }
+            if n == 0 {
+                atEnd = true
+                break
+            }
             count += n
         }
         let bytes = Array(raw[0..<count])
@@ -124,13 +127,14 @@ public final class CaptureReader {
             return Header(format: .btsnoop(datalink: datalink), bigEndian: true, nanoseconds: false, bytes: bytes, length: 16, atEnd: atEnd)
         }
         guard bytes.count >= 4 else { throw .unknownFormat(file: name, firstBytes: bytes) }
-        let pcap: (nanoseconds: Bool, bigEndian: Bool)? = switch (bytes[0], bytes[1], bytes[2], bytes[3]) {
-        case (0xA1, 0xB2, 0xC3, 0xD4): (false, true)
-        case (0xD4, 0xC3, 0xB2, 0xA1): (false, false)
-        case (0xA1, 0xB2, 0x3C, 0x4D): (true, true)
-        case (0x4D, 0x3C, 0xB2, 0xA1): (true, false)
-        default: nil
-        }
+        let pcap: (nanoseconds: Bool, bigEndian: Bool)? =
+            switch (bytes[0], bytes[1], bytes[2], bytes[3]) {
+            case (0xA1, 0xB2, 0xC3, 0xD4): (false, true)
+            case (0xD4, 0xC3, 0xB2, 0xA1): (false, false)
+            case (0xA1, 0xB2, 0x3C, 0x4D): (true, true)
+            case (0x4D, 0x3C, 0xB2, 0xA1): (true, false)
+            default: nil
+            }
         if let pcap {
             guard bytes.count >= 24 else { throw .truncatedHeader(file: name, format: "pcap", bytes: bytes.count, expected: 24) }
             let linkType = read32(bytes, 20, bigEndian: pcap.bigEndian) & 0x0FFF_FFFF  // upper bits: FCS information
@@ -188,7 +192,8 @@ public final class CaptureReader {
         let flags = load32(8, bigEndian: true)
         let rawTime = Int64(bitPattern: UInt64(load32(16, bigEndian: true)) << 32 | UInt64(load32(20, bigEndian: true)))
         guard includedLength <= Self.maximumRecordBytes else {
-            return stop("included length \(includedLength) exceeds \(Self.maximumRecordBytes) bytes; the rest of the file cannot be trusted")
+            return stop(
+                "included length \(includedLength) exceeds \(Self.maximumRecordBytes) bytes; the rest of the file cannot be trusted")
         }
         guard try ensure(24 + includedLength) else {
             return stop("record data truncated: included length \(includedLength), only \(tail - head - 24) byte(s) left")
@@ -204,17 +209,18 @@ public final class CaptureReader {
             return prependedRecord(data, type: type, time: time, direction: flags & 1 == 0 ? .sent : .received)
         default:  // 2001: Linux monitor, opcode in the low 16 bits, controller index in the high.
             let opcode = flags & 0xFFFF
-            let mapping: (HCIPacketType, PacketDirection)? = switch opcode {
-            case 2: (.command, .sent)
-            case 3: (.event, .received)
-            case 4: (.aclData, .sent)
-            case 5: (.aclData, .received)
-            case 6: (.scoData, .sent)
-            case 7: (.scoData, .received)
-            case 18: (.isoData, .sent)
-            case 19: (.isoData, .received)
-            default: nil
-            }
+            let mapping: (HCIPacketType, PacketDirection)? =
+                switch opcode {
+                case 2: (.command, .sent)
+                case 3: (.event, .received)
+                case 4: (.aclData, .sent)
+                case 5: (.aclData, .received)
+                case 6: (.scoData, .sent)
+                case 7: (.scoData, .received)
+                case 18: (.isoData, .sent)
+                case 19: (.isoData, .received)
+                default: nil
+                }
             guard let (type, direction) = mapping else {
                 statistics.skippedRecords += 1
                 return nil
@@ -270,7 +276,8 @@ public final class CaptureReader {
         }
         let length = Int(load32(4, bigEndian: bigEndian))
         guard length >= 12, length % 4 == 0, length <= Self.maximumRecordBytes + 64 else {
-            return stop("block total length \(length) is impossible (at least 12, a multiple of 4, at most \(Self.maximumRecordBytes + 64))")
+            return stop(
+                "block total length \(length) is impossible (at least 12, a multiple of 4, at most \(Self.maximumRecordBytes + 64))")
         }
         guard try ensure(length) else {
             return stop("block truncated: total length \(length), only \(tail - head) byte(s) left")
@@ -285,9 +292,10 @@ public final class CaptureReader {
             return nil
         case 0x0000_0001:  // interface description
             guard body.count >= 8 else { return malformed("interface description block body is \(body.count) bytes, expected at least 8") }
-            interfaces.append(PcapngInterface(
-                linkType: UInt32(read16(body, 0)),
-                unitsPerSecond: Self.timestampResolution(options: UnsafeRawBufferPointer(rebasing: body[8...]), bigEndian: bigEndian)))
+            interfaces.append(
+                PcapngInterface(
+                    linkType: UInt32(read16(body, 0)),
+                    unitsPerSecond: Self.timestampResolution(options: UnsafeRawBufferPointer(rebasing: body[8...]), bigEndian: bigEndian)))
             return nil
         case 0x0000_0006, 0x0000_0002:  // enhanced packet, obsolete packet
             guard body.count >= 20 else { return malformed("packet block body is \(body.count) bytes, expected at least 20") }
@@ -325,8 +333,12 @@ public final class CaptureReader {
     private static func timestampResolution(options: UnsafeRawBufferPointer, bigEndian be: Bool) -> UInt64 {
         var index = 0
         while index + 4 <= options.count {
-            let code = be ? UInt16(options[index]) << 8 | UInt16(options[index + 1]) : UInt16(options[index + 1]) << 8 | UInt16(options[index])
-            let length = Int(be ? UInt16(options[index + 2]) << 8 | UInt16(options[index + 3]) : UInt16(options[index + 3]) << 8 | UInt16(options[index + 2]))
+            let code =
+                be ? UInt16(options[index]) << 8 | UInt16(options[index + 1]) : UInt16(options[index + 1]) << 8 | UInt16(options[index])
+            let length = Int(
+                be
+                    ? UInt16(options[index + 2]) << 8 | UInt16(options[index + 3])
+                    : UInt16(options[index + 3]) << 8 | UInt16(options[index + 2]))
             if code == 0 { break }
             if code == 9, length >= 1, index + 4 < options.count {
                 let value = options[index + 4]
@@ -364,7 +376,9 @@ public final class CaptureReader {
     }
 
     /// A record without an H4 byte: copy it behind one in the scratch buffer.
-    private func prependedRecord(_ data: UnsafeRawBufferPointer, type: HCIPacketType, time: Int64, direction: PacketDirection) -> CaptureRecord {
+    private func prependedRecord(_ data: UnsafeRawBufferPointer, type: HCIPacketType, time: Int64, direction: PacketDirection)
+        -> CaptureRecord
+    {
         if scratch.count < data.count + 1 {
             scratch.deallocate()
             scratch = .allocate(byteCount: max(data.count + 1, scratch.count * 2), alignment: 8)

@@ -27,15 +27,19 @@ public enum BeaconDecoder {
         let company = UInt16(value[0]) | UInt16(value[1]) << 8
         if company == appleCompanyID, value[2] == 0x02, value[3] == 0x15 {
             guard value.count >= 25 else { return .failure(.truncatedBeacon(format: .iBeacon, length: value.count, expected: 25)) }
-            return .success(.iBeacon(IBeacon(
-                uuid: uuid(value, at: 4), major: bigEndian16(value, at: 20), minor: bigEndian16(value, at: 22),
-                measuredPower: Int8(bitPattern: value[24]))))
+            return .success(
+                .iBeacon(
+                    IBeacon(
+                        uuid: uuid(value, at: 4), major: bigEndian16(value, at: 20), minor: bigEndian16(value, at: 22),
+                        measuredPower: Int8(bitPattern: value[24]))))
         }
         if value[2] == 0xBE, value[3] == 0xAC {
             guard value.count >= 26 else { return .failure(.truncatedBeacon(format: .altBeacon, length: value.count, expected: 26)) }
-            return .success(.altBeacon(AltBeacon(
-                manufacturerID: company, id1: uuid(value, at: 4), id2: bigEndian16(value, at: 20), id3: bigEndian16(value, at: 22),
-                referenceRSSI: Int8(bitPattern: value[24]), reserved: value[25])))
+            return .success(
+                .altBeacon(
+                    AltBeacon(
+                        manufacturerID: company, id1: uuid(value, at: 4), id2: bigEndian16(value, at: 20), id3: bigEndian16(value, at: 22),
+                        referenceRSSI: Int8(bitPattern: value[24]), reserved: value[25])))
         }
         return .success(nil)
     }
@@ -53,10 +57,12 @@ public enum BeaconDecoder {
             for i in 4..<12 { low = low << 8 | UInt64(frame[i]) }
             var instance: UInt64 = 0
             for i in 12..<18 { instance = instance << 8 | UInt64(frame[i]) }
-            return .success(.eddystoneUID(EddystoneUID(
-                txPower: Int8(bitPattern: frame[1]),
-                namespace: EddystoneNamespace(high: bigEndian16(frame, at: 2), low: low),
-                instance: EddystoneInstance(rawValue: instance))))
+            return .success(
+                .eddystoneUID(
+                    EddystoneUID(
+                        txPower: Int8(bitPattern: frame[1]),
+                        namespace: EddystoneNamespace(high: bigEndian16(frame, at: 2), low: low),
+                        instance: EddystoneInstance(rawValue: instance))))
         case Eddystone.urlFrameType:
             guard frame.count >= 3 else { return .failure(.truncatedBeacon(format: .eddystoneURL, length: frame.count, expected: 3)) }
             return decodeURL(frame, dataOffset: dataOffset).map { .eddystoneURL($0) }
@@ -66,11 +72,13 @@ public enum BeaconDecoder {
             guard frame[1] == 0x00 else { return .success(.eddystoneUnknown(frameType: frame[0])) }
             guard frame.count >= 14 else { return .failure(.truncatedBeacon(format: .eddystoneTLM, length: frame.count, expected: 14)) }
             let battery = bigEndian16(frame, at: 2)
-            return .success(.eddystoneTLM(EddystoneTLM(
-                batteryMillivolts: battery == 0 ? nil : battery,
-                rawTemperature: Int16(bitPattern: bigEndian16(frame, at: 4)),
-                advertisingCount: bigEndian32(frame, at: 6),
-                uptimeTenths: bigEndian32(frame, at: 10))))
+            return .success(
+                .eddystoneTLM(
+                    EddystoneTLM(
+                        batteryMillivolts: battery == 0 ? nil : battery,
+                        rawTemperature: Int16(bitPattern: bigEndian16(frame, at: 4)),
+                        advertisingCount: bigEndian32(frame, at: 6),
+                        uptimeTenths: bigEndian32(frame, at: 10))))
         default:
             return .success(.eddystoneUnknown(frameType: frame[0]))
         }

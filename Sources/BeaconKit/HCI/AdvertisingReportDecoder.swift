@@ -112,7 +112,9 @@ public enum AdvertisingReportDecoder {
         for index in 0..<count {
             guard offset + 24 <= end else {
                 return .malformed(
-                    .truncatedReport(subevent: extendedSubeventCode, report: index + 1, count: count, field: extendedField(at: end - offset), offset: end),
+                    .truncatedReport(
+                        subevent: extendedSubeventCode, report: index + 1, count: count, field: extendedField(at: end - offset), offset: end
+                    ),
                     reportsDelivered: index)
             }
             let dataLength = Int(event[offset + 23])

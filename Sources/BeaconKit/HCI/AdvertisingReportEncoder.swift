@@ -57,7 +57,9 @@ public enum AdvertisingReportEncoder {
             structure(.manufacturerData, b.manufacturerData)
         case .eddystoneUID(let b):
             data += [0x03, 0x03, 0xAA, 0xFE]
-            structure(.serviceData16, [0xAA, 0xFE, Eddystone.uidFrameType, UInt8(bitPattern: b.txPower)] + b.namespace.bytes + b.instance.bytes + [0, 0])
+            structure(
+                .serviceData16,
+                [0xAA, 0xFE, Eddystone.uidFrameType, UInt8(bitPattern: b.txPower)] + b.namespace.bytes + b.instance.bytes + [0, 0])
         case .eddystoneURL(let b):
             guard let encoded = encodeURL(b.url) else { return nil }
             data += [0x03, 0x03, 0xAA, 0xFE]
@@ -66,9 +68,13 @@ public enum AdvertisingReportEncoder {
             let battery = b.batteryMillivolts ?? 0
             let temperature = UInt16(bitPattern: b.rawTemperature)
             data += [0x03, 0x03, 0xAA, 0xFE]
-            structure(.serviceData16, [0xAA, 0xFE, Eddystone.tlmFrameType, 0x00,
-                UInt8(battery >> 8), UInt8(battery & 0xFF), UInt8(temperature >> 8), UInt8(temperature & 0xFF)]
-                + bigEndian(b.advertisingCount) + bigEndian(b.uptimeTenths))
+            structure(
+                .serviceData16,
+                [
+                    0xAA, 0xFE, Eddystone.tlmFrameType, 0x00,
+                    UInt8(battery >> 8), UInt8(battery & 0xFF), UInt8(temperature >> 8), UInt8(temperature & 0xFF),
+                ]
+                    + bigEndian(b.advertisingCount) + bigEndian(b.uptimeTenths))
         case .eddystoneUnknown:
             return nil
         }

@@ -23,7 +23,8 @@ public enum HCIEventError: Error, Sendable, Hashable, CustomStringConvertible {
         case .noReports(let subevent):
             return "LE advertising report event (0x3E/0x\(hex(subevent))) with Num_Reports = 0"
         case .truncatedReport(let subevent, let report, let count, let field, let offset):
-            return "LE advertising report event (0x3E/0x\(hex(subevent))): report \(report) of \(count) ends before \(field) at byte \(offset)"
+            return
+                "LE advertising report event (0x3E/0x\(hex(subevent))): report \(report) of \(count) ends before \(field) at byte \(offset)"
         }
     }
 }

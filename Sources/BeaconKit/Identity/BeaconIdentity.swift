@@ -49,8 +49,9 @@ public struct BeaconIdentity: Hashable, Sendable, Comparable, CustomStringConver
 
     /// An Eddystone-UID identity.
     public init(namespace: EddystoneNamespace, instance: EddystoneInstance) {
-        self.init(high: UInt64(namespace.high) << 48 | namespace.low >> 16, low: namespace.low << 48 | instance.rawValue,
-                  major: 0, minor: 0, kind: .eddystoneUID)
+        self.init(
+            high: UInt64(namespace.high) << 48 | namespace.low >> 16, low: namespace.low << 48 | instance.rawValue,
+            major: 0, minor: 0, kind: .eddystoneUID)
     }
 
     /// The identity of an advertiser known only by its address.
@@ -62,7 +63,9 @@ public struct BeaconIdentity: Hashable, Sendable, Comparable, CustomStringConver
     public var uuid: BeaconUUID { BeaconUUID(high: high, low: low) }
 
     /// The Eddystone-UID namespace (meaningful for ``Kind/eddystoneUID``).
-    public var namespace: EddystoneNamespace { EddystoneNamespace(high: UInt16(truncatingIfNeeded: high >> 48), low: high << 16 | low >> 48) }
+    public var namespace: EddystoneNamespace {
+        EddystoneNamespace(high: UInt16(truncatingIfNeeded: high >> 48), low: high << 16 | low >> 48)
+    }
 
     /// The Eddystone-UID instance (meaningful for ``Kind/eddystoneUID``).
     public var instance: EddystoneInstance { EddystoneInstance(rawValue: low & 0xFFFF_FFFF_FFFF) }
@@ -120,15 +123,18 @@ public struct BeaconIdentity: Hashable, Sendable, Comparable, CustomStringConver
     public init?(storageText: String) {
         let parts = storageText.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 5, let kindValue = UInt8(parts[0]), let kind = Kind(rawValue: kindValue),
-              let high = UInt64(parts[1], radix: 16), let low = UInt64(parts[2], radix: 16),
-              let major = UInt16(parts[3]), let minor = UInt16(parts[4]) else { return nil }
+            let high = UInt64(parts[1], radix: 16), let low = UInt64(parts[2], radix: 16),
+            let major = UInt16(parts[3]), let minor = UInt16(parts[4])
+        else { return nil }
         self.init(high: high, low: low, major: major, minor: minor, kind: kind)
     }
 
     /// Writes `value` in decimal at `position`; returns the position after it.
     @inline(__always)
     static func writeDecimal(_ value: UInt16, into out: UnsafeMutableBufferPointer<UInt8>, at position: Int) -> Int {
-        var value = Int(value), divisor = 10_000, n = position
+        var value = Int(value)
+        var divisor = 10_000
+        var n = position
         while divisor > 1, value < divisor { divisor /= 10 }
         while divisor > 0 {
             out[n] = UInt8(48 + value / divisor)

@@ -13,7 +13,8 @@ public struct BeaconUUID: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// Reads the first 16 bytes, most significant first (as iBeacon carries them).
     public init(bytes: some Collection<UInt8>) {
-        var high: UInt64 = 0, low: UInt64 = 0
+        var high: UInt64 = 0
+        var low: UInt64 = 0
         for (index, byte) in bytes.prefix(16).enumerated() {
             if index < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
         }
@@ -23,8 +24,9 @@ public struct BeaconUUID: Hashable, Sendable, Comparable, CustomStringConvertibl
     /// Reads 16 bytes at `offset`, most significant first. The caller guarantees they are there.
     @inline(__always)
     init(bigEndianBytes bytes: UnsafeRawBufferPointer, at offset: Int) {
-        self.init(high: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
-                  low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+        self.init(
+            high: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
+            low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
     }
 
     /// Parses `E2C56DB5-DFFB-48D2-B060-D0F5A71096E0` (either case, hyphens 8-4-4-4-12, as iOS and
@@ -39,7 +41,9 @@ public struct BeaconUUID: Hashable, Sendable, Comparable, CustomStringConvertibl
     @inline(__always)
     public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 36, let p = bytes.baseAddress, p[8] == 0x2D, p[13] == 0x2D, p[18] == 0x2D, p[23] == 0x2D else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0, invalid: UInt8 = 0
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var invalid: UInt8 = 0
         Hex.accumulate(p, 0..<8, into: &high, invalid: &invalid)
         Hex.accumulate(p, 9..<13, into: &high, invalid: &invalid)
         Hex.accumulate(p, 14..<18, into: &high, invalid: &invalid)

@@ -23,7 +23,8 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
     @inline(__always)
     public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 17, let p = bytes.baseAddress else { return nil }
-        var value: UInt64 = 0, invalid: UInt8 = 0
+        var value: UInt64 = 0
+        var invalid: UInt8 = 0
         for start in stride(from: 0, to: 17, by: 3) {
             if start > 0, p[start - 1] != 0x3A, p[start - 1] != 0x2D { return nil }
             Hex.accumulate(p, start..<start + 2, into: &value, invalid: &invalid)

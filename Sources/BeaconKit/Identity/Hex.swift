@@ -43,7 +43,8 @@ public enum Hex {
     @inline(__always)
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
         guard !bytes.isEmpty, bytes.count <= 16, let p = bytes.baseAddress else { return nil }
-        var value: UInt64 = 0, invalid: UInt8 = 0
+        var value: UInt64 = 0
+        var invalid: UInt8 = 0
         accumulate(p, 0..<bytes.count, into: &value, invalid: &invalid)
         return invalid & 0xF0 == 0 ? value : nil
     }

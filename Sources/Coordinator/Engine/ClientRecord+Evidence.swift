@@ -12,7 +12,8 @@ extension ClientRecord {
     @inline(__always)
     func waitsForEstimate(now: Int64, interval: Int64, backlogged: Bool) -> Bool {
         guard !isPhone, !forcePlan, reconcileFrom == nil, reason == nil, let location, estimatedAt != .min,
-              now >= estimatedAt, now - estimatedAt < interval else { return false }
+            now >= estimatedAt, now - estimatedAt < interval
+        else { return false }
         if backlogged { return true }
         var newest = Int64.min
         for observation in observations where observation.time > newest { newest = observation.time }
@@ -44,7 +45,9 @@ extension ClientRecord {
     /// One sighting of this client: keeps the observation and updates when it was seen, whether a
     /// new gateway covers it and its presence. Returns whether the record just became dirty.
     @inline(__always)
-    mutating func absorb(_ observation: CompactObservation, seenAt: Int64, covered: Bool, maximum: Int, horizon: Int64, persistInterval: Int64) -> Bool {
+    mutating func absorb(
+        _ observation: CompactObservation, seenAt: Int64, covered: Bool, maximum: Int, horizon: Int64, persistInterval: Int64
+    ) -> Bool {
         observe(observation, maximum: maximum, horizon: horizon)
         if lastSeen < seenAt { lastSeen = seenAt }
         if !covered { coverCount &+= 1 }

@@ -67,7 +67,10 @@ extension CoordinatorEngine {
         record.version = stored.version
         record.regions = stored.regions.compactMap { venue.topology.regionIndex(id: $0).map(Int32.init) }
         record.vanished = stored.regions.filter { venue.topology.regionIndex(id: $0) == nil }
-        if !record.vanished.isEmpty { record.forcePlan = true; record.reason = .topology }
+        if !record.vanished.isEmpty {
+            record.forcePlan = true
+            record.reason = .topology
+        }
         record.lastSeen = stored.lastSeen
         record.persistedSeen = stored.lastSeen
         record.isPhone = stored.isPhone
@@ -75,7 +78,8 @@ extension CoordinatorEngine {
         if let position = stored.position, let level = venue.estimator.levelIndex(of: position.level) {
             let point = VenuePoint(x: position.x, y: position.y, level: position.level)
             let confidence = position.confidence ?? 5
-            record.location = PositionState(x: point.x, y: point.y, variance: confidence * confidence, time: Self.stateTime(stored.lastSeen), level: level)
+            record.location = PositionState(
+                x: point.x, y: point.y, variance: confidence * confidence, time: Self.stateTime(stored.lastSeen), level: level)
             record.confidence = confidence
             record.plannedAt = point
             record.movedAt = point
@@ -94,8 +98,9 @@ extension CoordinatorEngine {
     /// Where the coordinator believes the client is, as the wire says it.
     func position(_ record: ClientRecord) -> Position? {
         guard let location = record.location else { return nil }
-        return Position(x: (location.x * 100).rounded() / 100, y: (location.y * 100).rounded() / 100, level: venue.level(of: location),
-                        confidence: (record.confidence * 100).rounded() / 100)
+        return Position(
+            x: (location.x * 100).rounded() / 100, y: (location.y * 100).rounded() / 100, level: venue.level(of: location),
+            confidence: (record.confidence * 100).rounded() / 100)
     }
 
     /// Milliseconds since 1970 as the estimator's clock (seconds since the reference date), and back.

@@ -126,9 +126,10 @@ extension CoordinatorEngine {
         }
         table.byBeacon = byBeacon
         counters.regionBeaconSightings += regionBeacons
-        CoordinatorEngine.observe(sightings, clients: indices, gateway: gatewayIndex, time: time, now: now, stamp: stamp,
-                                  configuration: configuration, records: &table.records, seen: &seenStamp, coverage: &gateways.tables[g],
-                                  dirty: &dirtyClients)
+        CoordinatorEngine.observe(
+            sightings, clients: indices, gateway: gatewayIndex, time: time, now: now, stamp: stamp,
+            configuration: configuration, records: &table.records, seen: &seenStamp, coverage: &gateways.tables[g],
+            dirty: &dirtyClients)
         scratchIndices = indices
         // Clients this gateway covered but did not hear in this window.
         var departedCandidates = scratchDeparted
@@ -140,8 +141,9 @@ extension CoordinatorEngine {
         if !departedCandidates.isEmpty {
             var departures = 0
             var exits: [Int32] = []
-            CoordinatorEngine.uncover(departedCandidates, coverage: &gateways.tables[g], records: &table.records, persistPending: &persistPending,
-                                      departures: &departures, exits: &exits)
+            CoordinatorEngine.uncover(
+                departedCandidates, coverage: &gateways.tables[g], records: &table.records, persistPending: &persistPending,
+                departures: &departures, exits: &exits)
             counters.departures += UInt64(departures)
             // Clients that left from inside regions: their exits, in the order they left.
             for client in exits { emitAbsenceExits(client, now: time) }
@@ -152,8 +154,10 @@ extension CoordinatorEngine {
     /// Gateway coverage of `candidates` ended (too many windows without them): each one that no
     /// gateway covers any more has left: every healthy gateway that covered it missed it for several windows. Done in place; those inside
     /// regions are appended to `exits` for their exit events.
-    static func uncover(_ candidates: [Int32], coverage: inout CoverageTable, records: inout [ClientRecord?], persistPending: inout [Int32],
-                                departures: inout Int, exits: inout [Int32]) {
+    static func uncover(
+        _ candidates: [Int32], coverage: inout CoverageTable, records: inout [ClientRecord?], persistPending: inout [Int32],
+        departures: inout Int, exits: inout [Int32]
+    ) {
         records.withUnsafeMutableBufferPointer { records in
             for client in candidates {
                 coverage.removeValue(forKey: client)
@@ -170,7 +174,9 @@ extension CoordinatorEngine {
     func emitAbsenceExits(_ index: Int32, now: Int64) {
         let i = Int(index)
         guard table.records[i] != nil else { return }
-        let id = table.records[i]!.id, position = position(table.records[i]!), inside = table.records[i]!.inside
+        let id = table.records[i]!.id
+        let position = position(table.records[i]!)
+        let inside = table.records[i]!.inside
         for region in inside {
             emit(.exit, region: region, client: id, position: position, time: now, evidence: "absence")
         }
@@ -179,9 +185,11 @@ extension CoordinatorEngine {
 
     /// The per-sighting part of ``applySightings(gateway:batch:now:)``, on the engine's arrays
     /// passed in (one access each per batch) and with every record updated in place.
-    static func observe(_ sightings: [DecodedSighting], clients indices: [Int32], gateway: Int32, time: Int64, now: Int64, stamp: UInt32,
-                                configuration: Configuration, records: inout [ClientRecord?], seen: inout [UInt32],
-                                coverage: inout CoverageTable, dirty: inout [Int32]) {
+    static func observe(
+        _ sightings: [DecodedSighting], clients indices: [Int32], gateway: Int32, time: Int64, now: Int64, stamp: UInt32,
+        configuration: Configuration, records: inout [ClientRecord?], seen: inout [UInt32],
+        coverage: inout CoverageTable, dirty: inout [Int32]
+    ) {
         let maximum = configuration.maximumObservations
         let horizon = configuration.observationHorizon
         let persistInterval = configuration.lastSeenPersistInterval
@@ -196,12 +204,15 @@ extension CoordinatorEngine {
                             let i = Int(index)
                             let sighting = sightings[n]
                             seen[i] = stamp
-                            let observation = CompactObservation(anchor: gateway, rssi: Float(sighting.rssi),
-                                                                 txPower: sighting.txPower.map { Int8(clamping: $0) } ?? .min,
-                                                                 count: UInt16(clamping: sighting.count), time: time)
+                            let observation = CompactObservation(
+                                anchor: gateway, rssi: Float(sighting.rssi),
+                                txPower: sighting.txPower.map { Int8(clamping: $0) } ?? .min,
+                                count: UInt16(clamping: sighting.count), time: time)
                             let wasCovered = coverage.updateValue(0, forKey: index) != nil
-                            if records[i]!.absorb(observation, seenAt: seenAt, covered: wasCovered, maximum: maximum, horizon: horizon,
-                                                  persistInterval: persistInterval) {
+                            if records[i]!.absorb(
+                                observation, seenAt: seenAt, covered: wasCovered, maximum: maximum, horizon: horizon,
+                                persistInterval: persistInterval)
+                            {
                                 dirty.append(index)
                             }
                         }
@@ -251,9 +262,11 @@ extension CoordinatorEngine {
                 // Entering a region is strong evidence of where the client is.
                 let entered = venue.topology.regions[Int(region)]
                 if let centre = entered.position, let level = venue.estimator.levelIndex(of: centre.level),
-                   record.location.map({ venue.point(of: $0).distance(to: centre) > entered.radius }) ?? true {
+                    record.location.map({ venue.point(of: $0).distance(to: centre) > entered.radius }) ?? true
+                {
                     let confidence = max(1, entered.radius)
-                    record.location = PositionState(x: centre.x, y: centre.y, variance: confidence * confidence, time: Self.stateTime(time), level: level)
+                    record.location = PositionState(
+                        x: centre.x, y: centre.y, variance: confidence * confidence, time: Self.stateTime(time), level: level)
                     record.confidence = confidence
                 }
             case .exit:
@@ -266,13 +279,15 @@ extension CoordinatorEngine {
         }
         for beacon in report.ranged {
             guard let key = BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor),
-                  let region = venue.regionByBeacon[key] else {
+                let region = venue.regionByBeacon[key]
+            else {
                 counters.unknownReferences += 1
                 continue
             }
             guard beacon.rssi != 0, venue.topology.regions[Int(region)].position != nil else { continue }  // unmeasured, or no place
-            record.observe(CompactObservation(anchor: -(region + 1), rssi: Float(beacon.rssi), time: time),
-                           maximum: configuration.maximumObservations, horizon: configuration.observationHorizon)
+            record.observe(
+                CompactObservation(anchor: -(region + 1), rssi: Float(beacon.rssi), time: time),
+                maximum: configuration.maximumObservations, horizon: configuration.observationHorizon)
         }
         // Reconciliation: what iOS monitors is the truth. A list sent before the phone applied our
         // latest version is stale and says nothing.

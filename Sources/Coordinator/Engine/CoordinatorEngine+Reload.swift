@@ -9,7 +9,8 @@ extension CoordinatorEngine {
     /// Replaces the venue (a topology reload): every client's set is re-expressed by region id in
     /// the new topology and re-planned; changes are published with reason `topology`.
     public func replaceVenue(_ newVenue: CoordinatorVenue, now: Int64) {
-        let old = venue.topology, oldLevels = venue.estimator.levels
+        let old = venue.topology
+        let oldLevels = venue.estimator.levels
         venue = newVenue
         search = WalkingDistanceSearch(topology: newVenue.topology)
         let topology = newVenue.topology

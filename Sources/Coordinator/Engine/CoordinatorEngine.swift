@@ -41,8 +41,10 @@ public final class CoordinatorEngine {
         /// Phones' reports, re-plans forced by events, the topology or reconciliation never wait.
         public var tagEstimateInterval: Int64 = 1_000
 
-        public init(budget: Int = 20, absenceWindows: Int = 3, replanDistance: Double = 1.0, movedEventDistance: Double = 3.0,
-                    observationHorizon: Int64 = 3_000, idleTimeout: Int64 = 15 * 60 * 1000) {
+        public init(
+            budget: Int = 20, absenceWindows: Int = 3, replanDistance: Double = 1.0, movedEventDistance: Double = 3.0,
+            observationHorizon: Int64 = 3_000, idleTimeout: Int64 = 15 * 60 * 1000
+        ) {
             self.budget = budget
             self.absenceWindows = absenceWindows
             self.replanDistance = replanDistance
@@ -132,8 +134,9 @@ public final class CoordinatorEngine {
     }
 
     func stored(_ record: ClientRecord) -> StoredClient {
-        StoredClient(id: record.id, version: record.version, regions: record.regions.map { venue.id(ofRegion: $0) }, position: position(record),
-                     lastSeen: record.lastSeen, isPhone: record.isPhone, beacon: record.beacon?.storageText, budget: Int(record.budget))
+        StoredClient(
+            id: record.id, version: record.version, regions: record.regions.map { venue.id(ofRegion: $0) }, position: position(record),
+            lastSeen: record.lastSeen, isPhone: record.isPhone, beacon: record.beacon?.storageText, budget: Int(record.budget))
     }
 
     // MARK: - Deciding
@@ -149,7 +152,9 @@ public final class CoordinatorEngine {
         let interval = configuration.tagEstimateInterval
         for index in dirty {
             // Checked in place: reading the record out copies it.
-            guard let waits = table.records[Int(index)]?.waitsForEstimate(now: now, interval: interval, backlogged: backlogged) else { continue }
+            guard let waits = table.records[Int(index)]?.waitsForEstimate(now: now, interval: interval, backlogged: backlogged) else {
+                continue
+            }
             if waits {
                 dirtyClients.append(index)  // stays dirty; its evidence keeps accumulating
                 continue
@@ -186,8 +191,10 @@ public final class CoordinatorEngine {
                 record.observations[i].consumed = true
                 freshCount += 1
                 guard anchor >= 0 else { continue }
-                fresh.append(PositionObservation(anchor: Int(anchor), rssi: Double(o.rssi), count: max(1, Int(o.count)),
-                                                 txPower: o.txPower == .min ? nil : Double(o.txPower)))
+                fresh.append(
+                    PositionObservation(
+                        anchor: Int(anchor), rssi: Double(o.rssi), count: max(1, Int(o.count)),
+                        txPower: o.txPower == .min ? nil : Double(o.txPower)))
                 time = max(time, o.time)
             }
             if freshCount > 0 {
@@ -200,11 +207,14 @@ public final class CoordinatorEngine {
                     for region in record.inside {
                         let inside = venue.topology.regions[Int(region)]
                         guard let centre = inside.position else { continue }
-                        constraints.append(PositionConstraint(.inside, x: centre.x, y: centre.y, level: centre.level, radius: inside.radius))
+                        constraints.append(
+                            PositionConstraint(.inside, x: centre.x, y: centre.y, level: centre.level, radius: inside.radius))
                     }
                 }
                 if time == Int64.min { time = now }
-                if let estimate = venue.estimator.update(record.location, observations: fresh, constraints: constraints, at: Self.date(time)) {
+                if let estimate = venue.estimator.update(
+                    record.location, observations: fresh, constraints: constraints, at: Self.date(time))
+                {
                     record.location = estimate.state
                     record.confidence = estimate.confidence
                 }
@@ -246,8 +256,10 @@ public final class CoordinatorEngine {
         let validFor: Double?
         if let location = try? venue.topology.snap(point) {
             let plan = venue.planner.plan(
-                PlanRequest(location: location, monitored: previous.map { venue.id(ofRegion: $0) }, inside: record.inside.map { venue.id(ofRegion: $0) },
-                            budget: budget, uncertainty: record.confidence, now: Self.date(now)),
+                PlanRequest(
+                    location: location, monitored: previous.map { venue.id(ofRegion: $0) },
+                    inside: record.inside.map { venue.id(ofRegion: $0) },
+                    budget: budget, uncertainty: record.confidence, now: Self.date(now)),
                 using: search)
             regions = plan.regions.map { Int32($0.region) }
             validFor = plan.validFor.isFinite ? plan.validFor : nil

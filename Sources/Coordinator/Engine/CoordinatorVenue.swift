@@ -78,7 +78,8 @@ extension VenuePoint {
     /// Straight-line distance in metres on the same level; infinity across levels.
     @inline(__always) func distance(to other: VenuePoint) -> Double {
         guard level == other.level else { return .infinity }
-        let dx = x - other.x, dy = y - other.y
+        let dx = x - other.x
+        let dy = y - other.y
         return (dx * dx + dy * dy).squareRoot()
     }
 }

@@ -1,6 +1,6 @@
 public import MQTT
-public import WireProtocol
 import Synchronization
+public import WireProtocol
 
 /// A message as it waits for the engine, stamped with when it arrived (for the latency histogram).
 public struct InboundMessage: Sendable {

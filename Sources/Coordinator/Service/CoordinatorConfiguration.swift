@@ -26,14 +26,18 @@ public struct CoordinatorConfiguration: Sendable {
 
     /// A configuration for `broker`, with the coordinator's last will (`offline`, retained) set;
     /// with a `clientID`, a persistent session the broker keeps across restarts.
-    public init(broker: BrokerURL, topologyDirectory: URL, statePath: String? = nil, http: (host: String, port: Int)? = nil,
-                topics: Topics, engine: CoordinatorEngine.Configuration = .init(), clientID: String? = nil) throws {
+    public init(
+        broker: BrokerURL, topologyDirectory: URL, statePath: String? = nil, http: (host: String, port: Int)? = nil,
+        topics: Topics, engine: CoordinatorEngine.Configuration = .init(), clientID: String? = nil
+    ) throws {
         var mqtt = MQTTConfiguration(url: broker, clientID: clientID ?? MQTTConfiguration.randomClientID(prefix: "beaconfleet-coordinator"))
         // A named coordinator keeps a persistent session: while it is down or reconnecting the broker
         // queues the reports and sightings (QoS 1) it subscribed to, and a restart under the same id
         // receives them. A random id has no one to resume it, so its session is clean.
         mqtt.cleanSession = clientID == nil
-        mqtt.will = LastWill(topic: topics.coordinatorStatus, payload: try WireCoding.encode(CoordinatorStatus(state: .offline)), qos: .atLeastOnce, retain: true)
+        mqtt.will = LastWill(
+            topic: topics.coordinatorStatus, payload: try WireCoding.encode(CoordinatorStatus(state: .offline)), qos: .atLeastOnce,
+            retain: true)
         mqtt.maxQueued = 200_000
         mqtt.maxInflight = 1_000
         mqtt.receiveMaximum = 10_000

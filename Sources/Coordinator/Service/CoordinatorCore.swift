@@ -17,8 +17,10 @@ public actor CoordinatorCore {
     private var topologyInfo: CoordinatorStatus.TopologyInfo
 
     /// A core on `venue`, resuming the clients in `store`.
-    public init(topics: Topics, venue: CoordinatorVenue, configuration: CoordinatorEngine.Configuration, store: StateStore?,
-                metrics: CoordinatorMetrics, logger: Logger) throws {
+    public init(
+        topics: Topics, venue: CoordinatorVenue, configuration: CoordinatorEngine.Configuration, store: StateStore?,
+        metrics: CoordinatorMetrics, logger: Logger
+    ) throws {
         let restored = try store?.loadClients() ?? []
         self.engine = CoordinatorEngine(topics: topics, venue: venue, configuration: configuration, restored: restored)
         self.store = store
@@ -35,7 +37,9 @@ public actor CoordinatorCore {
     /// (their evidence accumulates meanwhile); a batch holding a phone's report is planned at once.
     /// `backlogged`: more sightings wait behind this batch (tags' estimates may be skipped, see
     /// ``CoordinatorEngine/Configuration/tagEstimateInterval``).
-    public func process(_ batch: [InboundMessage], now: Date = Date(), flushInterval: Duration = .milliseconds(200), backlogged: Bool = false) -> [CoordinatorOutput] {
+    public func process(
+        _ batch: [InboundMessage], now: Date = Date(), flushInterval: Duration = .milliseconds(200), backlogged: Bool = false
+    ) -> [CoordinatorOutput] {
         let millis = Int64(now.timeIntervalSince1970 * 1000)
         var urgent = false
         for inbound in batch {
@@ -65,7 +69,9 @@ public actor CoordinatorCore {
     }
 
     /// Plans clients whose sightings are waiting, when the flush interval has passed.
-    public func flushIfDue(now: Date = Date(), flushInterval: Duration = .milliseconds(200), backlogged: Bool = false) -> [CoordinatorOutput] {
+    public func flushIfDue(now: Date = Date(), flushInterval: Duration = .milliseconds(200), backlogged: Bool = false)
+        -> [CoordinatorOutput]
+    {
         guard ContinuousClock.now - lastFlush >= flushInterval else { return [] }
         lastFlush = ContinuousClock.now
         engine.flush(now: Int64(now.timeIntervalSince1970 * 1000), backlogged: backlogged)
@@ -110,7 +116,9 @@ public actor CoordinatorCore {
 
     /// The coordinator's status message.
     public func status(started: Date, version: String) -> CoordinatorStatus {
-        CoordinatorStatus(state: .online, topology: topologyInfo, clients: engine.clientCount, version: version, started: started, time: Date(), error: topologyError)
+        CoordinatorStatus(
+            state: .online, topology: topologyInfo, clients: engine.clientCount, version: version, started: started, time: Date(),
+            error: topologyError)
     }
 
     /// A client as `/api/clients/{id}` shows it.

@@ -23,30 +23,44 @@ public final class CoordinatorMetrics: Sendable {
         func counter(_ name: String, _ kind: String, _ help: String) -> Counter {
             registry.makeCounter(name: name, labels: [("kind", kind)], help: help)
         }
-        messagesIn = Dictionary(uniqueKeysWithValues: ["sightings", "sighting", "report", "gateway_status"].map {
-            ($0, counter("beaconfleet_coordinator_messages_in_total", $0, "Messages (and sightings within batches) received, by kind"))
-        })
-        invalid = Dictionary(uniqueKeysWithValues: ["topic", "payload", "oversized"].map {
-            ($0, counter("beaconfleet_coordinator_invalid_messages_total", $0, "Messages rejected, by reason"))
-        })
-        messagesOut = Dictionary(uniqueKeysWithValues: ["regions", "event", "clear", "status"].map {
-            ($0, counter("beaconfleet_coordinator_messages_out_total", $0, "Messages published, by kind"))
-        })
-        shed = registry.makeCounter(name: "beaconfleet_coordinator_shed_sightings_batches_total", help: "Sightings batches shed because the ingest queue was full")
-        duplicates = registry.makeCounter(name: "beaconfleet_coordinator_duplicate_batches_total", help: "Sightings batches skipped as repeated or late")
-        departures = registry.makeCounter(name: "beaconfleet_coordinator_departures_total", help: "Clients judged gone by absence from healthy gateways' windows")
-        reconciliations = registry.makeCounter(name: "beaconfleet_coordinator_reconciliations_total", help: "Re-plans because a phone's monitored list differed from its plan")
+        messagesIn = Dictionary(
+            uniqueKeysWithValues: ["sightings", "sighting", "report", "gateway_status"].map {
+                ($0, counter("beaconfleet_coordinator_messages_in_total", $0, "Messages (and sightings within batches) received, by kind"))
+            })
+        invalid = Dictionary(
+            uniqueKeysWithValues: ["topic", "payload", "oversized"].map {
+                ($0, counter("beaconfleet_coordinator_invalid_messages_total", $0, "Messages rejected, by reason"))
+            })
+        messagesOut = Dictionary(
+            uniqueKeysWithValues: ["regions", "event", "clear", "status"].map {
+                ($0, counter("beaconfleet_coordinator_messages_out_total", $0, "Messages published, by kind"))
+            })
+        shed = registry.makeCounter(
+            name: "beaconfleet_coordinator_shed_sightings_batches_total", help: "Sightings batches shed because the ingest queue was full")
+        duplicates = registry.makeCounter(
+            name: "beaconfleet_coordinator_duplicate_batches_total", help: "Sightings batches skipped as repeated or late")
+        departures = registry.makeCounter(
+            name: "beaconfleet_coordinator_departures_total", help: "Clients judged gone by absence from healthy gateways' windows")
+        reconciliations = registry.makeCounter(
+            name: "beaconfleet_coordinator_reconciliations_total", help: "Re-plans because a phone's monitored list differed from its plan")
         plans = registry.makeCounter(name: "beaconfleet_coordinator_plans_total", help: "Planner runs")
         clients = registry.makeGauge(name: "beaconfleet_coordinator_clients", help: "Clients known")
-        sightingsQueue = registry.makeGauge(name: "beaconfleet_coordinator_queue_depth", labels: [("queue", "sightings")], help: "Messages waiting")
-        priorityQueue = registry.makeGauge(name: "beaconfleet_coordinator_queue_depth", labels: [("queue", "reports")], help: "Messages waiting")
-        publishQueue = registry.makeGauge(name: "beaconfleet_coordinator_queue_depth", labels: [("queue", "publish")], help: "Messages waiting")
-        let buckets: [Duration] = [.microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
-                                   .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(500)]
-        planLatency = registry.makeDurationHistogram(name: "beaconfleet_coordinator_plan_seconds", buckets: buckets,
-                                                     help: "Time to apply a batch of messages and plan the clients they touched")
-        rotationLatency = registry.makeDurationHistogram(name: "beaconfleet_coordinator_rotation_seconds", buckets: buckets,
-                                                         help: "From a message's arrival to the publication of what it caused")
+        sightingsQueue = registry.makeGauge(
+            name: "beaconfleet_coordinator_queue_depth", labels: [("queue", "sightings")], help: "Messages waiting")
+        priorityQueue = registry.makeGauge(
+            name: "beaconfleet_coordinator_queue_depth", labels: [("queue", "reports")], help: "Messages waiting")
+        publishQueue = registry.makeGauge(
+            name: "beaconfleet_coordinator_queue_depth", labels: [("queue", "publish")], help: "Messages waiting")
+        let buckets: [Duration] = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(500),
+        ]
+        planLatency = registry.makeDurationHistogram(
+            name: "beaconfleet_coordinator_plan_seconds", buckets: buckets,
+            help: "Time to apply a batch of messages and plan the clients they touched")
+        rotationLatency = registry.makeDurationHistogram(
+            name: "beaconfleet_coordinator_rotation_seconds", buckets: buckets,
+            help: "From a message's arrival to the publication of what it caused")
     }
 
     /// Adds the growth of the engine's counters since `previous`.

@@ -40,7 +40,9 @@ public final class CoordinatorService: Service, Sendable {
     private let topologyStamp: TopologyStamp
 
     /// Loads the topology (an error here is fatal: it names the file and line) and the state store.
-    public init(configuration: CoordinatorConfiguration, client: MQTTClient, metrics: CoordinatorMetrics = CoordinatorMetrics(), logger: Logger) throws {
+    public init(
+        configuration: CoordinatorConfiguration, client: MQTTClient, metrics: CoordinatorMetrics = CoordinatorMetrics(), logger: Logger
+    ) throws {
         self.configuration = configuration
         self.client = client
         self.metrics = metrics
@@ -48,8 +50,9 @@ public final class CoordinatorService: Service, Sendable {
         self.queue = IngestQueue(sightingsLimit: configuration.sightingsQueueLimit)
         let venue = try CoordinatorService.load(configuration)
         let store = try configuration.statePath.map { path throws(StateStoreError) in try StateStore(path: path) }
-        self.core = try CoordinatorCore(topics: configuration.topics, venue: venue, configuration: configuration.engine,
-                                        store: store, metrics: metrics, logger: logger)
+        self.core = try CoordinatorCore(
+            topics: configuration.topics, venue: venue, configuration: configuration.engine,
+            store: store, metrics: metrics, logger: logger)
         self.topologyStamp = TopologyStamp(directory: configuration.topologyDirectory)
     }
 
@@ -94,7 +97,9 @@ public final class CoordinatorService: Service, Sendable {
                         throw CoordinatorError("cannot subscribe at \(configuration.mqtt.url): \(error)")
                     }
                     await publishStatus()
-                    logger.info("coordinator online", metadata: ["broker": "\(configuration.mqtt.url)", "topology": "\(configuration.topologyDirectory.path)"])
+                    logger.info(
+                        "coordinator online",
+                        metadata: ["broker": "\(configuration.mqtt.url)", "topology": "\(configuration.topologyDirectory.path)"])
                     group.addTask { [self] in await self.housekeepingLoop() }
                     group.addTask { [self] in await self.flushLoop() }
                     group.addTask { [self] in await self.topologyLoop() }
@@ -135,12 +140,14 @@ public final class CoordinatorService: Service, Sendable {
             let batch = taken.map { $0.prepared(topics: topics, decoder: decoder) }
             if let current = applying { await finish(current) }
             let backlogged = sightingsBacklogged
-            applying = Applying(batch: batch, outputs: Task { [core, metrics] in
-                let started = ContinuousClock.now
-                let outputs = await core.process(batch, backlogged: backlogged)
-                metrics.planLatency.record(ContinuousClock.now - started)
-                return outputs
-            })
+            applying = Applying(
+                batch: batch,
+                outputs: Task { [core, metrics] in
+                    let started = ContinuousClock.now
+                    let outputs = await core.process(batch, backlogged: backlogged)
+                    metrics.planLatency.record(ContinuousClock.now - started)
+                    return outputs
+                })
         }
     }
 
@@ -316,7 +323,9 @@ final class TopologyStamp: Sendable {
     }
 
     static func stamp(_ directory: URL) -> String {
-        let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.contentModificationDateKey, .fileSizeKey])) ?? []
+        let files =
+            (try? FileManager.default.contentsOfDirectory(
+                at: directory, includingPropertiesForKeys: [.contentModificationDateKey, .fileSizeKey])) ?? []
         return files.sorted { $0.path < $1.path }.map { url in
             let values = try? url.resourceValues(forKeys: [.contentModificationDateKey, .fileSizeKey])
             return "\(url.lastPathComponent):\(values?.fileSize ?? -1):\(values?.contentModificationDate?.timeIntervalSince1970 ?? 0)"

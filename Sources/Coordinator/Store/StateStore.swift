@@ -31,21 +31,24 @@ public final class StateStore: Sendable {
                 // power loss may lose the last few, and the retained messages cover those.
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
-            database = path == ":memory:" ? try DatabaseQueue(configuration: configuration) : try DatabaseQueue(path: path, configuration: configuration)
+            database =
+                path == ":memory:"
+                ? try DatabaseQueue(configuration: configuration) : try DatabaseQueue(path: path, configuration: configuration)
             var migrator = DatabaseMigrator()
             migrator.registerMigration("v1") { db in
-                try db.execute(sql: """
-                    CREATE TABLE client (
-                        id TEXT PRIMARY KEY NOT NULL,
-                        version INTEGER NOT NULL,
-                        regions TEXT NOT NULL,
-                        x REAL, y REAL, level TEXT, confidence REAL,
-                        lastSeen INTEGER NOT NULL,
-                        isPhone INTEGER NOT NULL,
-                        beacon TEXT,
-                        budget INTEGER NOT NULL
-                    ) WITHOUT ROWID
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TABLE client (
+                            id TEXT PRIMARY KEY NOT NULL,
+                            version INTEGER NOT NULL,
+                            regions TEXT NOT NULL,
+                            x REAL, y REAL, level TEXT, confidence REAL,
+                            lastSeen INTEGER NOT NULL,
+                            isPhone INTEGER NOT NULL,
+                            beacon TEXT,
+                            budget INTEGER NOT NULL
+                        ) WITHOUT ROWID
+                        """)
             }
             try migrator.migrate(database)
         } catch {
@@ -57,16 +60,21 @@ public final class StateStore: Sendable {
     public func loadClients() throws(StateStoreError) -> [StoredClient] {
         do {
             return try database.read { db in
-                try Row.fetchAll(db, sql: "SELECT id, version, regions, x, y, level, confidence, lastSeen, isPhone, beacon, budget FROM client").map { row in
+                try Row.fetchAll(
+                    db, sql: "SELECT id, version, regions, x, y, level, confidence, lastSeen, isPhone, beacon, budget FROM client"
+                ).map { row in
                     let regionsText: String = row["regions"]
-                    let regions = regionsText.isEmpty ? [] : regionsText.split(separator: StateStore.separator, omittingEmptySubsequences: false).map(String.init)
+                    let regions =
+                        regionsText.isEmpty
+                        ? [] : regionsText.split(separator: StateStore.separator, omittingEmptySubsequences: false).map(String.init)
                     var position: Position?
                     if let x: Double = row["x"], let y: Double = row["y"], let level: String = row["level"] {
                         position = Position(x: x, y: y, level: level, confidence: row["confidence"])
                     }
                     let version: Int64 = row["version"]
-                    return StoredClient(id: row["id"], version: UInt64(bitPattern: version), regions: regions, position: position,
-                                        lastSeen: row["lastSeen"], isPhone: row["isPhone"], beacon: row["beacon"], budget: row["budget"])
+                    return StoredClient(
+                        id: row["id"], version: UInt64(bitPattern: version), regions: regions, position: position,
+                        lastSeen: row["lastSeen"], isPhone: row["isPhone"], beacon: row["beacon"], budget: row["budget"])
                 }
             }
         } catch {
@@ -79,13 +87,14 @@ public final class StateStore: Sendable {
         guard !changed.isEmpty || !removed.isEmpty else { return }
         do {
             try database.write { db in
-                let upsert = try db.cachedStatement(sql: """
-                    INSERT INTO client (id, version, regions, x, y, level, confidence, lastSeen, isPhone, beacon, budget)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(id) DO UPDATE SET version = excluded.version, regions = excluded.regions, x = excluded.x,
-                      y = excluded.y, level = excluded.level, confidence = excluded.confidence, lastSeen = excluded.lastSeen,
-                      isPhone = excluded.isPhone, beacon = excluded.beacon, budget = excluded.budget
-                    """)
+                let upsert = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO client (id, version, regions, x, y, level, confidence, lastSeen, isPhone, beacon, budget)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(id) DO UPDATE SET version = excluded.version, regions = excluded.regions, x = excluded.x,
+                          y = excluded.y, level = excluded.level, confidence = excluded.confidence, lastSeen = excluded.lastSeen,
+                          isPhone = excluded.isPhone, beacon = excluded.beacon, budget = excluded.budget
+                        """)
                 for client in changed {
                     try upsert.execute(arguments: [
                         client.id, Int64(bitPattern: client.version), client.regions.joined(separator: String(StateStore.separator)),

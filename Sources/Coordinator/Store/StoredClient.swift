@@ -14,7 +14,9 @@ public struct StoredClient: Sendable, Equatable {
     public var beacon: String?
     public var budget: Int
 
-    public init(id: String, version: UInt64, regions: [String], position: Position?, lastSeen: Int64, isPhone: Bool, beacon: String?, budget: Int) {
+    public init(
+        id: String, version: UInt64, regions: [String], position: Position?, lastSeen: Int64, isPhone: Bool, beacon: String?, budget: Int
+    ) {
         self.id = id
         self.version = version
         self.regions = regions

@@ -81,7 +81,8 @@ public struct PhoneSimulation: Sendable {
         public var foresight: Double
 
         public init(
-            clients: Int = 10, duration: Double = 900, seed: UInt64 = 1, mode: Mode = .suspended, strategies: [Strategy] = Strategy.allCases,
+            clients: Int = 10, duration: Double = 900, seed: UInt64 = 1, mode: Mode = .suspended,
+            strategies: [Strategy] = Strategy.allCases,
             useTruth: Bool = false, slots: Int = 20, appRegions: Int = 2, wakeDuration: Double = 10, latency: Double = 1,
             reportInterval: Double = 1, tick: Double = 0.25, shadowingSigma: Double = 5, floorAttenuation: Double = 15,
             maximumReadings: Int = 8, foresight: Double = 120
@@ -107,9 +108,13 @@ public struct PhoneSimulation: Sendable {
         func validate() throws(SimulationError) {
             if clients < 1 { throw .invalidParameter(name: "clients", reason: "must be at least 1, got \(clients)") }
             if !(duration > 0) { throw .invalidParameter(name: "duration", reason: "must be positive, got \(duration)") }
-            if !(tick > 0) || !(reportInterval >= tick) { throw .invalidParameter(name: "tick", reason: "must be positive and at most the report interval") }
+            if !(tick > 0) || !(reportInterval >= tick) {
+                throw .invalidParameter(name: "tick", reason: "must be positive and at most the report interval")
+            }
             if !(wakeDuration > 0) { throw .invalidParameter(name: "wake", reason: "must be positive") }
-            if slots < 1 || appRegions < 0 || appRegions >= slots { throw .invalidParameter(name: "app-regions", reason: "must leave at least one of the \(slots) slots") }
+            if slots < 1 || appRegions < 0 || appRegions >= slots {
+                throw .invalidParameter(name: "app-regions", reason: "must leave at least one of the \(slots) slots")
+            }
             if strategies.isEmpty { throw .invalidParameter(name: "strategies", reason: "name at least one") }
         }
     }
@@ -152,20 +157,26 @@ public struct PhoneSimulation: Sendable {
             placed[p.level, default: []].append((index, p.x, p.y, region.radius))
         }
         self.placed = placed
-        self.levelOrder = Dictionary(uniqueKeysWithValues: topology.levels.enumerated()
-            .sorted { ($0.element.elevation, $0.offset) < ($1.element.elevation, $1.offset) }.enumerated().map { ($1.element.id, $0) })
+        self.levelOrder = Dictionary(
+            uniqueKeysWithValues: topology.levels.enumerated()
+                .sorted { ($0.element.elevation, $0.offset) < ($1.element.elevation, $1.offset) }.enumerated().map { ($1.element.id, $0) })
         if configuration.useTruth {
             estimator = nil
             anchorOfRegion = [:]
         } else {
             do {
-                let estimator = try PositionEstimator(topology: topology, anchors: .regionBeacons,
-                                                      configuration: PositionEstimatorConfiguration(
-                    pathLoss: LogDistanceModel(referencePower: Double(topology.radio.measuredPower), exponent: topology.radio.pathLossExponent),
-                    shadowingSigma: configuration.shadowingSigma, maximumGridPoints: 2000, floorAttenuation: configuration.floorAttenuation))
+                let estimator = try PositionEstimator(
+                    topology: topology, anchors: .regionBeacons,
+                    configuration: PositionEstimatorConfiguration(
+                        pathLoss: LogDistanceModel(
+                            referencePower: Double(topology.radio.measuredPower), exponent: topology.radio.pathLossExponent),
+                        shadowingSigma: configuration.shadowingSigma, maximumGridPoints: 2000,
+                        floorAttenuation: configuration.floorAttenuation))
                 self.estimator = estimator
                 var map: [Int: Int] = [:]
-                for (index, region) in topology.regions.enumerated() { if let anchor = estimator.anchorIndex(ofRegion: region.id) { map[index] = anchor } }
+                for (index, region) in topology.regions.enumerated() {
+                    if let anchor = estimator.anchorIndex(ofRegion: region.id) { map[index] = anchor }
+                }
                 anchorOfRegion = map
             } catch {
                 throw .invalidParameter(name: "estimator", reason: error.description)
@@ -187,9 +198,10 @@ public struct PhoneSimulation: Sendable {
         for (client, walker) in walkers.enumerated() {
             for (index, tally) in simulate(client: client, walker: walker).enumerated() { totals[index].merge(tally) }
         }
-        return Report(venue: topology.name, mode: configuration.mode, clients: walkers.count, duration: configuration.duration,
-                      seed: configuration.seed, budget: configuration.slots - configuration.appRegions,
-                      strategies: zip(configuration.strategies, totals).map { StrategyResult(strategy: $0, tally: $1) })
+        return Report(
+            venue: topology.name, mode: configuration.mode, clients: walkers.count, duration: configuration.duration,
+            seed: configuration.seed, budget: configuration.slots - configuration.appRegions,
+            strategies: zip(configuration.strategies, totals).map { StrategyResult(strategy: $0, tally: $1) })
     }
 
     // MARK: - One client
@@ -214,7 +226,9 @@ public struct PhoneSimulation: Sendable {
         let nearest = RegionPlanner(topology: topology, configuration: PlannerConfiguration(budget: budget))
         let noise = CounterNoise(seed: configuration.seed)
         var phones = configuration.strategies.map { _ in
-            Phone(ios: IOSRegionMonitoring(slots: configuration.slots, appRegions: configuration.appRegions), awakeUntil: configuration.wakeDuration)
+            Phone(
+                ios: IOSRegionMonitoring(slots: configuration.slots, appRegions: configuration.appRegions),
+                awakeUntil: configuration.wakeDuration)
         }
         var within = Set<Int>()  // regions whose radius the walker is within
         let ticks = Int((configuration.duration / configuration.tick).rounded(.down))
@@ -240,7 +254,8 @@ public struct PhoneSimulation: Sendable {
                 }
                 if tick > 0 {
                     for region in arrived.sorted() {
-                        phone.tally.recordEntry(region: topology.regions[region].id, monitored: phone.approaches[region] ?? phone.ios.holds(region))
+                        phone.tally.recordEntry(
+                            region: topology.regions[region].id, monitored: phone.approaches[region] ?? phone.ios.holds(region))
                     }
                 }
                 // Wakes.
@@ -265,8 +280,10 @@ public struct PhoneSimulation: Sendable {
                     let strategy = configuration.strategies[index]
                     let (point, confidence) = position(of: &phone, truth: truth, heard: heard, now: now)
                     if let point, strategy != .firstSet || !phone.planned, phone.pending == nil || strategy == .clairvoyant {
-                        if let regions = plan(strategy, phone: phone, at: point, confidence: confidence, walker: walker, frontier: frontier,
-                                              nearest: nearest, search: search, now: now) {
+                        if let regions = plan(
+                            strategy, phone: phone, at: point, confidence: confidence, walker: walker, frontier: frontier,
+                            nearest: nearest, search: search, now: now)
+                        {
                             phone.pending = (now + configuration.latency, regions)
                         }
                     }
@@ -279,9 +296,12 @@ public struct PhoneSimulation: Sendable {
     }
 
     /// The coordinator's idea of where the phone is after this report.
-    private func position(of phone: inout Phone, truth: VenuePoint, heard: [(region: Int, rssi: Int)], now: Double) -> (VenuePoint?, Double) {
+    private func position(of phone: inout Phone, truth: VenuePoint, heard: [(region: Int, rssi: Int)], now: Double) -> (VenuePoint?, Double)
+    {
         guard let estimator else { return (truth, 0) }
-        var observations = heard.compactMap { reading in anchorOfRegion[reading.region].map { PositionObservation(anchor: $0, rssi: Double(reading.rssi)) } }
+        var observations = heard.compactMap { reading in
+            anchorOfRegion[reading.region].map { PositionObservation(anchor: $0, rssi: Double(reading.rssi)) }
+        }
         if observations.count > configuration.maximumReadings {
             observations.sort { ($0.rssi, -$0.anchor) > ($1.rssi, -$1.anchor) }
             observations.removeLast(observations.count - configuration.maximumReadings)
@@ -294,15 +314,18 @@ public struct PhoneSimulation: Sendable {
     }
 
     /// The strategy's set (topology indices, in priority order), or `nil` when the point is off the graph.
-    private func plan(_ strategy: Strategy, phone: Phone, at point: VenuePoint, confidence: Double, walker: Walker, frontier: FrontierPlanner,
-                      nearest: RegionPlanner, search: WalkingDistanceSearch, now: Double) -> [Int]? {
+    private func plan(
+        _ strategy: Strategy, phone: Phone, at point: VenuePoint, confidence: Double, walker: Walker, frontier: FrontierPlanner,
+        nearest: RegionPlanner, search: WalkingDistanceSearch, now: Double
+    ) -> [Int]? {
         let budget = configuration.slots - configuration.appRegions
         if strategy == .clairvoyant { return foresee(walker, budget: budget) }
         guard let location = try? topology.snap(point) else { return nil }
         let held = phone.ios.held.map { topology.regions[$0].id }
         let inside = phone.ios.inside.sorted().map { topology.regions[$0].id }
-        let request = PlanRequest(location: location, monitored: held, inside: inside, budget: budget, uncertainty: confidence,
-                                  now: Date(timeIntervalSinceReferenceDate: now))
+        let request = PlanRequest(
+            location: location, monitored: held, inside: inside, budget: budget, uncertainty: confidence,
+            now: Date(timeIntervalSinceReferenceDate: now))
         let plan = strategy == .frontier ? frontier.plan(request, using: search) : nearest.plan(request, using: search)
         return plan.regions.map(\.region)
     }
@@ -328,14 +351,17 @@ public struct PhoneSimulation: Sendable {
     private func regionsWithin(_ point: VenuePoint) -> Set<Int> {
         var result = Set<Int>()
         for region in placed[point.level] ?? [] {
-            let dx = region.x - point.x, dy = region.y - point.y
+            let dx = region.x - point.x
+            let dy = region.y - point.y
             if dx * dx + dy * dy <= region.radius * region.radius { result.insert(region.region) }
         }
         return result
     }
 
     /// The beacons detected from the true position this tick, with their readings.
-    private func readings(at truth: VenuePoint, climb: (level: String, fraction: Double)?, client: Int, tick: Int, noise: CounterNoise) -> [(region: Int, rssi: Int)] {
+    private func readings(at truth: VenuePoint, climb: (level: String, fraction: Double)?, client: Int, tick: Int, noise: CounterNoise)
+        -> [(region: Int, rssi: Int)]
+    {
         var heard: [(region: Int, rssi: Int)] = []
         let radio = topology.radio
         let order = levelOrder[truth.level] ?? 0
@@ -343,11 +369,13 @@ public struct PhoneSimulation: Sendable {
             let floors = abs((levelOrder[level] ?? 0) - order)
             if floors > 1 { continue }
             for region in regions {
-                let dx = region.x - truth.x, dy = region.y - truth.y
+                let dx = region.x - truth.x
+                let dy = region.y - truth.y
                 let distance = Swift.max((dx * dx + dy * dy + 1.69).squareRoot(), 0.1)  // beacon 1.3 m above the phone
                 let power = Double(topology.regions[region.region].measuredPower ?? radio.measuredPower)
                 let mean = power - 10 * radio.pathLossExponent * log10(distance) - Double(floors) * configuration.floorAttenuation
-                let rssi = (mean + configuration.shadowingSigma * noise.normal(UInt64(client), UInt64(tick), UInt64(region.region))).rounded()
+                let rssi = (mean + configuration.shadowingSigma * noise.normal(UInt64(client), UInt64(tick), UInt64(region.region)))
+                    .rounded()
                 if rssi >= radio.sensitivity { heard.append((region.region, Int(Swift.max(rssi, -127)))) }
             }
         }

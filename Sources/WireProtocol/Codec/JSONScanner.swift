@@ -199,7 +199,8 @@ struct JSONScanner: ~Copyable {
 
     private mutating func hex4() throws(Failure) -> UInt32 {
         guard index + 4 <= count else { throw fail("short \\u escape") }
-        var value: UInt64 = 0, invalid: UInt8 = 0
+        var value: UInt64 = 0
+        var invalid: UInt8 = 0
         Hex.accumulate(base, index..<index + 4, into: &value, invalid: &invalid)
         guard invalid & 0xF0 == 0 else { throw fail("invalid \\u escape") }
         index += 4
@@ -337,7 +338,9 @@ struct JSONScanner: ~Copyable {
             index += 4
             return true
         }
-        if index + 5 <= count, base[index] == 0x66, base[index + 1] == 0x61, base[index + 2] == 0x6C, base[index + 3] == 0x73, base[index + 4] == 0x65 {
+        if index + 5 <= count, base[index] == 0x66, base[index + 1] == 0x61, base[index + 2] == 0x6C, base[index + 3] == 0x73,
+            base[index + 4] == 0x65
+        {
             index += 5
             return false
         }
@@ -402,7 +405,8 @@ struct KeyPattern: Sendable {
     init(_ key: StaticString) {
         let bytes: [UInt8] = [0x22] + Array(UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)) + [0x22, 0x3A]
         precondition(bytes.count <= 16, "a key pattern holds at most 16 bytes")
-        var words: [UInt64] = [0, 0], masks: [UInt64] = [0, 0]
+        var words: [UInt64] = [0, 0]
+        var masks: [UInt64] = [0, 0]
         for (i, byte) in bytes.enumerated() {
             words[i / 8] |= UInt64(byte) << UInt64(8 * (i % 8))
             masks[i / 8] |= 0xFF << UInt64(8 * (i % 8))
@@ -418,7 +422,7 @@ extension JSONScanner {
         guard index + 16 <= count else { return false }
         let at = UnsafeRawPointer(base + index)
         guard UInt64(littleEndian: at.loadUnaligned(as: UInt64.self)) & pattern.firstMask == pattern.first,
-              UInt64(littleEndian: at.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) & pattern.secondMask == pattern.second
+            UInt64(littleEndian: at.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) & pattern.secondMask == pattern.second
         else { return false }
         index += pattern.length
         return true

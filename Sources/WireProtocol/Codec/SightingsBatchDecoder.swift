@@ -1,5 +1,5 @@
-import Foundation
 public import BeaconKit
+import Foundation
 
 /// One validated sighting, in a compact form: no strings, identity packed into a ``BeaconIdentity``.
 public struct DecodedSighting: Sendable, Equatable {
@@ -22,8 +22,9 @@ public struct DecodedSighting: Sendable, Equatable {
     /// The same sighting as the contract's `Codable` type (canonical upper-case spelling).
     public var sighting: Sighting {
         let addressText = BluetoothAddress(rawValue: address).description
-        var result = Sighting(format: format.name, address: addressText, rssi: rssi, rssiMax: Int(rssiMax), count: Int(count),
-                              txPower: txPower.map(Int.init), distance: distance)
+        var result = Sighting(
+            format: format.name, address: addressText, rssi: rssi, rssiMax: Int(rssiMax), count: Int(count),
+            txPower: txPower.map(Int.init), distance: distance)
         switch format {
         case .iBeacon, .altBeacon:
             result.uuid = key.uuid.description
@@ -68,7 +69,8 @@ public struct SightingsBatchDecoder: Sendable {
     public init() {}
 
     /// Decodes `payload` received on `topic` from gateway `gateway`.
-    public func decode(_ payload: UnsafeRawBufferPointer, topic: String, gateway: String? = nil) throws(WireError) -> DecodedSightingsBatch {
+    public func decode(_ payload: UnsafeRawBufferPointer, topic: String, gateway: String? = nil) throws(WireError) -> DecodedSightingsBatch
+    {
         var batch = DecodedSightingsBatch()
         try decode(payload, topic: topic, gateway: gateway, into: &batch)
         return batch
@@ -90,7 +92,9 @@ public struct SightingsBatchDecoder: Sendable {
     }
 
     /// Decodes into `batch`, reusing its array's storage (the ingest loop's allocation-free path).
-    public func decode(_ payload: UnsafeRawBufferPointer, topic: String, gateway: String?, into batch: inout DecodedSightingsBatch) throws(WireError) {
+    public func decode(_ payload: UnsafeRawBufferPointer, topic: String, gateway: String?, into batch: inout DecodedSightingsBatch)
+        throws(WireError)
+    {
         guard payload.count <= WireCoding.maximumPayloadBytes else {
             throw .oversizedPayload(topic: topic, bytes: payload.count, limit: WireCoding.maximumPayloadBytes)
         }
@@ -110,7 +114,9 @@ public struct SightingsBatchDecoder: Sendable {
         guard version == 1 else { throw .unsupportedVersion(topic: topic, version: version) }
     }
 
-    private func decodeBatch(_ s: inout JSONScanner, gateway: String?, into batch: inout DecodedSightingsBatch, field: inout FieldPath) throws -> Int {
+    private func decodeBatch(_ s: inout JSONScanner, gateway: String?, into batch: inout DecodedSightingsBatch, field: inout FieldPath)
+        throws -> Int
+    {
         try s.expect(0x7B, "a JSON object")
         var version: Int64?
         var seq: UInt64?
@@ -150,7 +156,8 @@ public struct SightingsBatchDecoder: Sendable {
                     if !s.consumeNull() {
                         let text = try s.string()
                         if let gateway, text != gateway {
-                            throw JSONScanner.Failure(message: "\"\(text.prefix(64))\" does not match the topic's gateway \"\(gateway)\"", offset: -1)
+                            throw JSONScanner.Failure(
+                                message: "\"\(text.prefix(64))\" does not match the topic's gateway \"\(gateway)\"", offset: -1)
                         }
                     }
                 } else {
@@ -211,13 +218,18 @@ public struct SightingsBatchDecoder: Sendable {
                 case .rssi:
                     field.set("rssi", index)
                     let value = try s.double()
-                    guard value >= -128, value <= 20 else { throw JSONScanner.Failure(message: "\(value) dBm is outside -128...20", offset: -1) }
+                    guard value >= -128, value <= 20 else {
+                        throw JSONScanner.Failure(message: "\(value) dBm is outside -128...20", offset: -1)
+                    }
                     rssi = value
                 case .uuid:
                     field.set("uuid", index)
                     if !s.consumeNull() {
                         let range = try s.stringRange()
-                        guard let parsed = BeaconUUID(utf8: UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
+                        guard
+                            let parsed = BeaconUUID(
+                                utf8: UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range]))
+                        else {
                             throw JSONScanner.Failure(message: "not a UUID (8-4-4-4-12 hex digits)", offset: range.lowerBound)
                         }
                         uuid = (parsed.high, parsed.low)
@@ -231,16 +243,22 @@ public struct SightingsBatchDecoder: Sendable {
                 case .address:
                     field.set("address", index)
                     let range = try s.stringRange()
-                    guard let parsed = BluetoothAddress(utf8: UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
+                    guard
+                        let parsed = BluetoothAddress(
+                            utf8: UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range]))
+                    else {
                         throw JSONScanner.Failure(message: "not an address (AA:BB:CC:DD:EE:FF)", offset: range.lowerBound)
                     }
                     address = parsed.rawValue
                 case .format:
                     field.set("format", index)
                     let range = try s.stringRange()
-                    format = SightingsBatchDecoder.format(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range]))
+                    format = SightingsBatchDecoder.format(
+                        UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range]))
                     if format == nil {
-                        throw JSONScanner.Failure(message: "unknown format (expected ibeacon, altbeacon, eddystone-uid, eddystone-url or eddystone-tlm)", offset: range.lowerBound)
+                        throw JSONScanner.Failure(
+                            message: "unknown format (expected ibeacon, altbeacon, eddystone-uid, eddystone-url or eddystone-tlm)",
+                            offset: range.lowerBound)
                     }
                 case .rssiMax:
                     field.set("rssiMax", index)
@@ -263,8 +281,9 @@ public struct SightingsBatchDecoder: Sendable {
                     if !s.consumeNull() {
                         let range = try s.stringRange()
                         let all = UnsafeBufferPointer(start: s.base, count: s.count)
-                        guard range.count == 20, let high = Hex.parse(UnsafeBufferPointer(rebasing: all[range.lowerBound..<range.lowerBound + 16])),
-                              let low = Hex.parse(UnsafeBufferPointer(rebasing: all[range.lowerBound + 16..<range.upperBound]))
+                        guard range.count == 20,
+                            let high = Hex.parse(UnsafeBufferPointer(rebasing: all[range.lowerBound..<range.lowerBound + 16])),
+                            let low = Hex.parse(UnsafeBufferPointer(rebasing: all[range.lowerBound + 16..<range.upperBound]))
                         else { throw JSONScanner.Failure(message: "not a 10-byte namespace (20 hex digits)", offset: range.lowerBound) }
                         namespace = high
                         namespaceLow = low
@@ -273,7 +292,9 @@ public struct SightingsBatchDecoder: Sendable {
                     field.set("instance", index)
                     if !s.consumeNull() {
                         let range = try s.stringRange()
-                        guard range.count == 12, let value = Hex.parse(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range])) else {
+                        guard range.count == 12,
+                            let value = Hex.parse(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range]))
+                        else {
                             throw JSONScanner.Failure(message: "not a 6-byte instance (12 hex digits)", offset: range.lowerBound)
                         }
                         instance = value
@@ -307,8 +328,9 @@ public struct SightingsBatchDecoder: Sendable {
         case .eddystoneURL, .eddystoneTLM, .eddystoneUnknown:
             key = BeaconIdentity(high: 0, low: address, major: 0, minor: 0, kind: .address)
         }
-        return DecodedSighting(format: format, key: key, address: address, rssi: rssi, rssiMax: Int16(rssiMax), count: Int32(count),
-                               txPower: txPower.map { Int16($0) }, distance: distance)
+        return DecodedSighting(
+            format: format, key: key, address: address, rssi: rssi, rssiMax: Int16(rssiMax), count: Int32(count),
+            txPower: txPower.map { Int16($0) }, distance: distance)
     }
 
     /// A sighting's key and its `:`. The agent writes every key without blanks or escapes, so the

@@ -1,4 +1,3 @@
-
 /// Writes a `SightingsBatch` as contract JSON without `JSONEncoder`: the same object, sorted keys,
 /// absent optionals left out, times as RFC 3339 with milliseconds; about twenty times faster, which
 /// matters because every window of a busy gateway is encoded once.

@@ -21,7 +21,10 @@ public struct ClientReport: VersionedPayload, Equatable {
     /// list (sent before the latest `regions` arrived) from iOS having dropped a region.
     public var version: UInt64?
 
-    public init(time: Date? = nil, ranged: [RangedBeacon] = [], events: [RegionEvent] = [], monitored: [String]? = nil, budget: Int? = nil, advertising: AdvertisedIdentity? = nil, version: UInt64? = nil) {
+    public init(
+        time: Date? = nil, ranged: [RangedBeacon] = [], events: [RegionEvent] = [], monitored: [String]? = nil, budget: Int? = nil,
+        advertising: AdvertisedIdentity? = nil, version: UInt64? = nil
+    ) {
         self.time = time
         self.ranged = ranged
         self.events = events

@@ -24,7 +24,10 @@ public struct CoordinatorStatus: VersionedPayload, Equatable {
         }
     }
 
-    public init(state: State, topology: TopologyInfo? = nil, clients: Int? = nil, version: String? = nil, started: Date? = nil, time: Date? = nil, error: String? = nil) {
+    public init(
+        state: State, topology: TopologyInfo? = nil, clients: Int? = nil, version: String? = nil, started: Date? = nil, time: Date? = nil,
+        error: String? = nil
+    ) {
         self.state = state
         self.topology = topology
         self.clients = clients

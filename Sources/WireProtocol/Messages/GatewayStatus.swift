@@ -38,7 +38,10 @@ public struct GatewayStatus: VersionedPayload, Equatable {
         /// The last sequence number published.
         public var lastSeq: UInt64
 
-        public init(reportsPerSecond: Double, reports: UInt64, malformed: UInt64, dropped: UInt64, spooled: UInt64, spoolBytes: UInt64, spoolLimitBytes: UInt64, broker: String, lastSeq: UInt64) {
+        public init(
+            reportsPerSecond: Double, reports: UInt64, malformed: UInt64, dropped: UInt64, spooled: UInt64, spoolBytes: UInt64,
+            spoolLimitBytes: UInt64, broker: String, lastSeq: UInt64
+        ) {
             self.reportsPerSecond = reportsPerSecond
             self.reports = reports
             self.malformed = malformed
@@ -51,7 +54,9 @@ public struct GatewayStatus: VersionedPayload, Equatable {
         }
     }
 
-    public init(state: State, version: String? = nil, adapter: String? = nil, started: Date? = nil, time: Date? = nil, counters: Counters? = nil) {
+    public init(
+        state: State, version: String? = nil, adapter: String? = nil, started: Date? = nil, time: Date? = nil, counters: Counters? = nil
+    ) {
         self.state = state
         self.version = version
         self.adapter = adapter

@@ -23,7 +23,10 @@ public struct RegionsMessage: VersionedPayload, Equatable {
     public var validFor: Double?
     public var time: Date?
 
-    public init(version: UInt64, budget: Int, regions: [RegionRef], add: [RegionRef], remove: [String], position: Position?, reason: String, validFor: Double? = nil, time: Date? = nil) {
+    public init(
+        version: UInt64, budget: Int, regions: [RegionRef], add: [RegionRef], remove: [String], position: Position?, reason: String,
+        validFor: Double? = nil, time: Date? = nil
+    ) {
         self.version = version
         self.budget = budget
         self.regions = regions

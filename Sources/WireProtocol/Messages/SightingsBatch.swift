@@ -48,7 +48,10 @@ public struct Sighting: Codable, Sendable, Equatable {
     /// Estimated distance in metres from the filtered RSSI.
     public var distance: Double?
 
-    public init(format: String, uuid: String? = nil, major: UInt16? = nil, minor: UInt16? = nil, namespace: String? = nil, instance: String? = nil, address: String, rssi: Double, rssiMax: Int, count: Int, txPower: Int? = nil, distance: Double? = nil) {
+    public init(
+        format: String, uuid: String? = nil, major: UInt16? = nil, minor: UInt16? = nil, namespace: String? = nil, instance: String? = nil,
+        address: String, rssi: Double, rssiMax: Int, count: Int, txPower: Int? = nil, distance: Double? = nil
+    ) {
         self.format = format
         self.uuid = uuid
         self.major = major

@@ -9,7 +9,9 @@ final class AgentProcess: @unchecked Sendable {
 
     /// Starts `beaconfleet agent` with `arguments`; its standard error goes to a log file.
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        guard let executable = BuiltProduct.beaconfleet else { throw AgentProcessError(message: BuiltProduct.missingMessage("beaconfleet")) }
+        guard let executable = BuiltProduct.beaconfleet else {
+            throw AgentProcessError(message: BuiltProduct.missingMessage("beaconfleet"))
+        }
         output = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)

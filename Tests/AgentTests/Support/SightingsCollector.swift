@@ -101,7 +101,9 @@ extension SightingsCollector.Received {
         var result: [SyntheticCapture.SightedBeacon: Int] = [:]
         for batch in batches.values {
             for sighting in batch.sightings {
-                let key = SyntheticCapture.SightedBeacon(uuid: sighting.uuid ?? sighting.namespace ?? "", major: sighting.major ?? 0, minor: sighting.minor ?? 0, address: sighting.address)
+                let key = SyntheticCapture.SightedBeacon(
+                    uuid: sighting.uuid ?? sighting.namespace ?? "", major: sighting.major ?? 0, minor: sighting.minor ?? 0,
+                    address: sighting.address)
                 result[key, default: 0] += sighting.count
             }
         }

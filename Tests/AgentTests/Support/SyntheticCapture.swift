@@ -49,7 +49,8 @@ struct SyntheticCapture {
             let major = UInt16(100 + event.beacon / 50)
             let minor = UInt16(event.beacon % 50)
             let address: [UInt8] = [0xC0, 0xFF, 0xEE, 0x00, UInt8(event.beacon >> 8), UInt8(event.beacon & 0xFF)]
-            let key = SightedBeacon(uuid: Self.uuid, major: major, minor: minor, address: address.map { String(format: "%02X", $0) }.joined(separator: ":"))
+            let key = SightedBeacon(
+                uuid: Self.uuid, major: major, minor: minor, address: address.map { String(format: "%02X", $0) }.joined(separator: ":"))
             expected[key, default: 0] += 1
 
             var data: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15]
