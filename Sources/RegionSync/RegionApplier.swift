@@ -1,3 +1,4 @@
+public import BeaconKit
 public import WireProtocol
 
 /// Applies `regions` messages to a ``RegionMonitor`` by iOS's rules (see IOS.md):
@@ -137,7 +138,7 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
     /// A region of the plan: its id and identity.
     struct Planned: Equatable {
         var id: String
-        var identity: BeaconRegionIdentity
+        var identity: RegionIdentity
     }
 
     /// The message's regions in order, the first of each id, with a valid identity.
@@ -145,7 +146,7 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
         var seen: Set<String> = []
         var plan: [Planned] = []
         for region in regions where seen.insert(region.id).inserted {
-            guard let identity = BeaconRegionIdentity(region) else {
+            guard let identity = RegionIdentity(region) else {
                 failures.append(.invalidUUID(region.id))
                 continue
             }
@@ -155,8 +156,8 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
     }
 
     /// BeaconFleet's regions among `held`, by region id.
-    func ownRegions(_ held: [MonitoredRegion]) -> [String: BeaconRegionIdentity?] {
-        var ours: [String: BeaconRegionIdentity?] = [:]
+    func ownRegions(_ held: [MonitoredRegion]) -> [String: RegionIdentity?] {
+        var ours: [String: RegionIdentity?] = [:]
         for region in held {
             // A condition CLMonitor gave up is listed but watches nothing: restart it.
             if let id = configuration.region(forIdentifier: region.identifier) {
@@ -168,15 +169,15 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
 
     /// Whether `message`'s diff may be used: it follows the applied version, iOS holds exactly the
     /// applied set, and applied − remove + add is the message's set.
-    func diffApplies(_ message: RegionsMessage, target: [Planned], ours: [String: BeaconRegionIdentity?]) -> Bool {
+    func diffApplies(_ message: RegionsMessage, target: [Planned], ours: [String: RegionIdentity?]) -> Bool {
         guard let applied = state.version, message.version == applied &+ 1 else { return false }
         var ignored: [RegionApplyOutcome.Failure] = []
-        var set: [String: BeaconRegionIdentity] = [:]
+        var set: [String: RegionIdentity] = [:]
         for region in Self.plan(state.regions, failures: &ignored) { set[region.id] = region.identity }
         guard ignored.isEmpty, ours.count == set.count, set.allSatisfy({ ours[$0.key] == $0.value }) else { return false }
         for id in message.remove { set[id] = nil }
         for region in message.add {
-            guard let identity = BeaconRegionIdentity(region) else { return false }
+            guard let identity = RegionIdentity(region) else { return false }
             set[region.id] = identity
         }
         return set.count == target.count && target.allSatisfy { set[$0.id] == $0.identity }

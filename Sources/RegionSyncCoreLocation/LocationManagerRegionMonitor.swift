@@ -60,7 +60,7 @@
                 guard let beacon = region as? CLBeaconRegion, let uuid = BeaconUUID(beacon.uuid.uuidString) else {
                     return MonitoredRegion(identifier: region.identifier, identity: nil)
                 }
-                let identity = BeaconRegionIdentity(uuid: uuid, major: beacon.major?.uint16Value, minor: beacon.minor?.uint16Value)
+                let identity = RegionIdentity(uuid: uuid, major: beacon.major?.uint16Value, minor: beacon.minor?.uint16Value)
                 return MonitoredRegion(identifier: region.identifier, identity: identity)
             }
         }
@@ -81,7 +81,7 @@
             return ranged
         }
 
-        static func constraint(_ uuid: UUID, _ identity: BeaconRegionIdentity) -> CLBeaconIdentityConstraint {
+        static func constraint(_ uuid: UUID, _ identity: RegionIdentity) -> CLBeaconIdentityConstraint {
             switch (identity.major, identity.minor) {
             case (let major?, let minor?): CLBeaconIdentityConstraint(uuid: uuid, major: major, minor: minor)
             case (let major?, nil): CLBeaconIdentityConstraint(uuid: uuid, major: major)

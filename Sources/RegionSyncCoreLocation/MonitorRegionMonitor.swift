@@ -71,7 +71,7 @@
                 let condition = record?.condition as? CLMonitor.BeaconIdentityCondition
                 let identity = condition.flatMap { condition in
                     BeaconUUID(condition.uuid.uuidString).map {
-                        BeaconRegionIdentity(uuid: $0, major: condition.major, minor: condition.minor)
+                        RegionIdentity(uuid: $0, major: condition.major, minor: condition.minor)
                     }
                 }
                 held.append(

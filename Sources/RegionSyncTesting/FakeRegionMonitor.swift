@@ -81,7 +81,7 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
     }
 
     struct Entry {
-        var identity: BeaconRegionIdentity?
+        var identity: RegionIdentity?
         var state: RegionState
         var lastDetection: C.Instant?
     }
@@ -180,7 +180,7 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
 
     /// The app's own region (or another SDK's): takes a slot; not in ``calls``. `nil` identity
     /// for a circular geofence.
-    public func addAppRegion(identifier: String, identity: BeaconRegionIdentity? = nil) {
+    public func addAppRegion(identifier: String, identity: RegionIdentity? = nil) {
         catchUp()
         guard entries[identifier] == nil, order.count < options.slotLimit else { return }
         insert(identifier, identity: identity)
@@ -247,7 +247,7 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
         advance(to: clock.now)
     }
 
-    private func insert(_ id: String, identity: BeaconRegionIdentity?) {
+    private func insert(_ id: String, identity: RegionIdentity?) {
         let seen = identity.flatMap(lastDetection(of:))
         // Added while its beacon is in range: inside, but no enter (only requestState tells).
         entries[id] = Entry(identity: identity, state: seen == nil ? .outside : .inside, lastDetection: seen)
@@ -256,7 +256,7 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
     }
 
     /// The last detection of a beacon `identity` matches, when within the exit delay.
-    private func lastDetection(of identity: BeaconRegionIdentity) -> C.Instant? {
+    private func lastDetection(of identity: RegionIdentity) -> C.Instant? {
         let last = lastSeen.filter { identity.matches($0.key) }.map(\.value).max()
         guard let last, last.duration(to: now) < options.exitDelay else { return nil }
         return last

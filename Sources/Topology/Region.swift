@@ -1,3 +1,5 @@
+public import BeaconKit
+
 /// A monitored region: a beacon identity, where it is, and how far from its centre a phone
 /// counts as inside.
 ///

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("FakeRegionMonitor follows IOS.md")
 struct FakeRegionMonitorTests {
-    let region = BeaconRegion(identifier: configuration.identifier(forRegion: "r1"), identity: BeaconRegionIdentity(ref(1))!)
+    let region = BeaconRegion(identifier: configuration.identifier(forRegion: "r1"), identity: RegionIdentity(ref(1))!)
 
     @Test(
         "Enter on the first detection; exit 30 s after the last one, not before; a beacon still detected keeps it inside",
@@ -57,7 +57,7 @@ struct FakeRegionMonitorTests {
         let fake = FakeRegionMonitor(options: .init(overLimit: overLimit), clock: VirtualClock())
         await fake.addAppRegion(identifier: "geofence")
         for index in 0..<20 {
-            await fake.startMonitoring(BeaconRegion(identifier: "r\(index)", identity: BeaconRegionIdentity(ref(index))!))
+            await fake.startMonitoring(BeaconRegion(identifier: "r\(index)", identity: RegionIdentity(ref(index))!))
         }
         #expect(await fake.monitoredRegions().count == 20)
         #expect(await fake.refusals == [.overLimit("r19")])

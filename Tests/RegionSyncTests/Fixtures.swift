@@ -48,8 +48,8 @@ struct World {
     }
 
     /// BeaconFleet's regions iOS holds with their identities, by id.
-    func oursWithIdentity() async -> [String: BeaconRegionIdentity] {
-        var result: [String: BeaconRegionIdentity] = [:]
+    func oursWithIdentity() async -> [String: RegionIdentity] {
+        var result: [String: RegionIdentity] = [:]
         for region in await fake.monitoredRegions() {
             if let id = configuration.region(forIdentifier: region.identifier), let identity = region.identity { result[id] = identity }
         }

@@ -71,7 +71,7 @@ struct RegionApplierPropertyTests {
             let wanted = delivered.regions.prefix(budget)
             #expect(Set(ours.keys).isSubset(of: Set(delivered.regions.map(\.id))), "held a region the message does not want: \(context)")
             #expect(
-                ours == Dictionary(uniqueKeysWithValues: wanted.map { ($0.id, BeaconRegionIdentity($0)!) }), "did not converge: \(context)")
+                ours == Dictionary(uniqueKeysWithValues: wanted.map { ($0.id, RegionIdentity($0)!) }), "did not converge: \(context)")
             #expect(outcome.leftOut == delivered.regions.dropFirst(budget).map(\.id), "left out: \(context)")
 
             // Applying the same message again calls nothing.

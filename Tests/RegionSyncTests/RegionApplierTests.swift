@@ -107,7 +107,7 @@ struct RegionApplierTests {
     func budgetWithAppRegions(options: FakeRegionMonitor<VirtualClock>.Options) async {
         let world = World(options)
         await world.fake.addAppRegion(identifier: "store-geofence")
-        await world.fake.addAppRegion(identifier: "app-beacon", identity: BeaconRegionIdentity(uuid: BeaconUUID(venueUUID)!, major: 7))
+        await world.fake.addAppRegion(identifier: "app-beacon", identity: RegionIdentity(uuid: BeaconUUID(venueUUID)!, major: 7))
         await world.fake.addAppRegion(identifier: "sdk.other")
         let plan = (0..<20).map { ref($0) }
         let outcome = await world.applier.apply(message(1, plan))
@@ -157,7 +157,7 @@ struct RegionApplierTests {
         arguments: FakeRegionMonitor<VirtualClock>.Options.Flavour.allCases)
     func restartTooSoon(flavour: FakeRegionMonitor<VirtualClock>.Options.Flavour) async {
         let world = World(.init(flavour: flavour))
-        let region = BeaconRegion(identifier: world.identifier("r0"), identity: BeaconRegionIdentity(ref(0))!)
+        let region = BeaconRegion(identifier: world.identifier("r0"), identity: RegionIdentity(ref(0))!)
         await world.fake.startMonitoring(region)
         await world.fake.stopMonitoring(identifier: region.identifier)
         world.clock.advance(by: .milliseconds(99))

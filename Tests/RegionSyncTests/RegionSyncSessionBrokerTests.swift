@@ -31,7 +31,7 @@ struct RegionSyncSessionBrokerTests {
                 let pump = Task { await log.consume(fake.events) }
                 defer { pump.cancel() }
                 await fake.startMonitoring(
-                    BeaconRegion(identifier: configuration.identifier(forRegion: "r9"), identity: BeaconRegionIdentity(ref(9))!))
+                    BeaconRegion(identifier: configuration.identifier(forRegion: "r9"), identity: RegionIdentity(ref(9))!))
                 await fake.detect([beacon(9), beacon(2)], at: .now)
                 // The app's event pump has taken the enter before the wake starts (iOS delivers it at launch).
                 try await withTimeout(.seconds(5), "the enter of r9 in the log") { while await log.inside != ["r9"] { await Task.yield() } }

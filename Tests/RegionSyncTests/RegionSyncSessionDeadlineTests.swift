@@ -31,7 +31,7 @@ struct RegionSyncSessionDeadlineTests {
         return RegionSyncSession(
             client: try! Identifier("phone-2"), topics: try! Topics(), transport: transport,
             applier: RegionApplier(monitor: fake, configuration: configuration), events: log,
-            options: .init(wakeBudget: .milliseconds(600), reportReserve: .milliseconds(200), regionsWait: .seconds(3), linger: .seconds(1))
+            options: .init(wakeBudget: .seconds(2), reportReserve: .milliseconds(500), regionsWait: .seconds(10), linger: .seconds(1))
         )
     }
 
@@ -55,7 +55,10 @@ struct RegionSyncSessionDeadlineTests {
         #expect(outcome.applied.isEmpty)
         #expect(outcome.reportsPublished == 0)
         #expect(outcome.errors.contains(.deadline("publish the report")))
-        #expect(outcome.errors.contains(.deadline("a regions message arrived")))
+        // Which earlier step the deadline stopped depends on how busy the machine is (waiting for
+        // the regions message, normally; on a starved machine, the subscribe): only deadlines.
+        #expect(outcome.errors.allSatisfy { if case .deadline = $0 { true } else { false } }, "\(outcome.errors)")
+        #expect(outcome.errors.count >= 2, "\(outcome.errors)")
         #expect(await log.takeEvents().map(\.region) == ["r1"])
     }
 }

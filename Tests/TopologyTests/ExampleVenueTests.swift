@@ -1,3 +1,4 @@
+import BeaconKit
 import Foundation
 import TestSupport
 import Testing

@@ -1,3 +1,4 @@
+public import BeaconKit
 public import Foundation
 
 /// `P/v1/clients/{id}/regions` (retained, QoS 1): the set of regions a phone should monitor.
@@ -68,5 +69,13 @@ public struct Position: Codable, Sendable, Equatable {
         self.y = y
         self.level = level
         self.confidence = confidence
+    }
+}
+
+extension RegionIdentity {
+    /// The identity a `regions` message names for `region`; `nil` when its `uuid` is not a UUID.
+    public init?(_ region: RegionRef) {
+        guard let uuid = BeaconUUID(region.uuid) else { return nil }
+        self.init(uuid: uuid, major: region.major, minor: region.minor)
     }
 }

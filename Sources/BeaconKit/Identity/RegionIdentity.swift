@@ -1,21 +1,22 @@
-public import BeaconKit
 
-/// The beacon identity a region is registered with in CoreLocation: a UUID, optionally a major,
-/// and optionally a minor (only with a major).
+
+/// The beacons a region matches, as iOS takes them (`CLBeaconIdentityConstraint`,
+/// `CLMonitor.BeaconIdentityCondition`): a UUID, narrowed by a major and then a minor.
 ///
 /// A UUID alone is a venue-wide wildcard region, UUID + major a wildcard over one group of
-/// beacons (for example a level), UUID + major + minor one beacon.
+/// beacons (for example a level), UUID + major + minor one beacon. The topology's regions, the
+/// phone library's monitored regions and the wire's region references all mean this.
 public struct RegionIdentity: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var uuid: BeaconUUID
     public var major: UInt16?
     public var minor: UInt16?
 
-    /// - Precondition: `minor` is nil when `major` is nil.
+    /// A region identity; a `minor` without a `major` is not a region iOS can express and is
+    /// dropped (the topology's loader refuses such a row with its file and line).
     public init(uuid: BeaconUUID, major: UInt16? = nil, minor: UInt16? = nil) {
-        precondition(major != nil || minor == nil, "a region identity with a minor needs a major")
         self.uuid = uuid
         self.major = major
-        self.minor = minor
+        self.minor = major == nil ? nil : minor
     }
 
     /// Whether the identity matches many beacons (major or minor absent).
