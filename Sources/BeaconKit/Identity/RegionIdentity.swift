@@ -1,5 +1,3 @@
-
-
 /// The beacons a region matches, as iOS takes them (`CLBeaconIdentityConstraint`,
 /// `CLMonitor.BeaconIdentityCondition`): a UUID, narrowed by a major and then a minor.
 ///
