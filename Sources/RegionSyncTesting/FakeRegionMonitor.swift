@@ -124,11 +124,7 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
         let stoppedAt = options.restartGapCoversEveryRegion ? lastStop : stops[id]
         if let stoppedAt, stoppedAt.duration(to: now) < options.restartGap {
             refusals.append(.tooSoonAfterStop(id))
-            emit(
-                .failure(
-                    identifier: id,
-                    RegionMonitorError(
-                        code: RegionMonitorError.regionMonitoringFailure, message: "started within \(options.restartGap) of a stop")))
+            fail(id, "started within \(options.restartGap) of a stop")
             return
         }
         if let existing = entries[id] {
@@ -142,11 +138,7 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
         guard order.count < options.slotLimit else {
             refusals.append(.overLimit(id))
             if options.overLimit == .failureEvent {
-                emit(
-                    .failure(
-                        identifier: id,
-                        RegionMonitorError(
-                            code: RegionMonitorError.regionMonitoringFailure, message: "more than \(options.slotLimit) regions")))
+                fail(id, "more than \(options.slotLimit) regions")
             }
             return
         }
@@ -260,6 +252,11 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
         let last = lastSeen.filter { identity.matches($0.key) }.map(\.value).max()
         guard let last, last.duration(to: now) < options.exitDelay else { return nil }
         return last
+    }
+
+    /// Refuses a start the way iOS does: a failure event with `regionMonitoringFailure` (code 5).
+    private func fail(_ id: String, _ message: String) {
+        emit(.failure(identifier: id, RegionMonitorError(code: RegionMonitorError.regionMonitoringFailure, message: message)))
     }
 
     private func emit(_ event: RegionMonitorEvent) {

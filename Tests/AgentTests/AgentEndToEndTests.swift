@@ -52,6 +52,27 @@ struct AgentEndToEndTests {
         return decoder.statistics
     }
 
+    /// Writes `capture`, starts a broker with persistence and a collector for `gateway`, and gives
+    /// `body` the arguments of an agent replaying the capture at 4x with a spool of its own, and that spool.
+    private func withSpoolingAgent(
+        _ capture: SyntheticCapture, gateway id: String,
+        _ body: (MosquittoBroker, SightingsCollector, [String], _ spool: String) async throws -> Void
+    ) async throws {
+        let path = try capture.write()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let gateway = try Identifier(id)
+        var configuration = MosquittoBroker.Configuration()
+        configuration.persistence = true
+        try await withMosquittoBroker(configuration) { broker in
+            let collector = try await SightingsCollector(broker: broker.url, topics: topics, gateway: gateway)
+            let spool = temporaryDirectory("spool")
+            defer { try? FileManager.default.removeItem(atPath: spool) }
+            try await body(
+                broker, collector, agentArguments(broker: broker.url, gateway: gateway.rawValue, replay: path, speed: "4", spool: spool),
+                spool)
+        }
+    }
+
     private func agentArguments(broker: BrokerURL, gateway: String, replay: String, speed: String, spool: String) -> [String] {
         [
             "--broker", broker.description, "--gateway", gateway, "--replay", replay, "--speed", speed, "--spool", spool,
@@ -133,17 +154,7 @@ struct AgentEndToEndTests {
 
     @Test func agentKilledMidOutageResumesWithoutLossOrDuplication() async throws {
         let capture = SyntheticCapture(beacons: 20, duration: 32, seed: 7)
-        let path = try capture.write()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-
-        let gateway = try Identifier("gw-kill")
-        var configuration = MosquittoBroker.Configuration()
-        configuration.persistence = true
-        try await withMosquittoBroker(configuration) { broker in
-            let collector = try await SightingsCollector(broker: broker.url, topics: topics, gateway: gateway)
-            let spool = temporaryDirectory("spool")
-            defer { try? FileManager.default.removeItem(atPath: spool) }
-            let arguments = agentArguments(broker: broker.url, gateway: gateway.rawValue, replay: path, speed: "4", spool: spool)
+        try await withSpoolingAgent(capture, gateway: "gw-kill") { broker, collector, arguments, _ in
 
             let first = try AgentProcess(arguments)
             try await waitUntil("two batches before the outage", within: .seconds(20)) { collector.snapshot.batches.count >= 2 }
@@ -175,17 +186,8 @@ struct AgentEndToEndTests {
 
     @Test func sigtermKeepsWhatIsUnsentAndTheNextRunDeliversIt() async throws {
         let capture = SyntheticCapture(beacons: 10, duration: 24, seed: 11)
-        let path = try capture.write()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-
-        let gateway = try Identifier("gw-term")
-        var configuration = MosquittoBroker.Configuration()
-        configuration.persistence = true
-        try await withMosquittoBroker(configuration) { broker in
-            let collector = try await SightingsCollector(broker: broker.url, topics: topics, gateway: gateway)
-            let spool = temporaryDirectory("spool")
-            defer { try? FileManager.default.removeItem(atPath: spool) }
-            var arguments = agentArguments(broker: broker.url, gateway: gateway.rawValue, replay: path, speed: "4", spool: spool)
+        try await withSpoolingAgent(capture, gateway: "gw-term") { broker, collector, arguments, spool in
+            var arguments = arguments
             arguments += ["--drain-timeout", "1s"]
 
             let first = try AgentProcess(arguments)

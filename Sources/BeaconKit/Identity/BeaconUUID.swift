@@ -1,6 +1,6 @@
 /// A 16-byte beacon UUID (iBeacon's proximity UUID, AltBeacon's first 16 id bytes) in two
 /// big-endian words: cheap to copy, hash and compare, parsed and printed without Foundation.
-public struct BeaconUUID: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct BeaconUUID: UTF8Parsable, Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Bytes 0–7, the first written highest.
     public var high: UInt64
     /// Bytes 8–15.
@@ -27,14 +27,6 @@ public struct BeaconUUID: Hashable, Sendable, Comparable, CustomStringConvertibl
         self.init(
             high: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
             low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
-    }
-
-    /// Parses `E2C56DB5-DFFB-48D2-B060-D0F5A71096E0` (either case, hyphens 8-4-4-4-12, as iOS and
-    /// the wire contract write UUIDs); `nil` for anything else.
-    public init?(_ text: some StringProtocol) {
-        var text = String(text)
-        guard let parsed = text.withUTF8({ BeaconUUID(utf8: $0) }) else { return nil }
-        self = parsed
     }
 
     /// Parses 36 bytes of `8-4-4-4-12` hex digits (either case); `nil` otherwise.

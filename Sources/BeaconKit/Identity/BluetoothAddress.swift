@@ -2,20 +2,13 @@
 ///
 /// Stored in a `UInt64` so that it costs nothing to copy, compare or hash. HCI carries addresses
 /// little-endian (least significant byte first); ``init(littleEndianBytes:at:)`` reads that order.
-public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct BluetoothAddress: UTF8Parsable, Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The address in the low 48 bits; `0xAABBCCDDEEFF` for `AA:BB:CC:DD:EE:FF`.
     public let rawValue: UInt64
 
     /// An address from its 48-bit value; higher bits are dropped.
     public init(rawValue: UInt64) {
         self.rawValue = rawValue & 0xFFFF_FFFF_FFFF
-    }
-
-    /// Parses `AA:BB:CC:DD:EE:FF` (either case, `:` or `-` separators); `nil` when malformed.
-    public init?(_ text: some StringProtocol) {
-        var text = String(text)
-        guard let parsed = text.withUTF8({ BluetoothAddress(utf8: $0) }) else { return nil }
-        self = parsed
     }
 
     /// Parses 17 bytes of `AA:BB:CC:DD:EE:FF` (either case, `:` or `-` separators); `nil` when

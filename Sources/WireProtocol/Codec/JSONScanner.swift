@@ -207,16 +207,20 @@ struct JSONScanner: ~Copyable {
         return UInt32(value)
     }
 
+    /// Skips blanks and a leading minus sign; returns where the number starts and whether it is negative.
+    @inline(__always)
+    private mutating func numberStart() -> (start: Int, negative: Bool) {
+        skipWhitespace()
+        let start = index
+        guard index < count, base[index] == 0x2D else { return (start, false) }
+        index += 1
+        return (start, true)
+    }
+
     /// A JSON number, as a `Double`. Exact for every integer up to 2^53 and correctly rounded for
     /// short decimals (the fast path); anything longer goes through `strtod`.
     mutating func double() throws(Failure) -> Double {
-        skipWhitespace()
-        let start = index
-        var negative = false
-        if index < count, base[index] == 0x2D {
-            negative = true
-            index += 1
-        }
+        let (start, negative) = numberStart()
         var mantissa: UInt64 = 0
         var digits = 0
         var significant = 0
@@ -278,13 +282,7 @@ struct JSONScanner: ~Copyable {
 
     /// A JSON number that must be an integer within `range` (as Codable's integer decoding demands).
     mutating func integer(in range: ClosedRange<Int64>) throws(Failure) -> Int64 {
-        skipWhitespace()
-        let start = index
-        var negative = false
-        if index < count, base[index] == 0x2D {
-            negative = true
-            index += 1
-        }
+        let (start, negative) = numberStart()
         var value = try digits(Int64.self, expected: "expected an integer")
         if index < count, base[index] == 0x2E || base[index] == 0x65 || base[index] == 0x45 {
             // Codable accepts 3.0 or 1e2 for an integer when the value is integral: do the same.
