@@ -20,6 +20,14 @@ struct SimulateCommand: AsyncParsableCommand {
             whose region was already monitored when entered) and churn (adds plus removes per \
             100 m walked). The same seed gives the same report.
 
+            --phones: phones that follow iOS's rules (../shared/IOS.md): beacons detected \
+            through each region's power and body shadowing, enter at first detection, exit 30 s \
+            after the last, 18 of 20 slots, the app suspended between region events (10 s per \
+            wake) unless --foreground. Coverage counts arrivals (within a region's radius) whose \
+            region was monitored at some moment since its beacon's first detection on that \
+            approach; beside it churn and wakes per 100 m, for the frontier planner, nearest-N, \
+            the first set only and a clairvoyant that knows the walk.
+
             --tetam DIR: replays the nine real tetam tracks as twelve gateways' sightings and \
             reports position error against the camera truth (median, p90) for the estimator and a \
             weighted-centroid baseline; with --topology (the tetam room) also the coverage of the \
@@ -36,6 +44,7 @@ struct SimulateCommand: AsyncParsableCommand {
               beaconfleet simulate --offline --topology topology/mall --clients 20 \\
                   --duration 30m --seed 7 --json
               beaconfleet simulate --offline --topology topology/mall --evidence gateways
+              beaconfleet simulate --phones --topology topology/museum --clients 4
               beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks
               beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks \\
                   --topology topology/tetam --json
@@ -48,6 +57,19 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Run simulated walkers without a broker and print the quality report.")
     var offline = false
+
+    @Flag(
+        name: .long,
+        help:
+            "Run phones that follow iOS's rules (../shared/IOS.md), suspended unless --foreground, without a broker: coverage of arrivals, churn and wakes per 100 m for the frontier planner, nearest-N, the first set and a clairvoyant."
+    )
+    var phones = false
+
+    @Flag(name: .long, help: "--phones: keep the app awake (always ranging and reporting) instead of suspended.")
+    var foreground = false
+
+    @Option(name: .customLong("app-regions"), help: "--phones: slots of the 20 the app's own regions take (default 2).")
+    var appRegions: Int = 2
 
     @Option(
         name: .long, help: "Run walkers live over MQTT against the coordinator on this broker: mqtt://[user:pass@]host[:port] or mqtts://…."
@@ -123,11 +145,16 @@ struct SimulateCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if [offline, tetam != nil, broker != nil].filter({ $0 }).count != 1 {
-            throw ValidationError("choose one mode: --offline --topology DIR, --tetam DIR, or --broker URL --topology DIR")
+        if [offline, phones, tetam != nil, broker != nil].filter({ $0 }).count != 1 {
+            throw ValidationError(
+                "choose one mode: --offline --topology DIR, --phones --topology DIR, --tetam DIR, or --broker URL --topology DIR")
         }
-        if (offline || broker != nil) && topology == nil {
-            throw ValidationError("\(offline ? "--offline" : "--broker") needs --topology DIR")
+        if (offline || phones || broker != nil) && topology == nil {
+            throw ValidationError("\(offline ? "--offline" : phones ? "--phones" : "--broker") needs --topology DIR")
+        }
+        if phones, !(0..<20).contains(appRegions) { throw ValidationError("--app-regions must be 0…19, got \(appRegions)") }
+        if phones, !["ranging", "truth"].contains(evidence) {
+            throw ValidationError("--phones takes --evidence ranging or truth, got '\(evidence)'")
         }
         if broker != nil {
             if LiveSimulation.Mode(rawValue: mode) == nil { throw ValidationError("--mode must be phones or tags, got '\(mode)'") }
@@ -148,6 +175,8 @@ struct SimulateCommand: AsyncParsableCommand {
             try runTetam(directory: tetam)
         } else if let broker {
             try await runLive(broker: broker)
+        } else if phones {
+            try runPhones()
         } else {
             try runOffline()
         }
@@ -177,6 +206,15 @@ struct SimulateCommand: AsyncParsableCommand {
             evidence: OfflineSimulation.Evidence(rawValue: evidence)!, planner: planner, wakeDuration: wakeSeconds)
         let simulation = try OfflineSimulation(topology: venue, configuration: configuration)
         let report = simulation.run()
+        try emit(report, text: report.text)
+    }
+
+    private func runPhones() throws {
+        let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
+        let configuration = PhoneSimulation.Configuration(
+            clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, mode: foreground ? .foreground : .suspended,
+            useTruth: evidence == "truth", appRegions: appRegions, wakeDuration: wakeSeconds)
+        let report = try PhoneSimulation(topology: venue, configuration: configuration).run()
         try emit(report, text: report.text)
     }
 

@@ -127,6 +127,25 @@ struct CommandLineTests {
         #expect(regions.count == rows.count, "one exported region per row of regions.csv")
     }
 
+    @Test(
+        "simulate --phones --json: suspended phones under iOS's rules, every strategy counted on the same arrivals; --app-regions out of range exits 64"
+    )
+    func simulatePhones() async throws {
+        let (status, output, errors) = try await BeaconFleetCommand.run(
+            ["simulate", "--phones", "--topology", "topology/museum", "--clients", "1", "--duration", "90", "--json"])
+        #expect(status == 0, "\(errors)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect(report["mode"] as? String == "suspended")
+        #expect(report["budget"] as? Int == 18)
+        let strategies = try #require(report["strategies"] as? [[String: Any]])
+        #expect(Set(strategies.compactMap { $0["strategy"] as? String }) == ["frontier", "nearest", "first-set", "clairvoyant"])
+        let arrivals = Set(strategies.compactMap { ($0["tally"] as? [String: Any])?["entries"] as? Int })
+        #expect(arrivals.count == 1 && (arrivals.first ?? 0) > 0, "the same arrivals for every strategy: \(arrivals)")
+        let bad = try await BeaconFleetCommand.run(["simulate", "--phones", "--topology", "topology/museum", "--app-regions", "25"])
+        #expect(bad.status == 64)
+        #expect(bad.errors.contains("--app-regions must be 0…19, got 25"), "\(bad.errors)")
+    }
+
     @Test("simulate --offline --json: a short walk of two clients reports every strategy on them")
     func simulateOffline() async throws {
         let (status, output, errors) = try await BeaconFleetCommand.run(
