@@ -151,9 +151,9 @@ public struct FrontierPlanner: RegionPlanning {
             }
         for candidate in rest where chosen.count < budget { take(candidate, .nearest) }
 
-        // Hysteresis: the set monitored now stays while it does the job nearly as far as the new
-        // one would: every region in range that the new set monitors is monitored, and its
-        // shields reach within `keepTolerance` metres of the new set's.
+        // Hysteresis: the set monitored now is repaired instead (the regions in range the new set
+        // monitors added, its farthest members dropped for them) while its shields still reach
+        // within `keepTolerance` metres of the new set's.
         if let kept = keep(request: request, monitored: monitored, candidates: candidates, budget: budget, fresh: chosen, reach: validFor) {
             return kept
         }
@@ -161,38 +161,50 @@ public struct FrontierPlanner: RegionPlanning {
         return RegionPlan(chosen: chosen, for: request, monitored: monitored, validFor: validFor, budget: budget)
     }
 
-    /// The monitored set unchanged, when it still does the job nearly as well as `fresh`; `nil` otherwise.
+    /// The monitored set repaired rather than replaced, when that does the job nearly as well as
+    /// `fresh`: the regions in range that `fresh` monitors are added, making room by dropping the
+    /// farthest members that are neither pinned nor in range, and the result's shields must reach
+    /// within ``FrontierPlannerConfiguration/keepTolerance`` of `fresh`'s. `nil` otherwise.
     private func keep(
         request: PlanRequest, monitored: Set<Int>, candidates: [Candidate], budget: Int, fresh: [PlannedRegion], reach: Double
     ) -> RegionPlan? {
-        guard !monitored.isEmpty, monitored.count <= budget, monitored.count == request.monitored.count else { return nil }
+        guard !monitored.isEmpty, monitored.count == request.monitored.count else { return nil }
         let freshSet = Set(fresh.map(\.region))
-        let pinned = topology.pinnedRegions.prefix(budget)
-        guard pinned.allSatisfy(monitored.contains) else { return nil }
-        // What the new set monitors among the regions in range, the old must too.
-        for candidate in candidates where candidate.detectable && !candidate.arrived && freshSet.contains(candidate.region) {
-            guard monitored.contains(candidate.region) else { return nil }
+        let pinned = Set(topology.pinnedRegions.prefix(budget))
+        guard pinned.isSubset(of: monitored) else { return nil }
+        let byRegion = Dictionary(candidates.map { ($0.region, $0) }, uniquingKeysWith: { first, _ in first })
+        func approaching(_ region: Int) -> Bool { byRegion[region].map { $0.detectable && !$0.arrived } ?? false }
+        // In range and monitored by the new set, but not by the old: these are added.
+        let missing = candidates.filter { approaching($0.region) && freshSet.contains($0.region) && !monitored.contains($0.region) }.map(
+            \.region)
+        var kept = request.monitored.compactMap { topology.regionIndex(id: $0) }
+        let excess = kept.count + missing.count - budget
+        if excess > 0 {
+            let evictable = kept.filter { !pinned.contains($0) && !approaching($0) }
+                .sorted { (byRegion[$0]?.walking ?? .infinity, $0) > (byRegion[$1]?.walking ?? .infinity, $1) }
+            guard evictable.count >= excess else { return nil }
+            let evicted = Set(evictable.prefix(excess))
+            kept.removeAll { evicted.contains($0) }
         }
-        // How far the old set's shields reach: the first quiet region neither monitored nor shielded.
-        let shields = candidates.filter { !$0.detectable && monitored.contains($0.region) }.map(\.region)
-        var oldReach = Double.infinity
+        let set = Set(kept).union(missing)
+        // How far the set's shields reach: the first quiet region neither monitored nor shielded.
+        let shields = candidates.filter { !$0.detectable && set.contains($0.region) }.map(\.region)
+        var keptReach = Double.infinity
         for candidate in candidates.sorted(by: { $0.walking < $1.walking })
-        where !candidate.detectable && candidate.walking <= configuration.horizon && !monitored.contains(candidate.region)
+        where !candidate.detectable && candidate.walking <= configuration.horizon && !set.contains(candidate.region)
             && !shields.contains(where: { self.shields($0, candidate.region) })
         {
-            oldReach = candidate.walking
+            keptReach = candidate.walking
             break
         }
-        guard oldReach >= Swift.min(reach, configuration.horizon) - configuration.keepTolerance else { return nil }
-        let walking = Dictionary(candidates.map { ($0.region, $0.walking) }, uniquingKeysWith: { a, _ in a })
-        let detectable = Set(candidates.filter(\.detectable).map(\.region))
-        var regions: [PlannedRegion] = []
-        for id in request.monitored {
-            guard let index = topology.regionIndex(id: id) else { return nil }
-            let slot: PlannedRegion.Slot = pinned.contains(index) ? .pinned : detectable.contains(index) ? .inside : .frontier
-            regions.append(PlannedRegion(region: index, id: id, slot: slot, distance: walking[index].flatMap { $0.isFinite ? $0 : nil }))
+        guard keptReach >= Swift.min(reach, configuration.horizon) - configuration.keepTolerance else { return nil }
+        let chosen = (kept + missing).map { index -> PlannedRegion in
+            let slot: PlannedRegion.Slot = pinned.contains(index) ? .pinned : byRegion[index]?.detectable == true ? .inside : .frontier
+            let walking = byRegion[index]?.walking
+            return PlannedRegion(
+                region: index, id: topology.regions[index].id, slot: slot, distance: walking.flatMap { $0.isFinite ? $0 : nil })
         }
-        return RegionPlan(regions: regions, added: [], removed: [], validFor: oldReach, budget: budget, plannedAt: request.now)
+        return RegionPlan(chosen: chosen, for: request, monitored: monitored, validFor: keptReach, budget: budget)
     }
 
     /// Whether monitoring quiet region `shield` guarantees a wake before a phone arrives at
