@@ -1,5 +1,4 @@
 import ArgumentParser
-import Coordinator
 import Foundation
 import MQTT
 import WireProtocol

@@ -1,5 +1,4 @@
 public import Foundation
-public import WireProtocol
 
 /// Turns the coordinator's messages into one readable line each: what `beaconfleet watch` and
 /// `beaconfleet demo` print.
