@@ -148,17 +148,7 @@ public struct WindowAggregator {
         var sighting = Sighting(
             format: format.name, address: key.address.description, rssi: rssi, rssiMax: mean == nil ? -127 : entry.maxRSSI,
             count: entry.count, txPower: entry.txPower)
-        switch format {
-        case .iBeacon, .altBeacon:
-            sighting.uuid = key.identity.uuid.description
-            sighting.major = key.identity.major
-            sighting.minor = key.identity.minor
-        case .eddystoneUID:
-            sighting.namespace = Hex.string(key.identity.high, digits: 16) + Hex.string(key.identity.low >> 48, digits: 4)
-            sighting.instance = Hex.string(key.identity.low, digits: 12)
-        default:
-            break
-        }
+        sighting.setIdentity(key.identity, format: format)
         if let tx = entry.txPower, let mean {
             // Eddystone states its power at 0 m; the model wants it at 1 m (41 dB of free-space loss).
             let atOneMetre = format == .iBeacon || format == .altBeacon ? tx : tx - 41

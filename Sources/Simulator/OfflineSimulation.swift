@@ -179,7 +179,7 @@ public struct OfflineSimulation: Sendable {
     /// Runs every client (random walkers from the seed) and sums the tallies per strategy.
     public func run() -> SimulationReport {
         let walkers = (0..<configuration.clients).map { client in
-            Walker(graph: graph, seed: SplitMix64.mix(configuration.seed &+ 0x51_7CC1_B727_220A &* UInt64(client + 1)))
+            Walker(graph: graph, simulationSeed: configuration.seed, client: client)
         }
         return run(walkers: walkers)
     }

@@ -70,6 +70,12 @@ public struct BeaconIdentity: Hashable, Sendable, Comparable, CustomStringConver
     /// The Eddystone-UID instance (meaningful for ``Kind/eddystoneUID``).
     public var instance: EddystoneInstance { EddystoneInstance(rawValue: low & 0xFFFF_FFFF_FFFF) }
 
+    /// The Eddystone-UID namespace as 20 upper-case hex digits, as the wire and client ids write it.
+    public var namespaceHex: String { Hex.string(high, digits: 16) + Hex.string(low >> 48, digits: 4) }
+
+    /// The Eddystone-UID instance as 12 upper-case hex digits.
+    public var instanceHex: String { Hex.string(low, digits: 12) }
+
     /// The advertiser's address (meaningful for ``Kind/address``).
     public var address: BluetoothAddress { BluetoothAddress(rawValue: low) }
 
@@ -88,7 +94,7 @@ public struct BeaconIdentity: Hashable, Sendable, Comparable, CustomStringConver
                 return n
             }
         case .eddystoneUID:
-            return Hex.string(high, digits: 16) + Hex.string(low >> 48, digits: 4) + "." + Hex.string(low, digits: 12)
+            return namespaceHex + "." + instanceHex
         case .address:
             return "addr-" + Hex.string(low, digits: 12)
         }

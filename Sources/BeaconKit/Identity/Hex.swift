@@ -64,7 +64,7 @@ public enum Hex {
     public static func string(_ value: UInt64, digits: Int, lowercase: Bool = false) -> String {
         String(unsafeUninitializedCapacity: digits) { buffer in
             let end = write(value, digits: digits, into: buffer, at: 0)
-            if lowercase { for i in 0..<end { buffer[i] |= buffer[i] >= 0x41 ? 0x20 : 0 } }
+            if lowercase { toLowercase(buffer, count: end) }
             return end
         }
     }
@@ -74,16 +74,13 @@ public enum Hex {
         String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
             var n = 0
             for byte in bytes { n = write(UInt64(byte), digits: 2, into: buffer, at: n) }
-            if lowercase { for i in 0..<n { buffer[i] |= buffer[i] >= 0x41 ? 0x20 : 0 } }
+            if lowercase { toLowercase(buffer, count: n) }
             return n
         }
     }
 
-    /// Appends the low `digits` hex digits of `value` (upper case) to `bytes`.
-    @inline(__always)
-    public static func append(_ value: UInt64, digits: Int, to bytes: inout [UInt8]) {
-        for index in 0..<digits {
-            bytes.append(digit(UInt8(truncatingIfNeeded: value >> (4 * UInt64(digits - 1 - index)))))
-        }
+    /// Lower-cases the first `count` digits of `buffer` in place (`A`…`F` become `a`…`f`).
+    private static func toLowercase(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) {
+        for i in 0..<count where buffer[i] >= 0x41 { buffer[i] |= 0x20 }
     }
 }

@@ -187,7 +187,7 @@ public struct PhoneSimulation: Sendable {
     /// Runs every client (random walkers from the seed) and sums the tallies per strategy.
     public func run() -> Report {
         let walkers = (0..<configuration.clients).map { client in
-            Walker(graph: graph, seed: SplitMix64.mix(configuration.seed &+ 0x51_7CC1_B727_220A &* UInt64(client + 1)))
+            Walker(graph: graph, simulationSeed: configuration.seed, client: client)
         }
         return run(walkers: walkers)
     }
@@ -364,6 +364,7 @@ public struct PhoneSimulation: Sendable {
     {
         var heard: [(region: Int, rssi: Int)] = []
         let radio = topology.radio
+        let model = radio.distanceModel
         let order = levelOrder[truth.level] ?? 0
         for (level, regions) in placed {
             let floors = abs((levelOrder[level] ?? 0) - order)
@@ -373,7 +374,7 @@ public struct PhoneSimulation: Sendable {
                 let dy = region.y - truth.y
                 let distance = Swift.max((dx * dx + dy * dy + 1.69).squareRoot(), 0.1)  // beacon 1.3 m above the phone
                 let power = Double(topology.regions[region.region].measuredPower ?? radio.measuredPower)
-                let mean = power - 10 * radio.pathLossExponent * log10(distance) - Double(floors) * configuration.floorAttenuation
+                let mean = model.expectedRSSI(atDistance: distance, referencePower: power) - Double(floors) * configuration.floorAttenuation
                 let rssi = (mean + configuration.shadowingSigma * noise.normal(UInt64(client), UInt64(tick), UInt64(region.region)))
                     .rounded()
                 if rssi >= radio.sensitivity { heard.append((region.region, Int(Swift.max(rssi, -127)))) }

@@ -25,17 +25,7 @@ public struct DecodedSighting: Sendable, Equatable {
         var result = Sighting(
             format: format.name, address: addressText, rssi: rssi, rssiMax: Int(rssiMax), count: Int(count),
             txPower: txPower.map(Int.init), distance: distance)
-        switch format {
-        case .iBeacon, .altBeacon:
-            result.uuid = key.uuid.description
-            result.major = key.major
-            result.minor = key.minor
-        case .eddystoneUID:
-            result.namespace = Hex.string(key.high, digits: 16) + Hex.string(key.low >> 48, digits: 4)
-            result.instance = Hex.string(key.low, digits: 12)
-        case .eddystoneURL, .eddystoneTLM, .eddystoneUnknown:
-            break
-        }
+        result.setIdentity(key, format: format)
         return result
     }
 }

@@ -1,3 +1,4 @@
+public import BeaconKit
 public import Foundation
 
 /// `P/v1/gateways/{gw}/sightings` (QoS 1, not retained): one aggregation window of one gateway.
@@ -64,5 +65,23 @@ public struct Sighting: Codable, Sendable, Equatable {
         self.count = count
         self.txPower = txPower
         self.distance = distance
+    }
+}
+
+extension Sighting {
+    /// Sets the identity fields `format` carries: `uuid`, `major`, `minor` for iBeacon and
+    /// AltBeacon, `namespace` and `instance` for Eddystone-UID, none for the others.
+    public mutating func setIdentity(_ identity: BeaconIdentity, format: BeaconFormat) {
+        switch format {
+        case .iBeacon, .altBeacon:
+            uuid = identity.uuid.description
+            major = identity.major
+            minor = identity.minor
+        case .eddystoneUID:
+            namespace = identity.namespaceHex
+            instance = identity.instanceHex
+        case .eddystoneURL, .eddystoneTLM, .eddystoneUnknown:
+            break
+        }
     }
 }
