@@ -108,7 +108,9 @@ let package = Package(
         // Walking clients for demos, load and quality measurement: offline, or live over MQTT.
         .target(
             name: "Simulator",
-            dependencies: ["Planner", "WireProtocol", "MQTT", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Planner", "WireProtocol", "MQTT", "RegionSync", "RegionSyncTesting", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         // The agent's command line, shared by `beaconfleet agent` and `beaconfleet-agent`.
@@ -169,7 +171,7 @@ let package = Package(
         .testTarget(name: "BeaconKitTests", dependencies: ["BeaconKit", "Topology", "TestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["BeaconKit", "WireProtocol", "Topology"]),
         .testTarget(name: "TopologyTests", dependencies: ["BeaconKit", "Topology", "TestSupport"]),
-        .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "TestSupport"]),
+        .testTarget(name: "PlannerTests", dependencies: ["Planner", "Simulator", "BeaconKit", "WireProtocol", "TestSupport"]),
         .testTarget(
             name: "MQTTTests",
             dependencies: [

@@ -46,6 +46,7 @@ public struct FrontierPlanner: RegionPlanning {
 
         let monitored = request.monitoredIndices(in: topology)
         let reportedInside = Set(request.inside.compactMap { topology.regionIndex(id: $0) })
+        let heard = Set(request.heard.compactMap { topology.regionIndex(id: $0) })
 
         var chosen: [PlannedRegion] = []
         var taken = Set<Int>()
@@ -63,11 +64,13 @@ public struct FrontierPlanner: RegionPlanning {
             let straight =
                 position.level == here.level
                 ? ((position.x - here.x) * (position.x - here.x) + (position.y - here.y) * (position.y - here.y)).squareRoot() : .infinity
-            let range = topology.detectionRanges[entry.region]
-            // For a monitored region iOS's own state is the truth; for the others, the geometry.
+            // For a monitored region iOS's own state is the truth; for the others, what the phone
+            // ranged and the geometry (as far as a lucky reading reaches).
             let detectable =
                 monitored.contains(entry.region) && !request.inside.isEmpty
-                ? reportedInside.contains(entry.region) : reportedInside.contains(entry.region) || straight <= range + uncertainty
+                ? reportedInside.contains(entry.region)
+                : reportedInside.contains(entry.region) || heard.contains(entry.region)
+                    || straight <= topology.reachRanges[entry.region] + uncertainty
             candidates.append(
                 Candidate(
                     region: entry.region, walking: entry.distance, straight: straight, detectable: detectable,
@@ -92,12 +95,11 @@ public struct FrontierPlanner: RegionPlanning {
         // 2. Inside, not yet arrived at: nearest first, leaving the frontier its reserve.
         let free = budget - chosen.count
         let reserve = Swift.min(free, configuration.frontierReserve)
-        // Those already monitored keep their slots (no churn); the others by walking distance.
-        let approaching = candidates.filter { $0.detectable && !$0.arrived }.sorted {
-            (monitored.contains($0.region) ? 0 : 1, $0.walking, regions[$0.region].id) < (
-                monitored.contains($1.region) ? 0 : 1, $1.walking, regions[$1.region].id
-            )
+        // Nearest first; those already monitored count as `incumbency` metres nearer (less churn).
+        func rank(_ c: Candidate) -> (Double, String) {
+            (c.walking - (monitored.contains(c.region) ? configuration.incumbency : 0), regions[c.region].id)
         }
+        let approaching = candidates.filter { $0.detectable && !$0.arrived }.sorted { rank($0) < rank($1) }
         for candidate in approaching.prefix(Swift.max(0, free - reserve)) { take(candidate, .inside) }
 
         // 3. Frontier: shield every quiet region within the horizon, nearest first.
@@ -131,6 +133,14 @@ public struct FrontierPlanner: RegionPlanning {
             }
             take(quiet[best], .frontier)
             for t in shields[best] { shielded[t] = true }
+        }
+        // Only a quiet region can wake the phone by coming into range: however far they are, the
+        // reserve goes to the nearest of them when the horizon holds too few.
+        var frontierCount = chosen.count(where: { $0.slot == .frontier })
+        for candidate in quiet.sorted(by: { ($0.walking, regions[$0.region].id) < ($1.walking, regions[$1.region].id) })
+        where frontierCount < reserve && chosen.count < budget && !taken.contains(candidate.region) {
+            take(candidate, .frontier)
+            frontierCount += 1
         }
         // Past the horizon or the slots: how far the phone may walk before an unshielded region.
         var validFor = Double.infinity
@@ -198,6 +208,9 @@ public struct FrontierPlanner: RegionPlanning {
             break
         }
         guard keptReach >= Swift.min(reach, configuration.horizon) - configuration.keepTolerance else { return nil }
+        // It must keep as many quiet regions (the only ones that can wake the phone) as the new set.
+        let quietInFresh = fresh.count(where: { byRegion[$0.region].map { !$0.detectable } ?? false })
+        guard shields.count >= quietInFresh else { return nil }
         let chosen = (kept + missing).map { index -> PlannedRegion in
             let slot: PlannedRegion.Slot = pinned.contains(index) ? .pinned : byRegion[index]?.detectable == true ? .inside : .frontier
             let walking = byRegion[index]?.walking
@@ -246,12 +259,21 @@ public struct FrontierPlannerConfiguration: Sendable, Hashable {
     /// of a new set's (and it monitors every region in range the new set would): a plan changes
     /// only when the phone has moved enough to need it.
     public var keepTolerance: Double
+    /// Seconds a beacon the phone ranged counts as *heard* (``PlanRequest/heard``): detectable now,
+    /// so no use for waking the phone. Longer wastes frontier slots on regions that have gone
+    /// quiet again; shorter lets a lucky reading pass for quiet.
+    public var heardWindow: Double
+    /// Metres of walking a monitored region counts as nearer than it is when regions in range
+    /// compete for slots: a region is swapped out only for one clearly nearer.
+    public var incumbency: Double
 
     public init(
-        budget: Int = 20, wakeMargin: Double = 3, horizon: Double = 40, frontierReserve: Int = 6, candidates: Int = 120,
-        keepTolerance: Double = 5
+        budget: Int = 20, wakeMargin: Double = 3, horizon: Double = 40, frontierReserve: Int = 4, candidates: Int = 120,
+        keepTolerance: Double = 10, incumbency: Double = 5, heardWindow: Double = 5
     ) {
+        self.heardWindow = heardWindow
         self.keepTolerance = keepTolerance
+        self.incumbency = incumbency
         self.budget = budget
         self.wakeMargin = wakeMargin
         self.horizon = horizon

@@ -12,6 +12,9 @@ public struct PlanRequest: Sendable, Hashable {
     /// Region ids the client says it is inside (from enter events without a matching exit);
     /// never removed while listed here.
     public var inside: [String]
+    /// Region ids whose beacons the phone ranged recently (within iOS's exit delay, about 30 s):
+    /// detectable, so *inside* for iOS the moment they are monitored, and no use for waking it.
+    public var heard: [String]
     /// The client's own budget, when it asked for fewer slots than the configuration's.
     public var budget: Int?
     /// The injected clock's reading: the plan is stamped with it.
@@ -23,11 +26,13 @@ public struct PlanRequest: Sendable, Hashable {
     public var uncertainty: Double
 
     public init(
-        location: GraphLocation, monitored: [String] = [], inside: [String] = [], budget: Int? = nil, uncertainty: Double = 0, now: Date
+        location: GraphLocation, monitored: [String] = [], inside: [String] = [], heard: [String] = [], budget: Int? = nil,
+        uncertainty: Double = 0, now: Date
     ) {
         self.location = location
         self.monitored = monitored
         self.inside = inside
+        self.heard = heard
         self.budget = budget
         self.uncertainty = uncertainty
         self.now = now

@@ -45,11 +45,17 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
         public var restartGapCoversEveryRegion: Bool
         /// The time from the last detection to the exit.
         public var exitDelay: Duration
+        /// A region started within this time of its beacon's last detection starts *inside*
+        /// (the beacon is in range now: no enter, only ``requestState(identifier:)`` tells);
+        /// one heard longer ago starts *outside* and enters at its next detection.
+        public var inRangeWindow: Duration
 
         public init(
             flavour: Flavour = .locationManager, overLimit: OverLimit = .failureEvent, slotLimit: Int = 20,
-            restartGap: Duration = .milliseconds(100), restartGapCoversEveryRegion: Bool = false, exitDelay: Duration = .seconds(30)
+            restartGap: Duration = .milliseconds(100), restartGapCoversEveryRegion: Bool = false, exitDelay: Duration = .seconds(30),
+            inRangeWindow: Duration = .seconds(1)
         ) {
+            self.inRangeWindow = inRangeWindow
             self.flavour = flavour
             self.overLimit = overLimit
             self.slotLimit = slotLimit
@@ -247,10 +253,11 @@ public actor FakeRegionMonitor<C: Clock>: RegionMonitor where C.Duration == Dura
         mostHeld = max(mostHeld, order.count)
     }
 
-    /// The last detection of a beacon `identity` matches, when within the exit delay.
+    /// The last detection of a beacon `identity` matches, when its beacon is in range now
+    /// (within ``Options/inRangeWindow``).
     private func lastDetection(of identity: RegionIdentity) -> C.Instant? {
         let last = lastSeen.filter { identity.matches($0.key) }.map(\.value).max()
-        guard let last, last.duration(to: now) < options.exitDelay else { return nil }
+        guard let last, last.duration(to: now) <= options.inRangeWindow else { return nil }
         return last
     }
 

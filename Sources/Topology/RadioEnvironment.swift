@@ -15,12 +15,20 @@ public struct RadioEnvironment: Sendable, Hashable {
     public var sensitivity: Double
     /// The path-loss exponent indoors (2 in free space, 2.5–4 through people and walls).
     public var pathLossExponent: Double
+    /// Body shadowing: the standard deviation of one reading around the model, dB (IOS.md: ±4–8 dB).
+    public var shadowing: Double
+    /// How many standard deviations of shadowing above the model a reading may be when a beacon
+    /// is first detected on an approach: the ``reach(measuredPower:)`` is where the mean reading
+    /// is this far below the sensitivity.
+    public static let reachDeviations = 1.5
 
-    /// The defaults: −70 dBm at 1 m, −95 dBm sensitivity, exponent 2.5 (a 10 m detection range).
-    public init(measuredPower: Int8 = -70, sensitivity: Double = -95, pathLossExponent: Double = 2.5) {
+    /// The defaults: −70 dBm at 1 m, −95 dBm sensitivity, exponent 2.5 (a 10 m detection range),
+    /// 5 dB shadowing (a 20 m reach).
+    public init(measuredPower: Int8 = -70, sensitivity: Double = -95, pathLossExponent: Double = 2.5, shadowing: Double = 5) {
         self.measuredPower = measuredPower
         self.sensitivity = sensitivity
         self.pathLossExponent = pathLossExponent
+        self.shadowing = shadowing
     }
 
     /// The distance model the ranges come from.
@@ -30,5 +38,12 @@ public struct RadioEnvironment: Sendable, Hashable {
     /// (the environment's default when `nil`).
     public func detectionRange(measuredPower power: Int8?) -> Double {
         distanceModel.distance(rssi: sensitivity, measuredPower: power ?? measuredPower) ?? 0
+    }
+
+    /// Metres within which a phone may already have detected the beacon, on a lucky reading
+    /// (``reachDeviations`` standard deviations of shadowing): a region this close may be *inside*
+    /// for iOS already, so it cannot be counted on to wake the phone by coming into range.
+    public func reach(measuredPower power: Int8?) -> Double {
+        distanceModel.distance(rssi: sensitivity - Self.reachDeviations * shadowing, measuredPower: power ?? measuredPower) ?? 0
     }
 }

@@ -1,4 +1,5 @@
 public import BeaconKit
+public import WireProtocol
 
 /// A monitored region: a beacon identity, where it is, and how far from its centre a phone
 /// counts as inside.
@@ -35,6 +36,11 @@ public struct Region: Sendable, Hashable {
         self.measuredPower = measuredPower
         self.tags = tags
         self.source = source
+    }
+
+    /// The region as a `regions` message names it: its id and beacon identity.
+    public var reference: RegionRef {
+        RegionRef(id: id, uuid: identity.uuidString, major: identity.major, minor: identity.minor)
     }
 
     /// Whether every client monitors this region, whatever its position.

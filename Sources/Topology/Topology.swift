@@ -36,6 +36,10 @@ public final class Topology: Sendable {
     /// Per region: metres within which a phone detects its beacon (from its `power`, else the
     /// venue's); where iOS reports it *inside* and wakes a suspended phone.
     public let detectionRanges: [Double]
+    /// Per region: metres within which a phone may already have detected its beacon on a lucky
+    /// reading (``RadioEnvironment/reach(measuredPower:)``): beyond it the region is *quiet*, and
+    /// monitoring it wakes a suspended phone when it comes into range.
+    public let reachRanges: [Double]
 
     let levelIndexByID: [String: Int]
     let regionIndexByID: [String: Int]
@@ -56,6 +60,7 @@ public final class Topology: Sendable {
         self.budget = budget
         self.radio = radio
         detectionRanges = regions.map { radio.detectionRange(measuredPower: $0.measuredPower) }
+        reachRanges = regions.map { radio.reach(measuredPower: $0.measuredPower) }
         self.levels = levels
         self.regions = regions
         self.waypoints = waypoints

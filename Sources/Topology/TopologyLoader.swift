@@ -182,11 +182,17 @@ struct LoadContext {
                 } else {
                     error(file, line, "path-loss-exponent: '\(value)' is not a number from 1 to 6")
                 }
+            case "shadowing":
+                if let dB = Double(value), (0...20).contains(dB) {
+                    radio.shadowing = dB
+                } else {
+                    error(file, line, "shadowing: '\(value)' is not a standard deviation in dB from 0 to 20")
+                }
             case "description": break
             default:
                 warning(
                     file, line,
-                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, description)")
+                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, shadowing, description)")
             }
         }
     }

@@ -176,7 +176,7 @@ struct SimulateCommand: AsyncParsableCommand {
         } else if let broker {
             try await runLive(broker: broker)
         } else if phones {
-            try runPhones()
+            try await runPhones()
         } else {
             try runOffline()
         }
@@ -209,12 +209,12 @@ struct SimulateCommand: AsyncParsableCommand {
         try emit(report, text: report.text)
     }
 
-    private func runPhones() throws {
+    private func runPhones() async throws {
         let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
         let configuration = PhoneSimulation.Configuration(
             clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, mode: foreground ? .foreground : .suspended,
             useTruth: evidence == "truth", appRegions: appRegions, wakeDuration: wakeSeconds)
-        let report = try PhoneSimulation(topology: venue, configuration: configuration).run()
+        let report = await (try PhoneSimulation(topology: venue, configuration: configuration)).run()
         try emit(report, text: report.text)
     }
 

@@ -42,16 +42,18 @@ import Topology
         #expect(plan.regions.count == 20)
         #expect(plan.regions.first?.id == "all" && plan.regions.first?.slot == .pinned)
         let inside = plan.regions.filter { $0.slot == .inside }.map(\.id)
-        // Within 10 m of x = 90 and not within 1.5 m: x = 81 … 99 but 90 → c27…c33 less c30.
-        #expect(Set(inside) == ["c27", "c28", "c29", "c31", "c32", "c33"], "\(inside)")
+        // Within the 20 m reach (10 m detection range, a lucky reading 1.5 × 5 dB stronger) of
+        // x = 90 and not within 1.5 m: x = 72 … 108 but 90 → c24…c36 less c30.
+        #expect(venue.reachRanges[0].rounded() == 20)
+        #expect(Set(inside) == Set((24...36).filter { $0 != 30 }.map { "c\($0)" }), "\(inside)")
         let frontier = plan.regions.filter { $0.slot == .frontier }.map { venue.regionIndex(id: $0.id)! }
-        #expect(!frontier.isEmpty)
-        // Every frontier region is quiet: out of detection range now.
-        for region in frontier { #expect(abs(venue.regions[region].position!.x - 90) > 10) }
+        #expect(frontier.count >= FrontierPlannerConfiguration().frontierReserve)
+        // Every frontier region is quiet: out of reach now.
+        for region in frontier { #expect(abs(venue.regions[region].position!.x - 90) > 20) }
         // Every quiet region within the horizon is monitored or shielded by a frontier region.
         let chosen = Set(plan.regions.map { venue.regionIndex(id: $0.id)! })
         for (index, region) in venue.regions.enumerated() {
-            guard let x = region.position?.x, abs(x - 90) > 10, abs(x - 90) - 1.5 <= 40 else { continue }
+            guard let x = region.position?.x, abs(x - 90) > 20, abs(x - 90) - 1.5 <= 40 else { continue }
             #expect(chosen.contains(index) || frontier.contains { planner.shields($0, index) }, "\(region.id) unshielded")
         }
         #expect(plan.validFor > 0)
@@ -63,6 +65,20 @@ import Topology
         // 10 m range, 1.5 m radius, 3 m margin: targets within 5.5 m of the shield.
         #expect(planner.shields(venue.regionIndex(id: "c5")!, venue.regionIndex(id: "c4")!))  // 3 m
         #expect(!planner.shields(venue.regionIndex(id: "c5")!, venue.regionIndex(id: "c3")!))  // 6 m
+    }
+
+    /// A beacon the phone ranged a moment ago is *inside* for iOS as soon as it is monitored: it
+    /// cannot wake the phone, so it is never a frontier region, however far the estimate puts it.
+    @Test func heardRegionsAreNeverFrontier() throws {
+        let venue = try Self.corridor(count: 60, spacing: 3)
+        let planner = FrontierPlanner(topology: venue)
+        let quiet = planner.plan(try request(venue, x: 90)).regions.filter { $0.slot == .frontier }.map(\.id)
+        #expect(!quiet.isEmpty)
+        var heard = try request(venue, x: 90)
+        heard.heard = quiet
+        let plan = planner.plan(heard)
+        #expect(plan.regions.filter { $0.slot == .frontier }.allSatisfy { !quiet.contains($0.id) }, "\(plan.regions)")
+        #expect(plan.regions.filter { $0.slot == .frontier }.count >= FrontierPlannerConfiguration().frontierReserve)
     }
 
     @Test func reportedInsideRegionsAreNeverShieldsAndAreKept() throws {

@@ -1,6 +1,8 @@
+import BeaconKit
 import Foundation
 import Testing
 import Topology
+import WireProtocol
 
 @testable import Simulator
 
@@ -8,11 +10,11 @@ import Topology
 @Suite struct PhoneSimulationTests {
     /// A suspended phone on the museum, located by what it ranges while awake: the frontier
     /// planner covers more arrivals than nearest-N, which covers more than never rotating.
-    @Test func suspendedPhonesOnTheMuseum() throws {
+    @Test func suspendedPhonesOnTheMuseum() async throws {
         let topology = try PlannerFixture.example("museum")
         let simulation = try PhoneSimulation(
             topology: topology, configuration: .init(clients: 3, duration: 300, seed: 1, strategies: [.frontier, .nearest, .firstSet]))
-        let report = simulation.run()
+        let report = await simulation.run()
         let coverage = Dictionary(uniqueKeysWithValues: report.strategies.map { ($0.strategy, $0.tally.coverage ?? 0) })
         #expect(report.strategies.allSatisfy { $0.tally.entries > 50 }, "\(report.strategies.map(\.tally.entries))")
         #expect(coverage[.frontier]! > coverage[.nearest]!, "\(coverage)")
@@ -20,21 +22,33 @@ import Topology
         #expect(report.strategies.allSatisfy { $0.tally.wakes > 0 })
     }
 
-    @Test func iOSReportsEnterOnFirstDetectionAndExitThirtySecondsAfterTheLast() {
-        var ios = IOSRegionMonitoring(slots: 20, appRegions: 2)
-        #expect(ios.budget == 18)
-        ios.apply([1, 2], now: 0)
-        #expect(ios.step(detected: [1], now: 1) == [.enter(1)])
-        #expect(ios.step(detected: [1], now: 2).isEmpty)
-        #expect(ios.step(detected: [], now: 31).isEmpty)
-        #expect(ios.step(detected: [], now: 32) == [.exit(1)])
-        // Added while detected: inside without an enter.
-        _ = ios.step(detected: [3], now: 40)
-        ios.apply([1, 2, 3], now: 40.5)
-        #expect(ios.inside.contains(3))
-        #expect(ios.step(detected: [3], now: 41).isEmpty)
-        // Past the budget, adds are refused.
-        ios.apply(Array(0..<30), now: 50)
-        #expect(ios.held.count == 18)
+    /// The phone the simulations run: asleep it neither reports nor applies; an enter of a
+    /// monitored region wakes it for the wake duration; the retained message waits for it.
+    @Test func aSuspendedPhoneRunsOnlyWhenARegionEventWakesIt() async throws {
+        var phone = await SimulatedPhone(mode: .suspended, slots: 20, appRegions: 2, wakeDuration: 10)
+        let uuid = "F7826DA6-4FA2-4E98-8024-BC5B71E0893E"
+        let r1 = RegionRef(id: "r1", uuid: uuid, major: 1, minor: 1)
+        let beacon = try #require(BeaconIdentity(uuid: uuid, major: 1, minor: 1))
+        // Launched: awake, reports, budget 18 of 20 (two app regions).
+        let first = try #require(await phone.report(at: 0, ranged: []))
+        #expect(first.budget == 18)
+        phone.deliver(RegionsMessage(version: 1, budget: 18, regions: [r1], add: [r1], remove: [], position: nil, reason: "initial"), at: 1)
+        #expect(await phone.applyDue(at: 0.5) == nil)  // not there yet
+        #expect(await phone.applyDue(at: 1)?.completed == true)
+        #expect(phone.held == ["r1"])
+        // Asleep after 10 s: no report, a message waits.
+        await phone.detect([], at: 20)
+        #expect(await phone.report(at: 20, ranged: []) == nil)
+        phone.deliver(RegionsMessage(version: 2, budget: 18, regions: [], add: [], remove: ["r1"], position: nil, reason: "moved"), at: 21)
+        #expect(await phone.applyDue(at: 22) == nil)
+        #expect(phone.wakes == 0)
+        // r1's beacon comes into range: an enter wakes the app, which reports it and applies v2.
+        let events = await phone.detect([beacon], at: 30)
+        #expect(events == [.enter(identifier: "beaconfleet:r1")])
+        #expect(phone.wakes == 1 && phone.isAwake(at: 39.9) && !phone.isAwake(at: 40))
+        let woken = try #require(await phone.report(at: 30, ranged: []))
+        #expect(woken.events.map(\.region) == ["r1"] && woken.version == 1 && woken.monitored == ["r1"])
+        #expect(await phone.applyDue(at: 30)?.version == 2)
+        #expect(phone.held.isEmpty && phone.stopped == 1)
     }
 }

@@ -41,10 +41,13 @@ import Testing
 
     @Test func venueSettingsChangeTheDefault() throws {
         var files = VenueFixture.small
-        files["venue.conf"]! += "power = -65\nsensitivity = -90\npath-loss-exponent = 2\n"
+        files["venue.conf"]! += "power = -65\nsensitivity = -90\npath-loss-exponent = 2\nshadowing = 4\n"
         let topology = try #require(try load(files).topology)
         #expect(abs(topology.detectionRanges[topology.regionIndex(id: "a")!] - 17.78) < 0.01)  // 10^(25/20)
-        #expect(topology.radio == RadioEnvironment(measuredPower: -65, sensitivity: -90, pathLossExponent: 2))
+        #expect(abs(topology.reachRanges[topology.regionIndex(id: "a")!] - 35.48) < 0.01)  // 10^((25 + 1.5 × 4)/20)
+        #expect(topology.radio == RadioEnvironment(measuredPower: -65, sensitivity: -90, pathLossExponent: 2, shadowing: 4))
+        files["venue.conf"]! += "shadowing = -1\n"
+        #expect(messages(try load(files)).contains("venue.conf:8: shadowing: '-1' is not a standard deviation in dB from 0 to 20"))
     }
 
     @Test func badPowerNamesFileLineAndField() throws {

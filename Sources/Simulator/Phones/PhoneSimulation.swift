@@ -1,7 +1,9 @@
 import BeaconKit
 import Foundation
 import Planner
+import RegionSync
 public import Topology
+import WireProtocol
 
 /// Phones that follow iOS's rules (`../shared/IOS.md`) walking a venue, without a broker: every
 /// strategy is run on the same walk and the same radio, and coverage is counted on arrivals.
@@ -9,24 +11,20 @@ public import Topology
 /// - **Radio**: each tick, a region's beacon is detected when its reading (its `power` at 1 m, the
 ///   venue's path-loss exponent, log-normal body shadowing, a loss per floor) reaches the venue's
 ///   sensitivity; the noise of (client, tick, beacon) is the same for every strategy.
-/// - **iOS** (``IOSRegionMonitoring``): enter on the first detection of a held region while
-///   outside, exit 30 s after its last detection, no enter for a region added in range.
-/// - **The app**, suspended by default: woken for ``Configuration/wakeDuration`` seconds by a
-///   region event (and once at launch); while awake it ranges the detected beacons and reports
-///   once a second; the coordinator's answer (the strategy's plan from the estimate) is applied
-///   ``Configuration/latency`` seconds after the report if the app is still awake, else at its
-///   next wake (it reads the retained set). ``Mode/foreground`` keeps it awake throughout.
+/// - **The phone** is a ``SimulatedPhone``: iOS is RegionSyncTesting's fake monitor, the app is
+///   RegionSync itself (applier, event log, report), suspended by default: woken for
+///   ``Configuration/wakeDuration`` seconds by a region event (and once at launch); while awake it
+///   ranges the detected beacons and reports once a second. ``Mode/foreground`` keeps it awake.
+/// - **The coordinator**, per strategy, knows only the reports: it estimates the position from
+///   the ranged beacons (the production estimator), keeps the regions reported inside and those
+///   ranged lately, plans, and publishes a `regions` message when the set changes; the phone
+///   receives it ``Configuration/latency`` seconds later, or at its next wake (it is retained).
 /// - **Coverage**: an *arrival* is coming within a region's radius of its beacon; it is covered
 ///   when the region was held at some moment between the beacon's first detection on that
 ///   approach (detections less than 30 s apart are one approach) and the arrival.
 public struct PhoneSimulation: Sendable {
     /// How the app runs.
-    public enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
-        /// Woken only by region events, about 10 s each (the case BeaconFleet exists for).
-        case suspended
-        /// Awake and reporting every second throughout.
-        case foreground
-    }
+    public typealias Mode = SimulatedPhone.Mode
 
     /// A way of choosing the monitored set.
     public enum Strategy: String, Sendable, Hashable, Codable, CaseIterable {
@@ -72,8 +70,8 @@ public struct PhoneSimulation: Sendable {
         public var reportInterval: Double
         /// Simulation step, seconds.
         public var tick: Double
-        /// Body shadowing of one reading (dB) and loss per floor (dB).
-        public var shadowingSigma: Double
+        /// Body shadowing of one reading (dB; `nil`: the venue's, ``RadioEnvironment/shadowing``) and loss per floor (dB).
+        public var shadowingSigma: Double?
         public var floorAttenuation: Double
         /// Readings kept per report (the strongest).
         public var maximumReadings: Int
@@ -84,7 +82,7 @@ public struct PhoneSimulation: Sendable {
             clients: Int = 10, duration: Double = 900, seed: UInt64 = 1, mode: Mode = .suspended,
             strategies: [Strategy] = Strategy.allCases,
             useTruth: Bool = false, slots: Int = 20, appRegions: Int = 2, wakeDuration: Double = 10, latency: Double = 1,
-            reportInterval: Double = 1, tick: Double = 0.25, shadowingSigma: Double = 5, floorAttenuation: Double = 15,
+            reportInterval: Double = 1, tick: Double = 0.25, shadowingSigma: Double? = nil, floorAttenuation: Double = 15,
             maximumReadings: Int = 8, foresight: Double = 120
         ) {
             self.clients = clients
@@ -142,15 +140,25 @@ public struct PhoneSimulation: Sendable {
     private let estimator: PositionEstimator?
     /// Per region: its estimator anchor, when it is one.
     private let anchorOfRegion: [Int: Int]
+    /// The region of each beacon (the coordinator's lookup for ranged beacons).
+    private let regionOfBeacon: [BeaconIdentity: Int]
     /// Placed regions by level: index, x, y, radius, level order.
     private let placed: [String: [(region: Int, x: Double, y: Double, radius: Double)]]
     private let levelOrder: [String: Int]
+    /// Body shadowing of one reading, dB.
+    private let shadowing: Double
 
     public init(topology: Topology, configuration: Configuration = Configuration()) throws(SimulationError) {
         try configuration.validate()
         self.topology = topology
         self.configuration = configuration
         self.graph = try WalkGraph(topology: topology)
+        self.shadowing = configuration.shadowingSigma ?? topology.radio.shadowing
+        var regionOfBeacon: [BeaconIdentity: Int] = [:]
+        for (index, region) in topology.regions.enumerated() {
+            if let beacon = region.identity.beacon, regionOfBeacon[beacon] == nil { regionOfBeacon[beacon] = index }
+        }
+        self.regionOfBeacon = regionOfBeacon
         var placed: [String: [(region: Int, x: Double, y: Double, radius: Double)]] = [:]
         for (index, region) in topology.regions.enumerated() {
             guard let p = region.position else { continue }
@@ -170,7 +178,7 @@ public struct PhoneSimulation: Sendable {
                     configuration: PositionEstimatorConfiguration(
                         pathLoss: LogDistanceModel(
                             referencePower: Double(topology.radio.measuredPower), exponent: topology.radio.pathLossExponent),
-                        shadowingSigma: configuration.shadowingSigma, maximumGridPoints: 2000,
+                        shadowingSigma: shadowing, maximumGridPoints: 2000,
                         floorAttenuation: configuration.floorAttenuation))
                 self.estimator = estimator
                 var map: [Int: Int] = [:]
@@ -185,18 +193,18 @@ public struct PhoneSimulation: Sendable {
     }
 
     /// Runs every client (random walkers from the seed) and sums the tallies per strategy.
-    public func run() -> Report {
+    public func run() async -> Report {
         let walkers = (0..<configuration.clients).map { client in
             Walker(graph: graph, simulationSeed: configuration.seed, client: client)
         }
-        return run(walkers: walkers)
+        return await run(walkers: walkers)
     }
 
     /// Runs the given walkers (scripted ones in tests) and sums the tallies per strategy.
-    public func run(walkers: [Walker]) -> Report {
+    public func run(walkers: [Walker]) async -> Report {
         var totals = [SimulationTally](repeating: SimulationTally(), count: configuration.strategies.count)
         for (client, walker) in walkers.enumerated() {
-            for (index, tally) in simulate(client: client, walker: walker).enumerated() { totals[index].merge(tally) }
+            for (index, tally) in await simulate(client: client, walker: walker).enumerated() { totals[index].merge(tally) }
         }
         return Report(
             venue: topology.name, mode: configuration.mode, clients: walkers.count, duration: configuration.duration,
@@ -206,31 +214,33 @@ public struct PhoneSimulation: Sendable {
 
     // MARK: - One client
 
-    private struct Phone {
-        var ios: IOSRegionMonitoring
-        var awakeUntil: Double
-        var nextReport: Double = 0
-        var pending: (at: Double, regions: [Int])? = nil
-        var state: PositionState? = nil
-        var planned = false
+    /// One strategy's phone on the walk: the phone, the coordinator's view of it, and the tally.
+    private struct Lane {
+        var phone: SimulatedPhone
+        var coordinator: PlanningState
         /// Per region in an approach: whether it was held at some moment of it.
         var approaches: [Int: Bool] = [:]
         var tally = SimulationTally()
     }
 
-    private func simulate(client: Int, walker start: Walker) -> [SimulationTally] {
+    private func simulate(client: Int, walker start: Walker) async -> [SimulationTally] {
         var walker = start
         let search = WalkingDistanceSearch(topology: topology)
         let budget = configuration.slots - configuration.appRegions
-        let frontier = FrontierPlanner(topology: topology, configuration: FrontierPlannerConfiguration(budget: budget))
-        let nearest = RegionPlanner(topology: topology, configuration: PlannerConfiguration(budget: budget))
+        let planners = Planners(
+            frontier: FrontierPlanner(topology: topology, configuration: FrontierPlannerConfiguration(budget: budget)),
+            nearest: RegionPlanner(topology: topology, configuration: PlannerConfiguration(budget: budget)), search: search)
         let noise = CounterNoise(seed: configuration.seed)
-        var phones = configuration.strategies.map { _ in
-            Phone(
-                ios: IOSRegionMonitoring(slots: configuration.slots, appRegions: configuration.appRegions),
-                awakeUntil: configuration.wakeDuration)
+        var lanes: [Lane] = []
+        for strategy in configuration.strategies {
+            let phone = await SimulatedPhone(
+                mode: configuration.mode, slots: configuration.slots, appRegions: configuration.appRegions,
+                wakeDuration: configuration.wakeDuration, reportInterval: configuration.reportInterval)
+            lanes.append(Lane(phone: phone, coordinator: PlanningState(strategy: strategy)))
         }
         var within = Set<Int>()  // regions whose radius the walker is within
+        var lastHeard: [Int: Double] = [:]  // the radio: when each beacon was last detected
+        let exitDelay = 30.0
         let ticks = Int((configuration.duration / configuration.tick).rounded(.down))
 
         for tick in 0...ticks {
@@ -238,96 +248,137 @@ public struct PhoneSimulation: Sendable {
             let now = Double(tick) * configuration.tick
             let truth = walker.position
             let heard = readings(at: truth, climb: walker.climb, client: client, tick: tick, noise: noise)
-            let detected = heard.map(\.region)
+            for reading in heard { lastHeard[reading.region] = now }
+            let beacons = heard.compactMap { topology.regions[$0.region].identity.beacon }
+            let ranged = heard.map { reading in
+                let identity = topology.regions[reading.region].identity
+                return RangedBeacon(uuid: identity.uuidString, major: identity.major ?? 0, minor: identity.minor ?? 0, rssi: reading.rssi)
+            }
             let withinNow = regionsWithin(truth)
             let arrived = withinNow.subtracting(within)
             within = withinNow
 
-            for index in phones.indices {
-                var phone = phones[index]
-                let events = phone.ios.step(detected: detected, now: now)
-                // Approaches and arrivals.
-                for region in detected where phone.approaches[region] == nil { phone.approaches[region] = false }
-                for (region, covered) in phone.approaches {
-                    if !covered, phone.ios.holds(region) { phone.approaches[region] = true }
-                    if now - (phone.ios.lastDetected[region] ?? -.infinity) >= phone.ios.exitDelay { phone.approaches[region] = nil }
+            for index in lanes.indices {
+                var lane = lanes[index]
+                await lane.phone.detect(beacons, at: now)
+                // Approaches (detections less than 30 s apart) and arrivals.
+                for reading in heard where lane.approaches[reading.region] == nil { lane.approaches[reading.region] = false }
+                for (region, covered) in lane.approaches {
+                    if !covered, lane.phone.held.contains(topology.regions[region].id) { lane.approaches[region] = true }
+                    if now - (lastHeard[region] ?? -.infinity) >= exitDelay { lane.approaches[region] = nil }
                 }
                 if tick > 0 {
                     for region in arrived.sorted() {
-                        phone.tally.recordEntry(
-                            region: topology.regions[region].id, monitored: phone.approaches[region] ?? phone.ios.holds(region))
+                        let id = topology.regions[region].id
+                        lane.tally.recordEntry(region: id, monitored: lane.approaches[region] ?? lane.phone.held.contains(id))
                     }
                 }
-                // Wakes.
-                if configuration.mode == .foreground {
-                    phone.awakeUntil = .infinity
-                } else if !events.isEmpty {
-                    // Every event runs the app again (and costs it): count each, not only those that find it asleep.
-                    phone.tally.wakes += 1
-                    if now >= phone.awakeUntil { phone.nextReport = now }
-                    phone.awakeUntil = max(phone.awakeUntil, now + configuration.wakeDuration)
+                if await lane.phone.applyDue(at: now) != nil { lane.tally.plans += 1 }
+                if let report = await lane.phone.report(at: now, ranged: ranged),
+                    let message = plan(for: report, lane: &lane, walker: walker, planners: planners, now: now)
+                {
+                    lane.phone.deliver(message, at: now + configuration.latency)
                 }
-                let awake = now < phone.awakeUntil
-                // The answer to an earlier report, when the app runs to apply it.
-                if awake, let pending = phone.pending, now >= pending.at {
-                    let change = phone.ios.apply(pending.regions, now: now)
-                    phone.tally.recordPlan(added: change.added, removed: change.removed, initial: !phone.planned)
-                    phone.planned = true
-                    phone.pending = nil
-                }
-                if awake, now >= phone.nextReport - 1e-9 {
-                    phone.nextReport = now + configuration.reportInterval
-                    let strategy = configuration.strategies[index]
-                    let (point, confidence) = position(of: &phone, truth: truth, heard: heard, now: now)
-                    if let point, strategy != .firstSet || !phone.planned, phone.pending == nil || strategy == .clairvoyant {
-                        if let regions = plan(
-                            strategy, phone: phone, at: point, confidence: confidence, walker: walker, frontier: frontier,
-                            nearest: nearest, search: search, now: now)
-                        {
-                            phone.pending = (now + configuration.latency, regions)
-                        }
-                    }
-                }
-                phones[index] = phone
+                lanes[index] = lane
             }
         }
-        for index in phones.indices { phones[index].tally.metresWalked = walker.distanceWalked }
-        return phones.map(\.tally)
+        return lanes.map { lane in
+            var tally = lane.tally
+            tally.metresWalked = walker.distanceWalked
+            tally.wakes = lane.phone.wakes
+            tally.added = lane.phone.started
+            tally.removed = lane.phone.stopped
+            return tally
+        }
     }
 
-    /// The coordinator's idea of where the phone is after this report.
-    private func position(of phone: inout Phone, truth: VenuePoint, heard: [(region: Int, rssi: Int)], now: Double) -> (VenuePoint?, Double)
-    {
-        guard let estimator else { return (truth, 0) }
-        var observations = heard.compactMap { reading in
-            anchorOfRegion[reading.region].map { PositionObservation(anchor: $0, rssi: Double(reading.rssi)) }
-        }
-        if observations.count > configuration.maximumReadings {
-            observations.sort { ($0.rssi, -$0.anchor) > ($1.rssi, -$1.anchor) }
-            observations.removeLast(observations.count - configuration.maximumReadings)
-        }
-        guard let estimate = estimator.update(phone.state, observations: observations, at: Date(timeIntervalSinceReferenceDate: now)) else {
-            return (nil, 0)
-        }
-        phone.state = estimate.state
-        return (VenuePoint(x: estimate.x, y: estimate.y, level: estimate.level), estimate.confidence)
+    /// The planners every lane shares.
+    private struct Planners {
+        var frontier: FrontierPlanner
+        var nearest: RegionPlanner
+        var search: WalkingDistanceSearch
     }
 
-    /// The strategy's set (topology indices, in priority order), or `nil` when the point is off the graph.
-    private func plan(
-        _ strategy: Strategy, phone: Phone, at point: VenuePoint, confidence: Double, walker: Walker, frontier: FrontierPlanner,
-        nearest: RegionPlanner, search: WalkingDistanceSearch, now: Double
-    ) -> [Int]? {
+    /// What the coordinator knows of one phone, from its reports alone.
+    private struct PlanningState {
+        var strategy: Strategy
+        var position: PositionState? = nil
+        /// Regions the phone reported inside (an enter without an exit since) that it still monitors.
+        var inside = Set<Int>()
+        /// When the phone last ranged each beacon.
+        var ranged: [Int: Double] = [:]
+        var monitored: [String] = []
+        var version: UInt64 = 0
+        /// The set last published (topology indices, in priority order).
+        var regions: [Int] = []
+    }
+
+    /// Folds `report` into the coordinator's view of the lane's phone and plans; returns the
+    /// `regions` message to publish when the set changed.
+    private func plan(for report: ClientReport, lane: inout Lane, walker: Walker, planners: Planners, now: Double) -> RegionsMessage? {
+        var state = lane.coordinator
+        defer { lane.coordinator = state }
+        for event in report.events {
+            guard let region = topology.regionIndex(id: event.region) else { continue }
+            if event.type == .enter { state.inside.insert(region) } else { state.inside.remove(region) }
+        }
+        state.monitored = report.monitored ?? state.monitored
+        let monitoredIndices = Set(state.monitored.compactMap { topology.regionIndex(id: $0) })
+        state.inside.formIntersection(monitoredIndices)  // an unmonitored region never exits
+        var observations: [PositionObservation] = []
+        for beacon in report.ranged {
+            guard let identity = BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor),
+                let region = regionOfBeacon[identity]
+            else { continue }
+            state.ranged[region] = now
+            if let anchor = anchorOfRegion[region] { observations.append(PositionObservation(anchor: anchor, rssi: Double(beacon.rssi))) }
+        }
+        if state.strategy == .firstSet, state.version > 0 { return nil }
+
         let budget = configuration.slots - configuration.appRegions
-        if strategy == .clairvoyant { return foresee(walker, budget: budget) }
-        guard let location = try? topology.snap(point) else { return nil }
-        let held = phone.ios.held.map { topology.regions[$0].id }
-        let inside = phone.ios.inside.sorted().map { topology.regions[$0].id }
-        let request = PlanRequest(
-            location: location, monitored: held, inside: inside, budget: budget, uncertainty: confidence,
-            now: Date(timeIntervalSinceReferenceDate: now))
-        let plan = strategy == .frontier ? frontier.plan(request, using: search) : nearest.plan(request, using: search)
-        return plan.regions.map(\.region)
+        let regions: [Int]
+        var position: Position? = nil
+        if state.strategy == .clairvoyant {
+            regions = foresee(walker, budget: budget)
+        } else {
+            let point: VenuePoint
+            var confidence = 0.0
+            if let estimator {
+                if observations.count > configuration.maximumReadings {
+                    observations.sort { ($0.rssi, -$0.anchor) > ($1.rssi, -$1.anchor) }
+                    observations.removeLast(observations.count - configuration.maximumReadings)
+                }
+                guard let estimate = estimator.update(state.position, observations: observations, at: Date(timeIntervalSinceReferenceDate: now))
+                else { return nil }
+                state.position = estimate.state
+                point = VenuePoint(x: estimate.x, y: estimate.y, level: estimate.level)
+                confidence = estimate.confidence
+            } else {
+                point = walker.position
+            }
+            guard let location = try? topology.snap(point) else { return nil }
+            position = Position(x: point.x, y: point.y, level: point.level, confidence: confidence)
+            let window = planners.frontier.configuration.heardWindow
+            let request = PlanRequest(
+                location: location, monitored: state.monitored, inside: state.inside.sorted().map { topology.regions[$0].id },
+                heard: state.ranged.filter { now - $0.value < window }.keys.sorted().map { topology.regions[$0].id }, budget: budget,
+                uncertainty: confidence, now: Date(timeIntervalSinceReferenceDate: now))
+            let plan =
+                state.strategy == .frontier
+                ? planners.frontier.plan(request, using: planners.search) : planners.nearest.plan(request, using: planners.search)
+            regions = plan.regions.map(\.region)
+        }
+        let drifted = Set(state.monitored) != Set(state.regions.map { topology.regions[$0].id })
+        guard regions != state.regions || (drifted && report.version == state.version) else { return nil }
+        let old = Set(state.regions)
+        let new = Set(regions)
+        state.version += 1
+        state.regions = regions
+        return RegionsMessage(
+            version: state.version, budget: budget, regions: regions.map { topology.regions[$0].reference },
+            add: regions.filter { !old.contains($0) }.map { topology.regions[$0].reference },
+            remove: old.subtracting(new).sorted().map { topology.regions[$0].id }, position: position,
+            reason: state.version == 1 ? "initial" : "moved", time: Date(timeIntervalSinceReferenceDate: now))
     }
 
     /// The clairvoyant's set: pinned regions, then the regions the walker will arrive at next
@@ -375,7 +426,7 @@ public struct PhoneSimulation: Sendable {
                 let distance = Swift.max((dx * dx + dy * dy + 1.69).squareRoot(), 0.1)  // beacon 1.3 m above the phone
                 let power = Double(topology.regions[region.region].measuredPower ?? radio.measuredPower)
                 let mean = model.expectedRSSI(atDistance: distance, referencePower: power) - Double(floors) * configuration.floorAttenuation
-                let rssi = (mean + configuration.shadowingSigma * noise.normal(UInt64(client), UInt64(tick), UInt64(region.region)))
+                let rssi = (mean + shadowing * noise.normal(UInt64(client), UInt64(tick), UInt64(region.region)))
                     .rounded()
                 if rssi >= radio.sensitivity { heard.append((region.region, Int(Swift.max(rssi, -127)))) }
             }

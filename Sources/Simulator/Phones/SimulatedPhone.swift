@@ -1,0 +1,150 @@
+public import BeaconKit
+public import Foundation
+public import RegionSync
+public import RegionSyncTesting
+public import WireProtocol
+
+/// One iPhone running an app with `RegionSync`, for simulations: iOS is `RegionSyncTesting`'s
+/// ``FakeRegionMonitor`` (the rules of `../shared/IOS.md`: 20 shared slots, enter on the first
+/// detection, exit 30 s after the last, no enter for a region added in range, the 0.1 s
+/// stop/start gap), the app is the library itself (``RegionApplier``, ``RegionEventLog``,
+/// ``RegionReportBuilder``), and time is a ``VirtualClock`` the simulation moves.
+///
+/// The app runs only while awake: once at launch, and for ``wakeDuration`` seconds after every
+/// region event when ``Mode/suspended`` (each event runs it again). Awake, it ranges the beacons
+/// it detects, reports every ``reportInterval`` seconds, and applies the newest `regions`
+/// message that has reached it (a retained message waits for the next wake). Asleep it does
+/// nothing: it cannot range, report or advertise.
+///
+/// The driver calls, per step: ``detect(_:at:)`` with what the radio delivered, then
+/// ``applyDue(at:)``, then ``report(at:ranged:)``; messages arrive with ``deliver(_:at:)``.
+public struct SimulatedPhone: Sendable {
+    /// How the app runs.
+    public enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Woken only by region events, about 10 s each (the case BeaconFleet exists for).
+        case suspended
+        /// Awake and reporting every second throughout.
+        case foreground
+    }
+
+    public let mode: Mode
+    /// Seconds of run time per wake.
+    public let wakeDuration: Double
+    /// Seconds between reports while awake.
+    public let reportInterval: Double
+    /// iOS.
+    public let monitor: FakeRegionMonitor<VirtualClock>
+    /// The app's RegionSync.
+    public let applier: RegionApplier<VirtualClock>
+    let log: RegionEventLog
+    let builder: RegionReportBuilder
+    let clock: VirtualClock
+    /// Report times are this date plus the simulated seconds.
+    let epoch: Date
+
+    /// When the app stops running (`.infinity` in the foreground).
+    public private(set) var awakeUntil: Double
+    private var nextReport = 0.0
+    /// The newest `regions` message and when it reaches the phone.
+    private var inbox: (at: Double, message: RegionsMessage)?
+    /// Events of ``monitor`` already read.
+    private var eventsRead = 0
+    /// BeaconFleet's regions iOS holds now, by region id.
+    public private(set) var held: Set<String> = []
+    /// Region events that ran the app (wakes, counted per event), and regions started and stopped.
+    public private(set) var wakes = 0
+    public private(set) var started = 0
+    public private(set) var stopped = 0
+    /// Whether a message has been applied yet (its starts are set-up, not churn).
+    public private(set) var applied = false
+
+    /// A phone whose app has `appRegions` regions of its own (they take slots, never BeaconFleet's).
+    public init(
+        mode: Mode = .suspended, slots: Int = 20, appRegions: Int = 0, wakeDuration: Double = 10, reportInterval: Double = 1,
+        epoch: Date = Date(timeIntervalSince1970: 1_767_225_600)
+    ) async {
+        self.mode = mode
+        self.wakeDuration = wakeDuration
+        self.reportInterval = reportInterval
+        self.epoch = epoch
+        let clock = VirtualClock()
+        let configuration = RegionSyncConfiguration(slotLimit: slots)
+        self.clock = clock
+        monitor = FakeRegionMonitor(options: .init(slotLimit: slots), clock: clock)
+        applier = RegionApplier(monitor: monitor, configuration: configuration, clock: clock)
+        log = RegionEventLog(configuration: configuration)
+        builder = RegionReportBuilder(configuration: configuration)
+        awakeUntil = mode == .foreground ? .infinity : wakeDuration  // launched, awake once
+        for index in 0..<appRegions { await monitor.addAppRegion(identifier: "app-geofence-\(index)") }
+    }
+
+    /// Whether the app runs at `time`.
+    public func isAwake(at time: Double) -> Bool { time < awakeUntil }
+
+    /// The radio delivered `beacons` at `time`: iOS's enters and exits fire, each waking the app.
+    /// Returns the events iOS delivered.
+    @discardableResult
+    public mutating func detect(_ beacons: [BeaconIdentity], at time: Double) async -> [RegionMonitorEvent] {
+        clock.advance(to: instant(time))
+        await monitor.detect(beacons, at: clock.now)
+        let delivered = await monitor.delivered
+        guard delivered.count > eventsRead else { return [] }
+        let events = Array(delivered[eventsRead...])
+        eventsRead = delivered.count
+        var woke = false
+        for event in events {
+            await log.record(event, at: date(time))
+            // A crossing runs the app; a state is one only from `CLMonitor` (the classic API's
+            // states answer the app's own `requestState`, while it runs).
+            switch event {
+            case .enter, .exit: woke = true
+            case .state(_, .inside), .state(_, .outside): woke = woke || monitor.options.flavour == .monitor
+            case .state, .failure: break
+            }
+        }
+        if woke, mode == .suspended {
+            wakes += 1
+            if !isAwake(at: time) { nextReport = time }
+            awakeUntil = max(awakeUntil, time + wakeDuration)
+        }
+        return events
+    }
+
+    /// A `regions` message reaches the phone at `time` (it is retained: the newest one waits for
+    /// the app to run).
+    public mutating func deliver(_ message: RegionsMessage, at time: Double) {
+        if let inbox, inbox.message.version > message.version { return }
+        inbox = (time, message)
+    }
+
+    /// Applies the newest message that has reached the phone, when the app runs at `time`.
+    public mutating func applyDue(at time: Double) async -> RegionApplyOutcome? {
+        guard isAwake(at: time), let pending = inbox, pending.at <= time else { return nil }
+        inbox = nil
+        clock.advance(to: instant(time))
+        let outcome = await applier.apply(pending.message)
+        if outcome.path != .ignored {
+            if applied {
+                started += outcome.started.count
+                stopped += outcome.stopped.count
+            }
+            applied = true
+            held = Set(outcome.held)
+            await log.keepOnly(held)
+        }
+        return outcome
+    }
+
+    /// The app's report when it runs at `time` and one is due: `ranged` (what it ranged since the
+    /// last), the events since the last report, what iOS holds, the budget and the applied version.
+    public mutating func report(at time: Double, ranged: [RangedBeacon]) async -> ClientReport? {
+        guard isAwake(at: time), time >= nextReport - 1e-9 else { return nil }
+        nextReport = time + reportInterval
+        let events = await log.takeEvents()
+        return await builder.report(
+            from: monitor, ranged: ranged, events: events, version: await applier.appliedVersion, time: date(time))
+    }
+
+    private func instant(_ time: Double) -> VirtualClock.Instant { VirtualClock.Instant(offset: .seconds(time)) }
+    private func date(_ time: Double) -> Date { epoch.addingTimeInterval(time) }
+}
