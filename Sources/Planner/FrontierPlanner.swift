@@ -268,7 +268,7 @@ public struct FrontierPlannerConfiguration: Sendable, Hashable {
     public var incumbency: Double
 
     public init(
-        budget: Int = 20, wakeMargin: Double = 3, horizon: Double = 40, frontierReserve: Int = 4, candidates: Int = 120,
+        budget: Int = 20, wakeMargin: Double = 3, horizon: Double = 40, frontierReserve: Int = 5, candidates: Int = 120,
         keepTolerance: Double = 10, incumbency: Double = 5, heardWindow: Double = 5
     ) {
         self.heardWindow = heardWindow

@@ -13,20 +13,15 @@ struct SimulateCommand: AsyncParsableCommand {
         commandName: "simulate",
         abstract: "Measure planning quality with simulated walkers, or position error on real tracks.",
         discussion: """
-            --offline: walkers move along the venue's walkable graph at walking speed; RSSI comes \
-            from a log-distance model with log-normal shadowing; the position estimator and the \
-            region planner run on it. The report gives, for the planner and for the baselines \
-            "straight-line nearest B" and "no hysteresis": coverage (the share of region entries \
-            whose region was already monitored when entered) and churn (adds plus removes per \
-            100 m walked). The same seed gives the same report.
-
-            --phones: phones that follow iOS's rules (../shared/IOS.md): beacons detected \
-            through each region's power and body shadowing, enter at first detection, exit 30 s \
-            after the last, 18 of 20 slots, the app suspended between region events (10 s per \
-            wake) unless --foreground. Coverage counts arrivals (within a region's radius) whose \
-            region was monitored at some moment since its beacon's first detection on that \
-            approach; beside it churn and wakes per 100 m, for the frontier planner, nearest-N, \
-            the first set only and a clairvoyant that knows the walk.
+            --offline: phones that follow iOS's rules (../shared/IOS.md) walk the venue's graph: \
+            RegionSync (the phone library) on a fake iOS, beacons detected through each region's \
+            power and the venue's body shadowing, enter at first detection, exit 30 s after the \
+            last, 18 of 20 slots (--app-regions), the app suspended between region events (10 s \
+            per wake) unless --foreground. Coverage counts arrivals (within a region's radius) \
+            whose region was monitored at some moment since its beacon's first detection on that \
+            approach; beside it churn and wakes per 100 m, for the frontier planner (the \
+            coordinator's), nearest-N, the first set only and a clairvoyant that knows the walk. \
+            The same seed gives the same report.
 
             --tetam DIR: replays the nine real tetam tracks as twelve gateways' sightings and \
             reports position error against the camera truth (median, p90) for the estimator and a \
@@ -43,8 +38,7 @@ struct SimulateCommand: AsyncParsableCommand {
               beaconfleet simulate --offline --topology topology/museum
               beaconfleet simulate --offline --topology topology/mall --clients 20 \\
                   --duration 30m --seed 7 --json
-              beaconfleet simulate --offline --topology topology/mall --evidence gateways
-              beaconfleet simulate --phones --topology topology/museum --clients 4
+              beaconfleet simulate --offline --topology topology/mall --foreground
               beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks
               beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks \\
                   --topology topology/tetam --json
@@ -55,20 +49,17 @@ struct SimulateCommand: AsyncParsableCommand {
             """
     )
 
-    @Flag(name: .long, help: "Run simulated walkers without a broker and print the quality report.")
-    var offline = false
-
     @Flag(
         name: .long,
         help:
             "Run phones that follow iOS's rules (../shared/IOS.md), suspended unless --foreground, without a broker: coverage of arrivals, churn and wakes per 100 m for the frontier planner, nearest-N, the first set and a clairvoyant."
     )
-    var phones = false
+    var offline = false
 
-    @Flag(name: .long, help: "--phones: keep the app awake (always ranging and reporting) instead of suspended.")
+    @Flag(name: .long, help: "--offline: keep the app awake (always ranging and reporting) instead of suspended.")
     var foreground = false
 
-    @Option(name: .customLong("app-regions"), help: "--phones: slots of the 20 the app's own regions take (default 2).")
+    @Option(name: .customLong("app-regions"), help: "--offline: slots of the 20 the app's own regions take (default 2).")
     var appRegions: Int = 2
 
     @Option(
@@ -109,14 +100,13 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Simulated time, e.g. 900, 15m, 1h (--offline: per client; --broker: the whole run).")
     var duration: String = "15m"
 
-    @Option(
-        name: .long, help: "Region budget per client (default: --offline and --tetam the venue's, else 20; --broker the coordinator's).")
+    @Option(name: .long, help: "Region budget per client (default: --tetam the venue's, else 20; --broker the coordinator's).")
     var budget: Int?
 
     @Option(
         name: .long,
         help:
-            "--offline: where position evidence comes from: ranging (the phone ranges region beacons while awake), gateways (gateways hear the phone all the time) or truth (no estimator: the planner alone)."
+            "--offline: where the coordinator's position comes from: ranging (the production estimator on what the phone ranges while awake) or truth (no estimator: the planner alone)."
     )
     var evidence: String = "ranging"
 
@@ -145,17 +135,17 @@ struct SimulateCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if [offline, phones, tetam != nil, broker != nil].filter({ $0 }).count != 1 {
-            throw ValidationError(
-                "choose one mode: --offline --topology DIR, --phones --topology DIR, --tetam DIR, or --broker URL --topology DIR")
+        if [offline, tetam != nil, broker != nil].filter({ $0 }).count != 1 {
+            throw ValidationError("choose one mode: --offline --topology DIR, --tetam DIR, or --broker URL --topology DIR")
         }
-        if (offline || phones || broker != nil) && topology == nil {
-            throw ValidationError("\(offline ? "--offline" : phones ? "--phones" : "--broker") needs --topology DIR")
+        if (offline || broker != nil) && topology == nil {
+            throw ValidationError("\(offline ? "--offline" : "--broker") needs --topology DIR")
         }
-        if phones, !(0..<20).contains(appRegions) { throw ValidationError("--app-regions must be 0…19, got \(appRegions)") }
-        if phones, !["ranging", "truth"].contains(evidence) {
-            throw ValidationError("--phones takes --evidence ranging or truth, got '\(evidence)'")
+        if offline, !(0..<20).contains(appRegions) { throw ValidationError("--app-regions must be 0…19, got \(appRegions)") }
+        if !["ranging", "truth"].contains(evidence) {
+            throw ValidationError("--evidence must be ranging or truth, got '\(evidence)'")
         }
+        if !(wakeSeconds > 0) { throw ValidationError("--wake-seconds must be positive, got \(wakeSeconds)") }
         if broker != nil {
             if LiveSimulation.Mode(rawValue: mode) == nil { throw ValidationError("--mode must be phones or tags, got '\(mode)'") }
             if !(speedup > 0) { throw ValidationError("--speedup must be positive, got \(speedup)") }
@@ -165,9 +155,6 @@ struct SimulateCommand: AsyncParsableCommand {
         if SimulationDuration.seconds(duration) == nil {
             throw ValidationError("--duration '\(duration)' is not a duration (examples: 900, 15m, 1h, 90s)")
         }
-        if OfflineSimulation.Evidence(rawValue: evidence) == nil {
-            throw ValidationError("--evidence must be ranging, gateways or truth, got '\(evidence)'")
-        }
     }
 
     func run() async throws {
@@ -175,10 +162,8 @@ struct SimulateCommand: AsyncParsableCommand {
             try runTetam(directory: tetam)
         } else if let broker {
             try await runLive(broker: broker)
-        } else if phones {
-            try await runPhones()
         } else {
-            try runOffline()
+            try await runOffline()
         }
     }
 
@@ -198,18 +183,7 @@ struct SimulateCommand: AsyncParsableCommand {
         try emit(report, text: report.text)
     }
 
-    private func runOffline() throws {
-        let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
-        let planner = plannerConfiguration()
-        let configuration = OfflineSimulation.Configuration(
-            clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, budget: budget,
-            evidence: OfflineSimulation.Evidence(rawValue: evidence)!, planner: planner, wakeDuration: wakeSeconds)
-        let simulation = try OfflineSimulation(topology: venue, configuration: configuration)
-        let report = simulation.run()
-        try emit(report, text: report.text)
-    }
-
-    private func runPhones() async throws {
+    private func runOffline() async throws {
         let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
         let configuration = PhoneSimulation.Configuration(
             clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, mode: foreground ? .foreground : .suspended,

@@ -128,11 +128,11 @@ struct CommandLineTests {
     }
 
     @Test(
-        "simulate --phones --json: suspended phones under iOS's rules, every strategy counted on the same arrivals; --app-regions out of range exits 64"
+        "simulate --offline --json: suspended phones under iOS's rules, every strategy counted on the same arrivals; --foreground keeps them awake; bad options exit 64"
     )
-    func simulatePhones() async throws {
+    func simulateOffline() async throws {
         let (status, output, errors) = try await BeaconFleetCommand.run(
-            ["simulate", "--phones", "--topology", "topology/museum", "--clients", "1", "--duration", "90", "--json"])
+            ["simulate", "--offline", "--topology", "topology/museum", "--clients", "1", "--duration", "90", "--json"])
         #expect(status == 0, "\(errors)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         #expect(report["mode"] as? String == "suspended")
@@ -141,26 +141,16 @@ struct CommandLineTests {
         #expect(Set(strategies.compactMap { $0["strategy"] as? String }) == ["frontier", "nearest", "first-set", "clairvoyant"])
         let arrivals = Set(strategies.compactMap { ($0["tally"] as? [String: Any])?["entries"] as? Int })
         #expect(arrivals.count == 1 && (arrivals.first ?? 0) > 0, "the same arrivals for every strategy: \(arrivals)")
-        let bad = try await BeaconFleetCommand.run(["simulate", "--phones", "--topology", "topology/museum", "--app-regions", "25"])
+        let awake = try await BeaconFleetCommand.run(
+            ["simulate", "--offline", "--foreground", "--topology", "topology/museum", "--clients", "1", "--duration", "30", "--json"])
+        #expect(awake.status == 0, "\(awake.errors)")
+        #expect(awake.output.contains("\"foreground\""))
+        let bad = try await BeaconFleetCommand.run(["simulate", "--offline", "--topology", "topology/museum", "--app-regions", "25"])
         #expect(bad.status == 64)
         #expect(bad.errors.contains("--app-regions must be 0…19, got 25"), "\(bad.errors)")
-    }
-
-    @Test("simulate --offline --json: a short walk of two clients reports every strategy on them")
-    func simulateOffline() async throws {
-        let (status, output, errors) = try await BeaconFleetCommand.run(
-            ["simulate", "--offline", "--topology", "topology/museum", "--clients", "2", "--duration", "60", "--json"])
-        #expect(status == 0, "\(errors)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
-        #expect(report["clients"] as? Int == 2)
-        #expect(report["duration"] as? Double == 60)
-        let strategies = try #require(report["strategies"] as? [[String: Any]])
-        #expect(Set(strategies.compactMap { $0["strategy"] as? String }) == ["planner", "no-hysteresis", "straight-line"])
-        for strategy in strategies {
-            let tally = try #require(strategy["tally"] as? [String: Any])
-            #expect((tally["metresWalked"] as? Double ?? 0) > 0)
-            #expect((tally["plans"] as? Int ?? 0) > 0)
-        }
+        let evidence = try await BeaconFleetCommand.run(["simulate", "--offline", "--topology", "topology/museum", "--evidence", "gps"])
+        #expect(evidence.status == 64)
+        #expect(evidence.errors.contains("--evidence must be ranging or truth, got 'gps'"), "\(evidence.errors)")
     }
 
     @Test("watch prints the retained regions of a client and a gateway's live status; a bad --client exits 64")
