@@ -131,7 +131,7 @@ struct CoordinatorBrokerTests {
                     return nil
                 }
                 let regions = try WireCoding.decode(RegionsMessage.self, from: try #require(answer).payload, topic: "regions")
-                #expect(regions.version == 1)
+                #expect(regions.version >= 1)
                 #expect(regions.regions.contains { $0.id == "hall-entrance" })
             }
             kill(process.processIdentifier, SIGTERM)
@@ -194,7 +194,6 @@ struct CoordinatorBrokerTests {
                 let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "hall")]))
                 try await phone.publish(topic: topics.clientReport(try Identifier("phone-reload")), payload: report, qos: .atLeastOnce)
                 let first = try await nextRegions()
-                #expect(first.version == 1)
                 // Invalid: refused, the error (naming the file) in the retained status, still serving.
                 try (original + "broken,,1,999,not-a-number,5,G,3,\n").write(to: regionsFile, atomically: true, encoding: .utf8)
                 kill(process.processIdentifier, SIGHUP)
@@ -209,7 +208,7 @@ struct CoordinatorBrokerTests {
                     to: linksFile, atomically: true, encoding: .utf8)
                 kill(process.processIdentifier, SIGHUP)
                 let replanned = try await nextRegions()
-                #expect(replanned.version == 2 && replanned.reason == "topology")
+                #expect(replanned.version == first.version + 1 && replanned.reason == "topology")
                 #expect(replanned.add.map(\.id).contains("hall-kiosk") && !first.regions.contains { $0.id == "hall-kiosk" })
                 _ = try await nextStatus("a status without the error") { $0.error == nil && $0.state == .online }
             }

@@ -72,6 +72,10 @@ enum TestVenue {
 
     static func millis(_ seconds: Double) -> Int64 { Int64((1_795_424_400 + seconds) * 1000) }
 
+    /// The first `regions` version of a client record planned at `seconds` (epoch-based: the
+    /// clock in milliseconds, see docs/wire.md).
+    static func firstVersion(at seconds: Double) -> UInt64 { UInt64(millis(seconds)) }
+
     static func tagID(_ minor: UInt16) -> String { "\(tagUUID).7.\(minor)" }
 }
 

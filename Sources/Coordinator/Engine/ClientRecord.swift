@@ -50,7 +50,8 @@ struct ClientRecord: Sendable {
 
     /// The client's topic identifier.
     var id: String
-    /// The last published `regions` version (0: nothing published yet).
+    /// The last published `regions` version (0: nothing published yet; the first is epoch-based,
+    /// see ``CoordinatorEngine/nextVersion(after:now:)``).
     var version: UInt64 = 0
     /// The last published set, region indices in slot order.
     var regions: [Int32] = []

@@ -272,7 +272,8 @@ public final class CoordinatorEngine {
         record.plannedAt = point
         record.forcePlan = false
         record.reconcileFrom = nil
-        let reason = record.reason ?? (record.version == 0 ? .initial : .moved)
+        // A record's first set is `initial` whatever else changed with it (its budget, its inside set).
+        let reason = record.version == 0 ? .initial : record.reason ?? .moved
         record.reason = nil
         // The set, not its slot order, is what the phone monitors: a reordering alone is no change.
         let changed = Set(regions) != Set(record.regions) || !record.vanished.isEmpty
@@ -283,7 +284,7 @@ public final class CoordinatorEngine {
         let add = regions.filter { !base.contains($0) }.map { venue.regionRefs[Int($0)] }
         let remove = record.vanished + previous.filter { !next.contains($0) }.map { venue.id(ofRegion: $0) }
         record.vanished = []
-        record.version += 1
+        record.version = Self.nextVersion(after: record.version, now: now)
         record.regions = regions
         record.needsPersist = true
         let message = RegionsMessage(
@@ -292,6 +293,20 @@ public final class CoordinatorEngine {
             validFor: validFor.map { ($0 * 100).rounded() / 100 }, time: Date(timeIntervalSince1970: Double(now) / 1000))
         outputs.append(.regions(client: record.id, message))
         counters.regionsPublished += 1
+    }
+
+    /// The version after `version` (0: the client's first under this record).
+    ///
+    /// A phone's `version` must never go back or repeat (RegionSync ignores a version not greater
+    /// than the one it applied), also when the coordinator lost the client's history: after the
+    /// record expired (`idleTimeout`), after a restart without `--state`, or with the state file
+    /// lost. So a record without history starts at the wall clock in milliseconds since 1970
+    /// (`now`), and each change adds 1. A later record of the same client starts above every version
+    /// an earlier one published as long as that one published less than one version per millisecond
+    /// on average, and the clock did not go back. A phone takes any jump as "converge to the whole
+    /// set"; only a step back would be ignored.
+    static func nextVersion(after version: UInt64, now: Int64) -> UInt64 {
+        version == 0 ? UInt64(max(1, now)) : version + 1
     }
 
     func emit(_ type: ClientEvent.Kind, region: Int32?, record: ClientRecord, time: Int64, evidence: String) {
