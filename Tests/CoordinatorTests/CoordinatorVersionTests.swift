@@ -74,6 +74,29 @@ struct CoordinatorVersionTests {
         }
     }
 
+    @Test("the same report listing one of the app's own regions in `monitored`, sent ten times: exactly one version")
+    func appRegionsDoNotLoop() async throws {
+        try await withMosquittoBroker { broker in
+            let coordinator = try await CoordinatorHarness.start(broker: broker)
+            try await withPhone(broker, id: "phone-own") { phone in
+                try await phone.report(enter: "hall-entrance")
+                let first = try await phone.nextRegions()
+                let report = try WireCoding.encode(
+                    ClientReport(monitored: first.regions.map(\.id) + ["app-own-geofence"], budget: 20, version: first.version))
+                for _ in 0..<10 { try await phone.client.publish(topic: topics.clientReport(phone.id), payload: report, qos: .atLeastOnce) }
+                // All eleven reports applied (QoS 1, in order), then count what was published.
+                _ = try await withTimeout(.seconds(30), "the coordinator applying the reports") {
+                    while await coordinator.service.core.counters.reports < 11 { try await Task.sleep(for: .milliseconds(20)) }
+                    return true
+                }
+                let counters = await coordinator.service.core.counters
+                #expect(counters.regionsPublished == 1 && counters.reconciliations == 0)
+                #expect(await coordinator.service.core.client("phone-own")?.version == first.version)
+            }
+            await coordinator.stop()
+        }
+    }
+
     @Test("a phone whose record expired gets a version above every one it had")
     func expiredClient() async throws {
         try await withMosquittoBroker { broker in

@@ -66,8 +66,17 @@ struct ClientRecord: Sendable {
     var movedAt: VenuePoint?
     /// The identity the phone advertises (or, for a tag, the identity it was heard with).
     var beacon: BeaconIdentity?
-    /// A budget the client asked for (0: the coordinator's default).
-    var budget: UInt8 = 0
+    /// The budget the phone stated in its report (``unstated``: none, the coordinator's applies).
+    var budget: UInt8 = ClientRecord.unstated
+    /// The most regions the phone was seen to hold when it held fewer than planned although its
+    /// budget allowed them (iOS refused or ignored the rest), and since when (milliseconds since
+    /// 1970); ``unstated``: no such limit. Plans respect it, so a phone that cannot hold the set
+    /// is not sent it again and again (see ``CoordinatorEngine/reconcile(_:held:now:)``).
+    var capacity: UInt8 = ClientRecord.unstated
+    var capacitySince: Int64 = 0
+    /// The set the phone held (sorted) that the current version was reconciled from: the same
+    /// discrepancy reported again is not answered again (the answer cannot change).
+    var answered: [Int32]?
     /// Whether a phone reports for this client (otherwise it is a tag heard by gateways).
     var isPhone = false
     var reconcileFrom: [Int32]?
@@ -79,6 +88,9 @@ struct ClientRecord: Sendable {
     init(id: String) {
         self.id = id
     }
+
+    /// `budget` or `capacity` when the phone stated or showed none.
+    static let unstated = UInt8.max
 }
 
 /// Why a `regions` message was published (the wire's `reason` field).

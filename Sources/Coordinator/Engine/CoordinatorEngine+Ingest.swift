@@ -237,6 +237,7 @@ extension CoordinatorEngine {
         }
         if let budget = report.budget, UInt8(budget) != record.budget {
             record.budget = UInt8(budget)
+            record.capacity = ClientRecord.unstated  // a new budget: what the phone could hold before says nothing
             record.forcePlan = true
             record.reason = .budget
         }
@@ -290,22 +291,52 @@ extension CoordinatorEngine {
                 maximum: configuration.maximumObservations, horizon: configuration.observationHorizon)
         }
         // Reconciliation: what iOS monitors is the truth. A list sent before the phone applied our
-        // latest version is stale and says nothing.
+        // latest version is stale and says nothing. Ids the topology does not know are the app's
+        // own regions (or ones a reload removed, already being removed): not BeaconFleet's to compare.
         if let monitored = report.monitored, record.version > 0, report.version.map({ $0 == record.version }) ?? true {
-            var have: [Int32] = []
+            var held: [Int32] = []
             for id in monitored {
-                if let region = venue.topology.regionIndex(id: id) { have.append(Int32(region)) } else { counters.unknownReferences += 1 }
+                if let region = venue.topology.regionIndex(id: id) { held.append(Int32(region)) }
             }
-            if Set(have) != Set(record.regions) || have.count != monitored.count {
-                record.reconcileFrom = have
-                record.reason = .reconcile
-            }
+            reconcile(&record, held: held, now: now)
         }
         if !record.dirty {
             record.dirty = true
             dirtyClients.append(index)
         }
         table.records[Int(index)] = record
+    }
+
+    /// Compares what the phone holds (`held`, for the current version) with the last plan and
+    /// decides whether to re-plan from it (`reconcileFrom`). Never a loop:
+    ///
+    /// - a region the phone does not hold can never fire an exit, so it leaves `inside`;
+    /// - a first discrepancy is answered: re-planned from what the phone holds and published
+    ///   (iOS may have dropped a region it will take back);
+    /// - when this version already answered one and the phone still holds fewer than planned, all
+    ///   of them planned, it is out of room (iOS refused or silently ignored the rest although its
+    ///   budget allowed them): its capacity is what it holds, and plans stay within it
+    ///   (``Configuration/capacityRetry``), so the next set fits;
+    /// - any other discrepancy this version already answered (the same set held) is not answered
+    ///   again: the same answer would meet the same refusal.
+    func reconcile(_ record: inout ClientRecord, held: [Int32], now: Int64) {
+        let have = Set(held)
+        record.inside.removeAll { !have.contains($0) }
+        let planned = Set(record.regions)
+        guard have != planned else {
+            record.answered = nil
+            return
+        }
+        if record.answered != nil, have.isStrictSubset(of: planned) {
+            if record.capacity == ClientRecord.unstated || Int(record.capacity) > have.count {
+                record.capacity = UInt8(clamping: have.count)
+                record.capacitySince = now
+            }
+        } else if record.answered == have.sorted() {
+            return
+        }
+        record.reconcileFrom = held
+        record.reason = .reconcile
     }
 
     /// Applies a gateway's status: an offline gateway stops vouching for anyone, without making

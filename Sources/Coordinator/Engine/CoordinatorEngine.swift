@@ -29,6 +29,10 @@ public final class CoordinatorEngine {
         public var maximumObservations: Int = 6
         /// Clients not heard from for this long (milliseconds) expire; their retained `regions` is cleared.
         public var idleTimeout: Int64 = 15 * 60 * 1000
+        /// How long a capacity inferred from a phone holding fewer regions than planned is
+        /// respected (milliseconds) before the full budget is planned again, in case iOS now
+        /// accepts more (see ``CoordinatorEngine/reconcile(_:held:now:)``).
+        public var capacityRetry: Int64 = 10 * 60 * 1000
         /// Write `lastSeen` to the store at most this often per client (milliseconds).
         public var lastSeenPersistInterval: Int64 = 60_000
         /// A tag (a client only gateways hear) is re-estimated once its evidence reaches this much
@@ -136,7 +140,8 @@ public final class CoordinatorEngine {
     func stored(_ record: ClientRecord) -> StoredClient {
         StoredClient(
             id: record.id, version: record.version, regions: record.regions.map { venue.id(ofRegion: $0) }, position: position(record),
-            lastSeen: record.lastSeen, isPhone: record.isPhone, beacon: record.beacon?.storageText, budget: Int(record.budget))
+            lastSeen: record.lastSeen, isPhone: record.isPhone, beacon: record.beacon?.storageText,
+            budget: record.budget == ClientRecord.unstated ? 0 : Int(record.budget))
     }
 
     // MARK: - Deciding
@@ -249,7 +254,7 @@ public final class CoordinatorEngine {
     /// Plans `record` at `point` (its confidence is the planner's uncertainty: regions it may really be in come
     /// first) and publishes when the set changed (or a reconciliation needs it).
     func plan(_ record: inout ClientRecord, at point: VenuePoint, now: Int64) {
-        let budget = record.budget > 0 ? min(Int(record.budget), configuration.budget) : configuration.budget
+        let budget = slots(for: &record, now: now)
         let reconcile = record.reconcileFrom
         let previous = reconcile ?? record.regions
         let regions: [Int32]
@@ -276,7 +281,8 @@ public final class CoordinatorEngine {
         let reason = record.version == 0 ? .initial : record.reason ?? .moved
         record.reason = nil
         // The set, not its slot order, is what the phone monitors: a reordering alone is no change.
-        let changed = Set(regions) != Set(record.regions) || !record.vanished.isEmpty
+        // A record's first set is published even when empty (a budget of 0): the phone learns it.
+        let changed = Set(regions) != Set(record.regions) || !record.vanished.isEmpty || record.version == 0
         guard changed || reconcile != nil else { return }
         if reconcile != nil { counters.reconciliations += 1 }
         let base = Set(previous)
@@ -286,6 +292,8 @@ public final class CoordinatorEngine {
         record.vanished = []
         record.version = Self.nextVersion(after: record.version, now: now)
         record.regions = regions
+        // What this version answers: a reconciliation from the set the phone held, or nothing.
+        record.answered = reconcile.map { $0.sorted() }
         record.needsPersist = true
         let message = RegionsMessage(
             version: record.version, budget: budget, regions: regions.map { venue.regionRefs[Int($0)] }, add: add, remove: remove,
@@ -293,6 +301,21 @@ public final class CoordinatorEngine {
             validFor: validFor.map { ($0 * 100).rounded() / 100 }, time: Date(timeIntervalSince1970: Double(now) / 1000))
         outputs.append(.regions(client: record.id, message))
         counters.regionsPublished += 1
+    }
+
+    /// The slots to plan for `record`: the coordinator's budget, capped by the one the phone
+    /// stated (0 is a budget: no slots) and by the capacity it showed, until that is to be retried.
+    func slots(for record: inout ClientRecord, now: Int64) -> Int {
+        var slots = configuration.budget
+        if record.budget != ClientRecord.unstated { slots = min(slots, Int(record.budget)) }
+        if record.capacity != ClientRecord.unstated {
+            if now - record.capacitySince > configuration.capacityRetry {
+                record.capacity = ClientRecord.unstated
+            } else {
+                slots = min(slots, Int(record.capacity))
+            }
+        }
+        return slots
     }
 
     /// The version after `version` (0: the client's first under this record).
