@@ -15,6 +15,10 @@ struct CoordinatorBrokerTests {
 
     func museum() throws -> Topology { try Topology.load(directory: CoordinatorHarness.museum) }
 
+    // The live simulation's phones are the earlier model: an enter fires when a phone comes within
+    // a region's radius, and coverage counts region entries already monitored, nearest-N's target.
+    // They run against `--planner nearest` here; the frontier planner (the default) leaves out a
+    // region the phone has reached, which that metric counts as a miss.
     @Test("a phone walking across the museum has every region it enters already monitored; versions go +1, never repeat")
     func walkAcrossTheMuseum() async throws {
         let topology = try museum()
@@ -28,7 +32,7 @@ struct CoordinatorBrokerTests {
                 "corridor-4", "modern-west-1", "modern-west-3", "north-end", "library",
             ])
         try await withMosquittoBroker { broker in
-            let coordinator = try await CoordinatorHarness.start(broker: broker)
+            let coordinator = try await CoordinatorHarness.start(broker: broker) { $0.planner = .nearest }
             var configuration = LiveSimulation.Configuration(broker: broker.url, topology: topology, topics: topics, clients: 2)
             configuration.routes = [route, route.reversed()]
             configuration.duration = 150
@@ -62,7 +66,9 @@ struct CoordinatorBrokerTests {
         try await withMosquittoBroker { broker in
             let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
             defer { LoopbackPort.release(port) }
-            var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log)
+            // The live simulation's phones (see walkAcrossTheMuseum) against the nearest-N planner.
+            let nearest = ["--planner", "nearest"]
+            var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: nearest)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
             var configuration = LiveSimulation.Configuration(broker: broker.url, topology: topology, topics: topics, clients: 3)
@@ -78,7 +84,7 @@ struct CoordinatorBrokerTests {
             let store = try StateStore(path: state)
             let before = Dictionary(uniqueKeysWithValues: try store.loadClients().map { ($0.id, $0) })
             #expect(before.count == 3, "every phone was planned before the kill")
-            process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log)
+            process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: nearest)
             // Resumed: the API shows each client's stored version and set.
             for (id, stored) in before {
                 let (code, body) = try await CoordinatorHarness.get(port: port, "/api/clients/\(id)")
@@ -154,10 +160,12 @@ struct CoordinatorBrokerTests {
         try await withMosquittoBroker { broker in
             let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
             defer { LoopbackPort.release(port) }
-            // --topology-poll 0: only SIGHUP reloads, so what happens below is the signal's doing.
+            // --topology-poll 0: only SIGHUP reloads, so what happens below is the signal's doing. The
+            // nearest-N planner takes a new region beside the phone at once; the frontier planner
+            // (the default) keeps its incumbents in range and may leave it out, publishing nothing.
             let process = try CoordinatorHarness.launch(
                 broker: broker, topology: venue, statePath: directory.appendingPathComponent("state.sqlite").path,
-                httpPort: port, log: log, extraArguments: ["--topology-poll", "0"])
+                httpPort: port, log: log, extraArguments: ["--topology-poll", "0", "--planner", "nearest"])
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { phone in

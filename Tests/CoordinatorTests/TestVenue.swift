@@ -39,9 +39,11 @@ enum TestVenue {
         return try Topology.load(directory: directory)
     }
 
-    /// The corridor as the coordinator uses it, planning `budget` slots at most.
-    static func make(regions count: Int = 30, skipping: Set<String> = [], budget: Int = 20) throws -> CoordinatorVenue {
-        try CoordinatorVenue(topology: topology(regions: count, skipping: skipping), budget: budget)
+    /// The corridor as the coordinator uses it, planning `budget` slots at most with `planner`.
+    static func make(regions count: Int = 30, skipping: Set<String> = [], budget: Int = 20, planner: PlannerChoice = .frontier) throws
+        -> CoordinatorVenue
+    {
+        try CoordinatorVenue(topology: topology(regions: count, skipping: skipping), budget: budget, planner: planner)
     }
 
     static let topics = try! Topics()
