@@ -18,8 +18,10 @@ struct CoordinatorBrokerTests {
     // The live simulation's phones are the earlier model: an enter fires when a phone comes within
     // a region's radius, and coverage counts region entries already monitored, nearest-N's target.
     // They run against `--planner nearest` here; the frontier planner (the default) leaves out a
-    // region the phone has reached, which that metric counts as a miss.
-    @Test("a phone walking across the museum has every region it enters already monitored; versions go +1, never repeat")
+    // region the phone has reached, which that metric counts as a miss. And the coordinator now
+    // reads an enter as iOS means it, the beacon detected within its range (docs/wire.md), so it
+    // locates these phones less tightly than their radius-enters would allow: a floor, not 100 %.
+    @Test("a phone walking across the museum has nearly every region it enters already monitored; versions go +1, never repeat")
     func walkAcrossTheMuseum() async throws {
         let topology = try museum()
         // It starts inside the hall, not at the entrance 0.5 m from the hall's edge: that first
@@ -47,7 +49,7 @@ struct CoordinatorBrokerTests {
             await coordinator.stop()
             debug("coordinator stopped")
             #expect(report.entries >= 10, "the walk crosses regions: \(report.summary)")
-            #expect(report.coveredEntries == report.entries, "missed: \(report.missed)")
+            #expect(Double(report.coveredEntries) >= 0.9 * Double(report.entries), "missed: \(report.missed)")
             #expect(report.versionRepeats == 0 && report.versionGaps == 0, "\(report.summary)")
             #expect(report.regionsMessages > 2)
             let counters = await coordinator.service.core.counters

@@ -26,7 +26,8 @@ struct PlannerChoiceTests {
         var sets: [PlannerChoice: Set<String>] = [:]
         for venue in [frontier, nearest] {
             let engine = CoordinatorEngine(topics: topics, venue: venue)
-            try engine.feed(topics.clientReport(try Identifier("p")), ClientReport(events: [RegionEvent(type: .enter, region: "corridor-3")]), at: 0)
+            try engine.feed(
+                topics.clientReport(try Identifier("p")), ClientReport(events: [RegionEvent(type: .enter, region: "corridor-3")]), at: 0)
             sets[venue.plannerChoice] = Set(try #require(engine.step(at: 0).regionsMessages.first?.1).regions.map(\.id))
         }
         #expect(sets[.frontier] != sets[.nearest])

@@ -40,7 +40,8 @@ struct ReconciliationTests {
         #expect(engine.counters.reconciliations == 0)
     }
 
-    @Test("a phone whose iOS holds only 6 of the 10 its budget allows (RegionSync keeps the head of the set): two answers, then the set fits")
+    @Test(
+        "a phone whose iOS holds only 6 of the 10 its budget allows (RegionSync keeps the head of the set): two answers, then the set fits")
     func phoneWithFewerSlots() throws {
         let engine = try engine(budget: 10)
         let published = try play(engine, rounds: 10, budget: 10) { Array($0.prefix(6)) }
@@ -73,7 +74,7 @@ struct ReconciliationTests {
         #expect(Set(published.last?.regions.map(\.id) ?? []) == Set(holding), "in agreement at the end")
     }
 
-    @Test("a region the phone no longer holds leaves its inside set: it can never fire an exit")
+    @Test("a region the phone no longer holds, or the plan no longer monitors, leaves its inside set: it can never fire an exit")
     func insideFollowsHeld() throws {
         // The nearest-N planner keeps a region the phone is inside; the phone says it dropped it.
         let engine = try engine(budget: 5, planner: .nearest)
@@ -84,5 +85,14 @@ struct ReconciliationTests {
         try engine.feed(report("p"), ClientReport(monitored: held, version: first.version), at: 1)
         _ = engine.step(at: 1)
         #expect(engine.snapshot(of: "p")?.inside == [])
+        // The frontier planner leaves out a region the phone has reached (its arrival is already
+        // told): then the phone cannot exit it either. Whatever it plans, inside ⊆ the set.
+        let frontier = try self.engine(budget: 5)
+        for (step, region) in ["r10", "r11", "r12", "r14"].enumerated() {
+            try frontier.feed(report("f"), ClientReport(events: [RegionEvent(type: .enter, region: region)]), at: Double(step))
+            _ = frontier.step(at: Double(step))
+            let snapshot = try #require(frontier.snapshot(of: "f"))
+            #expect(Set(snapshot.inside).isSubset(of: snapshot.regions), "inside \(snapshot.inside), set \(snapshot.regions)")
+        }
     }
 }

@@ -45,8 +45,13 @@ struct ClientRecord: Sendable {
     /// Whether `lastSeen` is to be written to the store.
     var needsPersist = false
     /// Regions the client is inside (from the phone's events, or from its estimated location);
-    /// read when it leaves.
+    /// read when it leaves. A phone's are regions whose beacon iOS detects (enter without exit)
+    /// and that it still monitors.
     var inside: [Int32] = []
+    /// A phone's region events not yet folded into its estimate: region index for an enter,
+    /// `-(index + 1)` for an exit; and the newest one's time (milliseconds since 1970).
+    var regionEvidence: [Int32] = []
+    var regionEvidenceTime: Int64 = .min
 
     /// The client's topic identifier.
     var id: String

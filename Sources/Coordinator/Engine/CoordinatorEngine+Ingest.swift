@@ -247,7 +247,9 @@ extension CoordinatorEngine {
         }
         record = table.records[Int(index)]!
         let time = report.time.map { Int64($0.timeIntervalSince1970 * 1000) } ?? now
-        // Region events are the phone's own truth about inside and outside.
+        // Region events are the phone's own truth about inside and outside, and evidence of range
+        // for its estimate: an enter means iOS detected the beacon (within its detection range),
+        // an exit that it has not for about 30 s. Neither puts the phone at the beacon.
         for event in report.events {
             guard let region = venue.topology.regionIndex(id: event.region).map(Int32.init) else {
                 counters.unknownReferences += 1
@@ -260,23 +262,17 @@ extension CoordinatorEngine {
                     record.forcePlan = true
                     emit(.enter, region: region, record: record, time: time, evidence: "report")
                 }
-                // Entering a region is strong evidence of where the client is.
-                let entered = venue.topology.regions[Int(region)]
-                if let centre = entered.position, let level = venue.estimator.levelIndex(of: centre.level),
-                    record.location.map({ venue.point(of: $0).distance(to: centre) > entered.radius }) ?? true
-                {
-                    let confidence = max(1, entered.radius)
-                    record.location = PositionState(
-                        x: centre.x, y: centre.y, variance: confidence * confidence, time: Self.stateTime(time), level: level)
-                    record.confidence = confidence
-                }
+                record.regionEvidence.append(region)
             case .exit:
                 if let at = record.inside.firstIndex(of: region) {
                     record.inside.remove(at: at)
                     record.forcePlan = true
                     emit(.exit, region: region, record: record, time: time, evidence: "report")
                 }
+                record.regionEvidence.append(-(region + 1))
             }
+            let at = event.time.map { Int64($0.timeIntervalSince1970 * 1000) } ?? time
+            record.regionEvidenceTime = max(record.regionEvidenceTime, at)
         }
         for beacon in report.ranged {
             guard let key = BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor),

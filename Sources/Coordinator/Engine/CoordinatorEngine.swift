@@ -174,12 +174,12 @@ public final class CoordinatorEngine {
 
     func update(_ record: inout ClientRecord, now: Int64) {
         let venue = self.venue
-        // Location.
+        // Location: fresh radio observations and the phone's region events since the last estimate.
+        var fresh: [PositionObservation] = []
+        var freshCount = 0
+        var evidenceTime = record.location.map { Self.milliseconds($0.time) } ?? Int64.min
         if !record.observations.isEmpty {
             let newest = record.observations.reduce(Int64.min) { max($0, $1.time) }
-            var fresh: [PositionObservation] = []
-            var freshCount = 0
-            var time = record.location.map { Self.milliseconds($0.time) } ?? Int64.min
             for i in record.observations.indices {
                 let o = record.observations[i]
                 guard newest - o.time <= configuration.observationHorizon else { continue }
@@ -200,29 +200,25 @@ public final class CoordinatorEngine {
                     PositionObservation(
                         anchor: Int(anchor), rssi: Double(o.rssi), count: max(1, Int(o.count)),
                         txPower: o.txPower == .min ? nil : Double(o.txPower)))
-                time = max(time, o.time)
+                evidenceTime = max(evidenceTime, o.time)
             }
-            if freshCount > 0 {
-                record.estimatedAt = now
-                // A phone's `inside` is evidence (its own enter and exit events). A tag's is only
-                // where its last estimate put it: fed back as a constraint, it would hold the tag
-                // inside the first region it was placed in, however far the gateways hear it walk.
-                var constraints: [PositionConstraint] = []
-                if record.isPhone {
-                    for region in record.inside {
-                        let inside = venue.topology.regions[Int(region)]
-                        guard let centre = inside.position else { continue }
-                        constraints.append(
-                            PositionConstraint(.inside, x: centre.x, y: centre.y, level: centre.level, radius: inside.radius))
-                    }
-                }
-                if time == Int64.min { time = now }
-                if let estimate = venue.estimator.update(
-                    record.location, observations: fresh, constraints: constraints, at: Self.date(time))
-                {
-                    record.location = estimate.state
-                    record.confidence = estimate.confidence
-                }
+        }
+        if freshCount > 0 || !record.regionEvidence.isEmpty {
+            record.estimatedAt = now
+            // A phone's region events, each once, at its time: the filter carries it forward (its
+            // prior spreads at walking speed), as it does ranged beacons. A tag has none: its
+            // `inside` is only where its last estimate put it.
+            let constraints = regionConstraints(record, fresh: freshCount > 0)
+            record.regionEvidence = []
+            evidenceTime = max(evidenceTime, record.regionEvidenceTime)
+            record.regionEvidenceTime = .min
+            if evidenceTime == Int64.min { evidenceTime = now }
+            if freshCount > 0 || !constraints.isEmpty,
+                let estimate = venue.estimator.update(
+                    record.location, observations: fresh, constraints: constraints, at: Self.date(evidenceTime))
+            {
+                record.location = estimate.state
+                record.confidence = estimate.confidence
             }
         }
         guard let location = record.location else { return }
@@ -249,6 +245,41 @@ public final class CoordinatorEngine {
         let moved = record.plannedAt.map { $0.distance(to: point) >= configuration.replanDistance } ?? true
         guard moved || record.forcePlan || record.reconcileFrom != nil else { return }
         plan(&record, at: point, now: now)
+    }
+
+    /// The phone's pending region events as the estimator's constraints, with the region's
+    /// detection range (``Topology/Topology/detectionRanges``) as the disk, never its radius: an
+    /// enter means the beacon was detected, so the phone is within range of it; an exit that it
+    /// has not been for about 30 s, so it is beyond. A region placed on a level without a position
+    /// (a per-level wildcard) puts the phone on that level. An exit alone places nothing (the
+    /// phone is anywhere outside a disk), so exits count only beside other evidence: fresh
+    /// observations, an enter, or a previous estimate recent enough to be the filter's prior.
+    func regionConstraints(_ record: ClientRecord, fresh: Bool) -> [PositionConstraint] {
+        var constraints: [PositionConstraint] = []
+        var entered = false
+        for evidence in record.regionEvidence where evidence >= 0 {
+            let region = venue.topology.regions[Int(evidence)]
+            if let centre = region.position {
+                let range = max(venue.topology.detectionRanges[Int(evidence)], region.radius)
+                constraints.append(PositionConstraint(.inside, x: centre.x, y: centre.y, level: centre.level, radius: range))
+                entered = true
+            } else if let level = region.level, !region.isPinned {
+                constraints.append(PositionConstraint(.inside, x: 0, y: 0, level: level, radius: .infinity))
+            }
+        }
+        let prior =
+            record.location.map { location in
+                Self.stateTime(record.regionEvidenceTime) - location.time <= venue.estimator.configuration.maximumAge
+            } ?? false
+        guard fresh || entered || prior else { return constraints }
+        for evidence in record.regionEvidence where evidence < 0 {
+            let index = Int(-(evidence + 1))
+            let region = venue.topology.regions[index]
+            guard let centre = region.position else { continue }
+            let range = max(venue.topology.detectionRanges[index], region.radius)
+            constraints.append(PositionConstraint(.outside, x: centre.x, y: centre.y, level: centre.level, radius: range))
+        }
+        return constraints
     }
 
     /// Plans `record` at `point` (its confidence is the planner's uncertainty: regions it may really be in come
@@ -280,6 +311,11 @@ public final class CoordinatorEngine {
         // A record's first set is `initial` whatever else changed with it (its budget, its inside set).
         let reason = record.version == 0 ? .initial : record.reason ?? .moved
         record.reason = nil
+        // A region the plan does not monitor can never fire an exit: it leaves the phone's inside set.
+        if record.isPhone, !record.inside.isEmpty {
+            let planned = Set(regions)
+            record.inside.removeAll { !planned.contains($0) }
+        }
         // The set, not its slot order, is what the phone monitors: a reordering alone is no change.
         // A record's first set is published even when empty (a budget of 0): the phone learns it.
         let changed = Set(regions) != Set(record.regions) || !record.vanished.isEmpty || record.version == 0

@@ -30,7 +30,8 @@ public struct CoordinatorVenue: Sendable {
 
     /// Builds the planner chosen (`budget` caps every client's) and the position estimator for `topology`.
     public init(
-        topology: Topology, budget: Int, planner choice: PlannerChoice = .frontier, estimator configuration: PositionEstimatorConfiguration = .init()
+        topology: Topology, budget: Int, planner choice: PlannerChoice = .frontier,
+        estimator configuration: PositionEstimatorConfiguration = .init()
     ) throws(PositionError) {
         let estimator = try PositionEstimator(topology: topology, configuration: configuration)
         self.topology = topology
