@@ -255,13 +255,20 @@ public final class CoordinatorEngine {
     /// phone is anywhere outside a disk), so exits count only beside other evidence: fresh
     /// observations, an enter, or a previous estimate recent enough to be the filter's prior.
     func regionConstraints(_ record: ClientRecord, fresh: Bool) -> [PositionConstraint] {
+        let topology = venue.topology
+        /// The disk within which the region's beacon is detected.
+        func disk(_ kind: PositionConstraint.Kind, _ index: Int) -> PositionConstraint? {
+            let region = topology.regions[index]
+            guard let centre = region.position else { return nil }
+            let range = max(topology.detectionRanges[index], region.radius)
+            return PositionConstraint(kind, x: centre.x, y: centre.y, level: centre.level, radius: range)
+        }
         var constraints: [PositionConstraint] = []
         var entered = false
         for evidence in record.regionEvidence where evidence >= 0 {
-            let region = venue.topology.regions[Int(evidence)]
-            if let centre = region.position {
-                let range = max(venue.topology.detectionRanges[Int(evidence)], region.radius)
-                constraints.append(PositionConstraint(.inside, x: centre.x, y: centre.y, level: centre.level, radius: range))
+            let region = topology.regions[Int(evidence)]
+            if let inside = disk(.inside, Int(evidence)) {
+                constraints.append(inside)
                 entered = true
             } else if let level = region.level, !region.isPinned {
                 constraints.append(PositionConstraint(.inside, x: 0, y: 0, level: level, radius: .infinity))
@@ -273,11 +280,7 @@ public final class CoordinatorEngine {
             } ?? false
         guard fresh || entered || prior else { return constraints }
         for evidence in record.regionEvidence where evidence < 0 {
-            let index = Int(-(evidence + 1))
-            let region = venue.topology.regions[index]
-            guard let centre = region.position else { continue }
-            let range = max(venue.topology.detectionRanges[index], region.radius)
-            constraints.append(PositionConstraint(.outside, x: centre.x, y: centre.y, level: centre.level, radius: range))
+            if let outside = disk(.outside, Int(-(evidence + 1))) { constraints.append(outside) }
         }
         return constraints
     }
