@@ -44,11 +44,11 @@ struct CoordinatorBrokerOptions: ParsableArguments {
     }
 }
 
-/// `beaconfleet coordinator`: the service that keeps every client's 20 nearest regions.
+/// `beaconfleet coordinator`: the service that keeps every client's monitored set of regions.
 struct CoordinatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "coordinator",
-        abstract: "Keep, for every phone and tag, the regions nearest by walking distance, over MQTT.",
+        abstract: "Keep, for every phone and tag, the set of regions iOS should monitor, over MQTT.",
         discussion: """
             Subscribes to gateways' sightings and status and to phones' reports, estimates each client's \
             position on the venue's graph and publishes, per client, its monitored set (retained, versioned, \
@@ -61,6 +61,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
               beaconfleet coordinator --broker mqtt://coord:secret@broker:1883 \\
                   --topology topology/mall --state /var/lib/beaconfleet/state.sqlite \\
                   --http 0.0.0.0:9090 --budget 18
+              beaconfleet coordinator --broker mqtt://localhost --topology topology/museum --planner nearest
               beaconfleet coordinator --broker mqtts://broker:8883 --ca-file ca.pem \\
                   --topology venue/
             """)
@@ -78,6 +79,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     @Option(help: "Region slots per client (1…20); phones may ask for fewer.")
     var budget: Int = 20
+
+    @Option(
+        help:
+            "Planner: frontier (for phones iOS wakes while suspended: regions in range, then quiet regions that wake the phone before it reaches any other) or nearest (the nearest regions by walking distance; a baseline)."
+    )
+    var planner: String = PlannerChoice.frontier.rawValue
 
     @Option(help: "Forget clients not heard from for this many seconds and clear their retained regions.")
     var idleTimeout: Int = 900
@@ -108,7 +115,15 @@ struct CoordinatorCommand: AsyncParsableCommand {
             throw ValidationError("--topology-poll \(topologyPoll): must be 0 (never) or a number of seconds")
         }
         if let http { _ = try Self.parseAddress(http) }
+        _ = try Self.parsePlanner(planner)
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel): not a level") }
+    }
+
+    static func parsePlanner(_ text: String) throws -> PlannerChoice {
+        guard let choice = PlannerChoice(rawValue: text) else {
+            throw ValidationError("--planner \(text): expected \(PlannerChoice.allCases.map(\.rawValue).joined(separator: " or "))")
+        }
+        return choice
     }
 
     static func parseAddress(_ text: String) throws -> (host: String, port: Int) {
@@ -131,6 +146,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             topics: try connection.topics(),
             engine: .init(budget: budget, absenceWindows: absenceWindows, idleTimeout: Int64(idleTimeout) * 1000),
             clientID: clientId)
+        configuration.planner = try Self.parsePlanner(planner)
         configuration.sightingsQueueLimit = queueLimit
         configuration.topologyPollInterval = .milliseconds(Int64((topologyPoll * 1000).rounded()))
         connection.apply(to: &configuration.mqtt)

@@ -198,7 +198,10 @@ struct CommandLineTests {
         let lines = output.split(separator: "\n")
         let phones = try #require(lines.first { $0.hasPrefix("final") && $0.contains("phones:") }, "\(output)")
         #expect(phones.contains("clients=2"))
-        #expect(phones.contains("regions=2"), "both phones were given a set of regions: \(phones)")
+        // Both phones were given a set: one `regions` message each at least (the frontier planner,
+        // the coordinator's default, rotates a walking phone's set more often than nearest-N did).
+        let received = phones.split(separator: " ").first { $0.hasPrefix("regions=") }.flatMap { Int($0.dropFirst("regions=".count)) }
+        #expect((received ?? 0) >= 2, "both phones were given a set of regions: \(phones)")
         #expect(phones.contains("versions: 0 repeated, 0 skipped"), "\(phones)")
         #expect(lines.contains { $0.hasPrefix("final") && $0.contains("tags:") && $0.contains("clients=1") }, "\(output)")
         #expect(lines.last?.hasPrefix("stopped") == true, "\(output)")

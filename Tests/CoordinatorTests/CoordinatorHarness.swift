@@ -35,11 +35,19 @@ enum CoordinatorHarness {
         }
     }
 
-    static func start(broker: MosquittoBroker, topology: URL = museum, statePath: String? = nil) async throws -> InProcess {
+    /// Starts a coordinator and waits for its own `online` status (not an earlier coordinator's
+    /// retained one). `configure` adjusts the configuration first (engine tunables, planner, intervals).
+    static func start(
+        broker: MosquittoBroker, topology: URL = museum, statePath: String? = nil,
+        configure: (inout CoordinatorConfiguration) -> Void = { _ in }
+    ) async throws -> InProcess {
         var logger = Logger(label: "test.coordinator")
         logger.logLevel = .error
-        let configuration = try CoordinatorConfiguration(
+        var configuration = try CoordinatorConfiguration(
             broker: broker.url, topologyDirectory: topology, statePath: statePath, topics: try Topics())
+        configure(&configuration)
+        // Status times are written in milliseconds: a status of this coordinator says it started after this.
+        let launched = Date().addingTimeInterval(-0.002)
         let client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
         let service = try CoordinatorService(configuration: configuration, client: client, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [client, service], logger: logger))
@@ -50,7 +58,12 @@ enum CoordinatorHarness {
             let messages = probe.messages
             try await probe.subscribe(try Topics().coordinatorStatus)
             _ = try await withTimeout(.seconds(20), "the coordinator's online status") {
-                for await message in messages where message.payloadString.contains("\"online\"") { return true }
+                for await message in messages {
+                    guard let status = try? WireCoding.decode(CoordinatorStatus.self, from: message.payload, topic: message.topic),
+                        status.state == .online, (status.started ?? .distantPast) >= launched
+                    else { continue }
+                    return true
+                }
                 return false
             }
         }

@@ -39,9 +39,11 @@ enum TestVenue {
         return try Topology.load(directory: directory)
     }
 
-    /// The corridor as the coordinator uses it, planning `budget` slots at most.
-    static func make(regions count: Int = 30, skipping: Set<String> = [], budget: Int = 20) throws -> CoordinatorVenue {
-        try CoordinatorVenue(topology: topology(regions: count, skipping: skipping), budget: budget)
+    /// The corridor as the coordinator uses it, planning `budget` slots at most with `planner`.
+    static func make(regions count: Int = 30, skipping: Set<String> = [], budget: Int = 20, planner: PlannerChoice = .frontier) throws
+        -> CoordinatorVenue
+    {
+        try CoordinatorVenue(topology: topology(regions: count, skipping: skipping), budget: budget, planner: planner)
     }
 
     static let topics = try! Topics()
@@ -71,6 +73,10 @@ enum TestVenue {
     }
 
     static func millis(_ seconds: Double) -> Int64 { Int64((1_795_424_400 + seconds) * 1000) }
+
+    /// The first `regions` version of a client record planned at `seconds` (epoch-based: the
+    /// clock in milliseconds, see docs/wire.md).
+    static func firstVersion(at seconds: Double) -> UInt64 { UInt64(millis(seconds)) }
 
     static func tagID(_ minor: UInt16) -> String { "\(tagUUID).7.\(minor)" }
 }

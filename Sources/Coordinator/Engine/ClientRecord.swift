@@ -45,12 +45,18 @@ struct ClientRecord: Sendable {
     /// Whether `lastSeen` is to be written to the store.
     var needsPersist = false
     /// Regions the client is inside (from the phone's events, or from its estimated location);
-    /// read when it leaves.
+    /// read when it leaves. A phone's are regions whose beacon iOS detects (enter without exit)
+    /// and that it still monitors.
     var inside: [Int32] = []
+    /// A phone's region events not yet folded into its estimate: region index for an enter,
+    /// `-(index + 1)` for an exit; and the newest one's time (milliseconds since 1970).
+    var regionEvidence: [Int32] = []
+    var regionEvidenceTime: Int64 = .min
 
     /// The client's topic identifier.
     var id: String
-    /// The last published `regions` version (0: nothing published yet).
+    /// The last published `regions` version (0: nothing published yet; the first is epoch-based,
+    /// see ``CoordinatorEngine/nextVersion(after:now:)``).
     var version: UInt64 = 0
     /// The last published set, region indices in slot order.
     var regions: [Int32] = []
@@ -65,8 +71,17 @@ struct ClientRecord: Sendable {
     var movedAt: VenuePoint?
     /// The identity the phone advertises (or, for a tag, the identity it was heard with).
     var beacon: BeaconIdentity?
-    /// A budget the client asked for (0: the coordinator's default).
-    var budget: UInt8 = 0
+    /// The budget the phone stated in its report (``unstated``: none, the coordinator's applies).
+    var budget: UInt8 = ClientRecord.unstated
+    /// The most regions the phone was seen to hold when it held fewer than planned although its
+    /// budget allowed them (iOS refused or ignored the rest), and since when (milliseconds since
+    /// 1970); ``unstated``: no such limit. Plans respect it, so a phone that cannot hold the set
+    /// is not sent it again and again (see ``CoordinatorEngine/reconcile(_:held:now:)``).
+    var capacity: UInt8 = ClientRecord.unstated
+    var capacitySince: Int64 = 0
+    /// The set the phone held (sorted) that the current version was reconciled from: the same
+    /// discrepancy reported again is not answered again (the answer cannot change).
+    var answered: [Int32]?
     /// Whether a phone reports for this client (otherwise it is a tag heard by gateways).
     var isPhone = false
     var reconcileFrom: [Int32]?
@@ -78,6 +93,9 @@ struct ClientRecord: Sendable {
     init(id: String) {
         self.id = id
     }
+
+    /// `budget` or `capacity` when the phone stated or showed none.
+    static let unstated = UInt8.max
 }
 
 /// Why a `regions` message was published (the wire's `reason` field).

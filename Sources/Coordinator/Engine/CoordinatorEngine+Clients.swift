@@ -74,7 +74,8 @@ extension CoordinatorEngine {
         record.lastSeen = stored.lastSeen
         record.persistedSeen = stored.lastSeen
         record.isPhone = stored.isPhone
-        record.budget = UInt8(clamping: stored.budget)
+        // 0 is stored for "not stated" (a phone that stated 0 states it again in its next report).
+        if stored.budget > 0 { record.budget = UInt8(clamping: stored.budget) }
         if let position = stored.position, let level = venue.estimator.levelIndex(of: position.level) {
             let point = VenuePoint(x: position.x, y: position.y, level: position.level)
             let confidence = position.confidence ?? 5

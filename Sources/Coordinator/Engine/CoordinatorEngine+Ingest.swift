@@ -237,6 +237,7 @@ extension CoordinatorEngine {
         }
         if let budget = report.budget, UInt8(budget) != record.budget {
             record.budget = UInt8(budget)
+            record.capacity = ClientRecord.unstated  // a new budget: what the phone could hold before says nothing
             record.forcePlan = true
             record.reason = .budget
         }
@@ -246,7 +247,9 @@ extension CoordinatorEngine {
         }
         record = table.records[Int(index)]!
         let time = report.time.map { Int64($0.timeIntervalSince1970 * 1000) } ?? now
-        // Region events are the phone's own truth about inside and outside.
+        // Region events are the phone's own truth about inside and outside, and evidence of range
+        // for its estimate: an enter means iOS detected the beacon (within its detection range),
+        // an exit that it has not for about 30 s. Neither puts the phone at the beacon.
         for event in report.events {
             guard let region = venue.topology.regionIndex(id: event.region).map(Int32.init) else {
                 counters.unknownReferences += 1
@@ -259,23 +262,17 @@ extension CoordinatorEngine {
                     record.forcePlan = true
                     emit(.enter, region: region, record: record, time: time, evidence: "report")
                 }
-                // Entering a region is strong evidence of where the client is.
-                let entered = venue.topology.regions[Int(region)]
-                if let centre = entered.position, let level = venue.estimator.levelIndex(of: centre.level),
-                    record.location.map({ venue.point(of: $0).distance(to: centre) > entered.radius }) ?? true
-                {
-                    let confidence = max(1, entered.radius)
-                    record.location = PositionState(
-                        x: centre.x, y: centre.y, variance: confidence * confidence, time: Self.stateTime(time), level: level)
-                    record.confidence = confidence
-                }
+                record.regionEvidence.append(region)
             case .exit:
                 if let at = record.inside.firstIndex(of: region) {
                     record.inside.remove(at: at)
                     record.forcePlan = true
                     emit(.exit, region: region, record: record, time: time, evidence: "report")
                 }
+                record.regionEvidence.append(-(region + 1))
             }
+            let at = event.time.map { Int64($0.timeIntervalSince1970 * 1000) } ?? time
+            record.regionEvidenceTime = max(record.regionEvidenceTime, at)
         }
         for beacon in report.ranged {
             guard let key = BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor),
@@ -290,22 +287,52 @@ extension CoordinatorEngine {
                 maximum: configuration.maximumObservations, horizon: configuration.observationHorizon)
         }
         // Reconciliation: what iOS monitors is the truth. A list sent before the phone applied our
-        // latest version is stale and says nothing.
+        // latest version is stale and says nothing. Ids the topology does not know are the app's
+        // own regions (or ones a reload removed, already being removed): not BeaconFleet's to compare.
         if let monitored = report.monitored, record.version > 0, report.version.map({ $0 == record.version }) ?? true {
-            var have: [Int32] = []
+            var held: [Int32] = []
             for id in monitored {
-                if let region = venue.topology.regionIndex(id: id) { have.append(Int32(region)) } else { counters.unknownReferences += 1 }
+                if let region = venue.topology.regionIndex(id: id) { held.append(Int32(region)) }
             }
-            if Set(have) != Set(record.regions) || have.count != monitored.count {
-                record.reconcileFrom = have
-                record.reason = .reconcile
-            }
+            reconcile(&record, held: held, now: now)
         }
         if !record.dirty {
             record.dirty = true
             dirtyClients.append(index)
         }
         table.records[Int(index)] = record
+    }
+
+    /// Compares what the phone holds (`held`, for the current version) with the last plan and
+    /// decides whether to re-plan from it (`reconcileFrom`). Never a loop:
+    ///
+    /// - a region the phone does not hold can never fire an exit, so it leaves `inside`;
+    /// - a first discrepancy is answered: re-planned from what the phone holds and published
+    ///   (iOS may have dropped a region it will take back);
+    /// - when this version already answered one and the phone still holds fewer than planned, all
+    ///   of them planned, it is out of room (iOS refused or silently ignored the rest although its
+    ///   budget allowed them): its capacity is what it holds, and plans stay within it
+    ///   (``Configuration/capacityRetry``), so the next set fits;
+    /// - any other discrepancy this version already answered (the same set held) is not answered
+    ///   again: the same answer would meet the same refusal.
+    func reconcile(_ record: inout ClientRecord, held: [Int32], now: Int64) {
+        let have = Set(held)
+        record.inside.removeAll { !have.contains($0) }
+        let planned = Set(record.regions)
+        guard have != planned else {
+            record.answered = nil
+            return
+        }
+        if record.answered != nil, have.isStrictSubset(of: planned) {
+            if record.capacity == ClientRecord.unstated || Int(record.capacity) > have.count {
+                record.capacity = UInt8(clamping: have.count)
+                record.capacitySince = now
+            }
+        } else if record.answered == have.sorted() {
+            return
+        }
+        record.reconcileFrom = held
+        record.reason = .reconcile
     }
 
     /// Applies a gateway's status: an offline gateway stops vouching for anyone, without making

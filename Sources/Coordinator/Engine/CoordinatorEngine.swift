@@ -29,6 +29,10 @@ public final class CoordinatorEngine {
         public var maximumObservations: Int = 6
         /// Clients not heard from for this long (milliseconds) expire; their retained `regions` is cleared.
         public var idleTimeout: Int64 = 15 * 60 * 1000
+        /// How long a capacity inferred from a phone holding fewer regions than planned is
+        /// respected (milliseconds) before the full budget is planned again, in case iOS now
+        /// accepts more (see ``CoordinatorEngine/reconcile(_:held:now:)``).
+        public var capacityRetry: Int64 = 10 * 60 * 1000
         /// Write `lastSeen` to the store at most this often per client (milliseconds).
         public var lastSeenPersistInterval: Int64 = 60_000
         /// A tag (a client only gateways hear) is re-estimated once its evidence reaches this much
@@ -136,7 +140,8 @@ public final class CoordinatorEngine {
     func stored(_ record: ClientRecord) -> StoredClient {
         StoredClient(
             id: record.id, version: record.version, regions: record.regions.map { venue.id(ofRegion: $0) }, position: position(record),
-            lastSeen: record.lastSeen, isPhone: record.isPhone, beacon: record.beacon?.storageText, budget: Int(record.budget))
+            lastSeen: record.lastSeen, isPhone: record.isPhone, beacon: record.beacon?.storageText,
+            budget: record.budget == ClientRecord.unstated ? 0 : Int(record.budget))
     }
 
     // MARK: - Deciding
@@ -169,12 +174,12 @@ public final class CoordinatorEngine {
 
     func update(_ record: inout ClientRecord, now: Int64) {
         let venue = self.venue
-        // Location.
+        // Location: fresh radio observations and the phone's region events since the last estimate.
+        var fresh: [PositionObservation] = []
+        var freshCount = 0
+        var evidenceTime = record.location.map { Self.milliseconds($0.time) } ?? Int64.min
         if !record.observations.isEmpty {
             let newest = record.observations.reduce(Int64.min) { max($0, $1.time) }
-            var fresh: [PositionObservation] = []
-            var freshCount = 0
-            var time = record.location.map { Self.milliseconds($0.time) } ?? Int64.min
             for i in record.observations.indices {
                 let o = record.observations[i]
                 guard newest - o.time <= configuration.observationHorizon else { continue }
@@ -195,29 +200,25 @@ public final class CoordinatorEngine {
                     PositionObservation(
                         anchor: Int(anchor), rssi: Double(o.rssi), count: max(1, Int(o.count)),
                         txPower: o.txPower == .min ? nil : Double(o.txPower)))
-                time = max(time, o.time)
+                evidenceTime = max(evidenceTime, o.time)
             }
-            if freshCount > 0 {
-                record.estimatedAt = now
-                // A phone's `inside` is evidence (its own enter and exit events). A tag's is only
-                // where its last estimate put it: fed back as a constraint, it would hold the tag
-                // inside the first region it was placed in, however far the gateways hear it walk.
-                var constraints: [PositionConstraint] = []
-                if record.isPhone {
-                    for region in record.inside {
-                        let inside = venue.topology.regions[Int(region)]
-                        guard let centre = inside.position else { continue }
-                        constraints.append(
-                            PositionConstraint(.inside, x: centre.x, y: centre.y, level: centre.level, radius: inside.radius))
-                    }
-                }
-                if time == Int64.min { time = now }
-                if let estimate = venue.estimator.update(
-                    record.location, observations: fresh, constraints: constraints, at: Self.date(time))
-                {
-                    record.location = estimate.state
-                    record.confidence = estimate.confidence
-                }
+        }
+        if freshCount > 0 || !record.regionEvidence.isEmpty {
+            record.estimatedAt = now
+            // A phone's region events, each once, at its time: the filter carries it forward (its
+            // prior spreads at walking speed), as it does ranged beacons. A tag has none: its
+            // `inside` is only where its last estimate put it.
+            let constraints = regionConstraints(record, fresh: freshCount > 0)
+            record.regionEvidence = []
+            evidenceTime = max(evidenceTime, record.regionEvidenceTime)
+            record.regionEvidenceTime = .min
+            if evidenceTime == Int64.min { evidenceTime = now }
+            if freshCount > 0 || !constraints.isEmpty,
+                let estimate = venue.estimator.update(
+                    record.location, observations: fresh, constraints: constraints, at: Self.date(evidenceTime))
+            {
+                record.location = estimate.state
+                record.confidence = estimate.confidence
             }
         }
         guard let location = record.location else { return }
@@ -246,10 +247,48 @@ public final class CoordinatorEngine {
         plan(&record, at: point, now: now)
     }
 
+    /// The phone's pending region events as the estimator's constraints, with the region's
+    /// detection range (``Topology/Topology/detectionRanges``) as the disk, never its radius: an
+    /// enter means the beacon was detected, so the phone is within range of it; an exit that it
+    /// has not been for about 30 s, so it is beyond. A region placed on a level without a position
+    /// (a per-level wildcard) puts the phone on that level. An exit alone places nothing (the
+    /// phone is anywhere outside a disk), so exits count only beside other evidence: fresh
+    /// observations, an enter, or a previous estimate recent enough to be the filter's prior.
+    func regionConstraints(_ record: ClientRecord, fresh: Bool) -> [PositionConstraint] {
+        let topology = venue.topology
+        /// The disk within which the region's beacon is detected.
+        func disk(_ kind: PositionConstraint.Kind, _ index: Int) -> PositionConstraint? {
+            let region = topology.regions[index]
+            guard let centre = region.position else { return nil }
+            let range = max(topology.detectionRanges[index], region.radius)
+            return PositionConstraint(kind, x: centre.x, y: centre.y, level: centre.level, radius: range)
+        }
+        var constraints: [PositionConstraint] = []
+        var entered = false
+        for evidence in record.regionEvidence where evidence >= 0 {
+            let region = topology.regions[Int(evidence)]
+            if let inside = disk(.inside, Int(evidence)) {
+                constraints.append(inside)
+                entered = true
+            } else if let level = region.level, !region.isPinned {
+                constraints.append(PositionConstraint(.inside, x: 0, y: 0, level: level, radius: .infinity))
+            }
+        }
+        let prior =
+            record.location.map { location in
+                Self.stateTime(record.regionEvidenceTime) - location.time <= venue.estimator.configuration.maximumAge
+            } ?? false
+        guard fresh || entered || prior else { return constraints }
+        for evidence in record.regionEvidence where evidence < 0 {
+            if let outside = disk(.outside, Int(-(evidence + 1))) { constraints.append(outside) }
+        }
+        return constraints
+    }
+
     /// Plans `record` at `point` (its confidence is the planner's uncertainty: regions it may really be in come
     /// first) and publishes when the set changed (or a reconciliation needs it).
     func plan(_ record: inout ClientRecord, at point: VenuePoint, now: Int64) {
-        let budget = record.budget > 0 ? min(Int(record.budget), configuration.budget) : configuration.budget
+        let budget = slots(for: &record, now: now)
         let reconcile = record.reconcileFrom
         let previous = reconcile ?? record.regions
         let regions: [Int32]
@@ -272,10 +311,17 @@ public final class CoordinatorEngine {
         record.plannedAt = point
         record.forcePlan = false
         record.reconcileFrom = nil
-        let reason = record.reason ?? (record.version == 0 ? .initial : .moved)
+        // A record's first set is `initial` whatever else changed with it (its budget, its inside set).
+        let reason = record.version == 0 ? .initial : record.reason ?? .moved
         record.reason = nil
+        // A region the plan does not monitor can never fire an exit: it leaves the phone's inside set.
+        if record.isPhone, !record.inside.isEmpty {
+            let planned = Set(regions)
+            record.inside.removeAll { !planned.contains($0) }
+        }
         // The set, not its slot order, is what the phone monitors: a reordering alone is no change.
-        let changed = Set(regions) != Set(record.regions) || !record.vanished.isEmpty
+        // A record's first set is published even when empty (a budget of 0): the phone learns it.
+        let changed = Set(regions) != Set(record.regions) || !record.vanished.isEmpty || record.version == 0
         guard changed || reconcile != nil else { return }
         if reconcile != nil { counters.reconciliations += 1 }
         let base = Set(previous)
@@ -283,8 +329,10 @@ public final class CoordinatorEngine {
         let add = regions.filter { !base.contains($0) }.map { venue.regionRefs[Int($0)] }
         let remove = record.vanished + previous.filter { !next.contains($0) }.map { venue.id(ofRegion: $0) }
         record.vanished = []
-        record.version += 1
+        record.version = Self.nextVersion(after: record.version, now: now)
         record.regions = regions
+        // What this version answers: a reconciliation from the set the phone held, or nothing.
+        record.answered = reconcile.map { $0.sorted() }
         record.needsPersist = true
         let message = RegionsMessage(
             version: record.version, budget: budget, regions: regions.map { venue.regionRefs[Int($0)] }, add: add, remove: remove,
@@ -292,6 +340,35 @@ public final class CoordinatorEngine {
             validFor: validFor.map { ($0 * 100).rounded() / 100 }, time: Date(timeIntervalSince1970: Double(now) / 1000))
         outputs.append(.regions(client: record.id, message))
         counters.regionsPublished += 1
+    }
+
+    /// The slots to plan for `record`: the coordinator's budget, capped by the one the phone
+    /// stated (0 is a budget: no slots) and by the capacity it showed, until that is to be retried.
+    func slots(for record: inout ClientRecord, now: Int64) -> Int {
+        var slots = configuration.budget
+        if record.budget != ClientRecord.unstated { slots = min(slots, Int(record.budget)) }
+        if record.capacity != ClientRecord.unstated {
+            if now - record.capacitySince > configuration.capacityRetry {
+                record.capacity = ClientRecord.unstated
+            } else {
+                slots = min(slots, Int(record.capacity))
+            }
+        }
+        return slots
+    }
+
+    /// The version after `version` (0: the client's first under this record).
+    ///
+    /// A phone's `version` must never go back or repeat (RegionSync ignores a version not greater
+    /// than the one it applied), also when the coordinator lost the client's history: after the
+    /// record expired (`idleTimeout`), after a restart without `--state`, or with the state file
+    /// lost. So a record without history starts at the wall clock in milliseconds since 1970
+    /// (`now`), and each change adds 1. A later record of the same client starts above every version
+    /// an earlier one published as long as that one published less than one version per millisecond
+    /// on average, and the clock did not go back. A phone takes any jump as "converge to the whole
+    /// set"; only a step back would be ignored.
+    static func nextVersion(after version: UInt64, now: Int64) -> UInt64 {
+        version == 0 ? UInt64(max(1, now)) : version + 1
     }
 
     func emit(_ type: ClientEvent.Kind, region: Int32?, record: ClientRecord, time: Int64, evidence: String) {

@@ -3,7 +3,8 @@ public import Planner
 public import Topology
 import WireProtocol
 
-/// A loaded venue as the coordinator uses it: the ``Topology/Topology``, the ``Planner/RegionPlanner``
+/// A loaded venue as the coordinator uses it: the ``Topology/Topology``, the planner
+/// (``Planner/FrontierPlanner`` by default, ``Planner/RegionPlanner`` as the baseline: ``PlannerChoice``)
 /// and the ``Planner/PositionEstimator`` built on it (`PositionEstimator(topology:)`, the one
 /// `beaconfleet simulate` measures), and the few packed lookups the engine's per-sighting path
 /// needs. Region and gateway indices are the topology's; levels are named as the topology names
@@ -12,7 +13,9 @@ import WireProtocol
 /// Immutable and `Sendable`: built once per topology (re)load, off the engine's task.
 public struct CoordinatorVenue: Sendable {
     public let topology: Topology
-    public let planner: RegionPlanner
+    /// The planner every client's set comes from.
+    public let planner: any RegionPlanning
+    public let plannerChoice: PlannerChoice
     public let estimator: PositionEstimator
     /// Region index (``Topology/Topology/regions``) by the full identity of its beacon (regions with
     /// a UUID, major and minor; the first region of an identity wins).
@@ -25,11 +28,18 @@ public struct CoordinatorVenue: Sendable {
     let gatewayAnchor: [Int32]
     let regionAnchor: [Int32]
 
-    /// Builds the planner (`budget` caps every client's) and the position estimator for `topology`.
-    public init(topology: Topology, budget: Int, estimator configuration: PositionEstimatorConfiguration = .init()) throws(PositionError) {
+    /// Builds the planner chosen (`budget` caps every client's) and the position estimator for `topology`.
+    public init(
+        topology: Topology, budget: Int, planner choice: PlannerChoice = .frontier,
+        estimator configuration: PositionEstimatorConfiguration = .init()
+    ) throws(PositionError) {
         let estimator = try PositionEstimator(topology: topology, configuration: configuration)
         self.topology = topology
-        self.planner = RegionPlanner(topology: topology, configuration: PlannerConfiguration(budget: budget))
+        switch choice {
+        case .frontier: self.planner = FrontierPlanner(topology: topology, configuration: FrontierPlannerConfiguration(budget: budget))
+        case .nearest: self.planner = RegionPlanner(topology: topology, configuration: PlannerConfiguration(budget: budget))
+        }
+        self.plannerChoice = choice
         self.estimator = estimator
         var byBeacon = [BeaconIdentity: Int32](minimumCapacity: topology.regions.count)
         var refs: [RegionRef] = []

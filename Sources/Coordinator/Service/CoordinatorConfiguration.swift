@@ -16,6 +16,8 @@ public struct CoordinatorConfiguration: Sendable {
     public var topics: Topics
     /// The engine's tunables (budget, absence windows, idle timeout, …).
     public var engine: CoordinatorEngine.Configuration
+    /// The planner (`--planner`): ``PlannerChoice/frontier`` for phones iOS wakes, or the nearest-N baseline.
+    public var planner: PlannerChoice = .frontier
     /// Sightings batches that may wait before the oldest are shed.
     public var sightingsQueueLimit: Int = 10_000
     /// How often the topology files are checked for changes (SIGHUP reloads at once); zero: never

@@ -65,7 +65,7 @@ public final class CoordinatorService: Service, Sendable {
             throw CoordinatorError("topology \(configuration.topologyDirectory.path) is invalid:\n\(error)")
         }
         do {
-            return try CoordinatorVenue(topology: topology, budget: configuration.engine.budget)
+            return try CoordinatorVenue(topology: topology, budget: configuration.engine.budget, planner: configuration.planner)
         } catch {
             throw CoordinatorError("topology \(configuration.topologyDirectory.path): cannot build the position estimator: \(error)")
         }

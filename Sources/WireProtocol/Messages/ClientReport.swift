@@ -9,11 +9,14 @@ public struct ClientReport: VersionedPayload, Equatable {
     public var time: Date?
     /// Beacons ranged since the last report.
     public var ranged: [RangedBeacon]
-    /// Region enter / exit events iOS delivered.
+    /// Region enter / exit events iOS delivered: evidence of range (the beacon detected, or not for
+    /// about 30 s), never of being at the beacon.
     public var events: [RegionEvent]
-    /// The region ids iOS monitors now: the truth the coordinator reconciles against.
+    /// The region ids iOS really holds of BeaconFleet's now (not what was asked): the truth the
+    /// coordinator reconciles against. Ids it does not know (the app's own regions) are ignored.
     public var monitored: [String]?
-    /// The number of region slots the app gives BeaconFleet (at most 20).
+    /// The region slots left for BeaconFleet after the app's own regions and other SDKs (0…20);
+    /// 0 is a budget (no slots), not "the default".
     public var budget: Int?
     /// The identity the phone itself advertises, so gateways' sightings of it join this client.
     public var advertising: AdvertisedIdentity?
@@ -87,7 +90,8 @@ public struct RangedBeacon: Codable, Sendable, Equatable {
     }
 }
 
-/// A region boundary crossing iOS reported.
+/// A region event iOS delivered: `enter` when it first detected the region's beacon (at the
+/// beacon's detection range, not at a boundary), `exit` about 30 s after it last detected it.
 public struct RegionEvent: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable { case enter, exit }
     public var type: Kind

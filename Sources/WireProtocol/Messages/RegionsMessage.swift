@@ -7,11 +7,15 @@ public import Foundation
 /// replaces its whole set from `regions` otherwise, so a lost message costs nothing.
 public struct RegionsMessage: VersionedPayload, Equatable {
     public var v: Int = 1
-    /// Monotonic per client, +1 for every change, continuing across coordinator restarts.
+    /// Per client, +1 for every change; never goes back or repeats. A client record the coordinator
+    /// starts without its history (new, expired, or after a restart without its state) starts at
+    /// the clock in milliseconds since 1970, above any version an earlier record published; a
+    /// phone takes any version other than its applied one + 1 as "converge to the whole set".
     public var version: UInt64
-    /// The slot budget the set was planned for.
+    /// The slots the set was planned for: the coordinator's budget, capped by the phone's stated
+    /// `budget` and by what it was seen able to hold.
     public var budget: Int
-    /// The whole set, in slot order (pinned, inside, nearest).
+    /// The whole set, in the planner's slot order (pinned first); a phone with fewer free slots keeps its head.
     public var regions: [RegionRef]
     /// Regions to start monitoring (full identities) and ids to stop monitoring.
     public var add: [RegionRef]
