@@ -2,14 +2,15 @@
 /// which items each cell holds, every item in each cell its extent touches. About two
 /// items per cell, and never more than 4 million cells.
 struct UniformGrid: Sendable {
-    var minX: Double
-    var minY: Double
-    var cellSize: Double
-    var columns: Int
-    var rows: Int
+    let minX: Double
+    let minY: Double
+    let cellSize: Double
+    let columns: Int
+    /// Rows of `columns` cells: as many as `cellStart` has cells for.
+    var rows: Int { (cellStart.count - 1) / columns }
     /// Cell `c` holds `ids[cellStart[c]..<cellStart[c + 1]]`, in the order the items were given.
-    var cellStart: [Int32]
-    var ids: [Int32]
+    let cellStart: [Int32]
+    let ids: [Int32]
 
     /// An item's extent on each axis; a point's ranges hold one value each.
     typealias Extent = (x: ClosedRange<Double>, y: ClosedRange<Double>)
@@ -61,7 +62,6 @@ struct UniformGrid: Sendable {
         self.minY = minY
         self.cellSize = cellSize
         self.columns = columns
-        self.rows = rows
         self.cellStart = start
         self.ids = ids
     }
