@@ -22,6 +22,11 @@ let agentReleaseLinkFlags =
         "-Xlinker", "--no-warn-symbol-ordering",
     ]
 
+/// The products of other packages that several targets depend on, named once.
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+
 let package = Package(
     name: "BeaconFleet",
     platforms: [.macOS(.v14), .iOS(.v16)],
@@ -76,8 +81,8 @@ let package = Package(
             name: "MQTT",
             dependencies: [
                 "CMosquitto",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                logging,
+                serviceLifecycle,
             ]
         ),
         // A real mosquitto broker in a child process, for tests, `beaconfleet demo` and the benchmarks.
@@ -87,16 +92,16 @@ let package = Package(
             name: "Agent",
             dependencies: [
                 "BeaconKit", "WireProtocol", "MQTT", "CBluetooth",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                logging,
+                serviceLifecycle,
             ]
         ),
         .target(
             name: "Coordinator",
             dependencies: [
                 "BeaconKit", "Planner", "WireProtocol", "MQTT",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                logging,
+                serviceLifecycle,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -108,9 +113,7 @@ let package = Package(
         // Walking clients for demos, load and quality measurement: offline, or live over MQTT.
         .target(
             name: "Simulator",
-            dependencies: [
-                "Planner", "WireProtocol", "MQTT", "RegionSync", "RegionSyncTesting", .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["Planner", "WireProtocol", "MQTT", "RegionSync", "RegionSyncTesting", logging]
         ),
 
         // The agent's command line, shared by `beaconfleet agent` and `beaconfleet-agent`.
@@ -118,8 +121,8 @@ let package = Package(
             name: "AgentCommandLine",
             dependencies: [
                 "Agent", "MQTT", "WireProtocol",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                argumentParser,
+                logging,
             ]
         ),
 
@@ -129,9 +132,9 @@ let package = Package(
             dependencies: [
                 "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "MosquittoTesting", "Agent", "AgentCommandLine",
                 "Coordinator",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                argumentParser,
+                logging,
+                serviceLifecycle,
             ],
             linkerSettings: [.unsafeFlags(staticReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
         ),
@@ -142,7 +145,7 @@ let package = Package(
             name: "beaconfleet-agent",
             dependencies: [
                 "AgentCommandLine",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                argumentParser,
             ],
             exclude: ["symbol-order.txt"],
             linkerSettings: [.unsafeFlags(agentReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
@@ -176,8 +179,8 @@ let package = Package(
             name: "MQTTTests",
             dependencies: [
                 "MQTT", "MosquittoTesting", "TestSupport",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                logging,
+                serviceLifecycle,
             ]
         ),
         .testTarget(

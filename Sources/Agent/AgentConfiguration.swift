@@ -92,6 +92,18 @@ public struct AgentConfiguration: Sendable, Equatable {
             let setting = settings[key] ?? SettingValue(text: "", origin: .defaultValue)
             return .invalidValue(key: key, value: setting.text, origin: setting.origin, expected: expected)
         }
+        /// The items of a comma-separated setting, each read by `parse` (blanks around it ignored);
+        /// empty when the setting is not set.
+        func commaSeparated<Item: Hashable>(_ key: String, _ parse: (String) -> Item?, _ expected: String) throws(ConfigurationError)
+            -> Set<Item>
+        {
+            var items: Set<Item> = []
+            for part in value(key)?.text.split(separator: ",") ?? [] {
+                guard let item = parse(part.trimmingCharacters(in: .whitespaces)) else { throw invalid(key, expected) }
+                items.insert(item)
+            }
+            return items
+        }
 
         guard let brokerText = value("broker")?.text else { throw .missing(key: "broker", hint: "pass --broker mqtt://HOST:PORT") }
         guard brokerText.hasPrefix("mqtt://") || brokerText.hasPrefix("mqtts://") else {
@@ -159,28 +171,16 @@ public struct AgentConfiguration: Sendable, Equatable {
             }
             filter.formats = parsed
         }
-        if let uuids = value("allow-uuid") {
-            for part in uuids.text.split(separator: ",") {
-                guard let uuid = BeaconUUID(part.trimmingCharacters(in: .whitespaces)) else {
-                    throw invalid("allow-uuid", "comma-separated UUIDs such as 494E5445-4C4C-495F-524F-434B535F4857")
-                }
-                filter.allowedUUIDs.insert(uuid)
-            }
-        }
+        filter.allowedUUIDs = try commaSeparated(
+            "allow-uuid", { BeaconUUID($0) }, "comma-separated UUIDs such as 494E5445-4C4C-495F-524F-434B535F4857")
         if let minimum = value("min-rssi") {
             guard let dBm = Int(minimum.text), (-127...20).contains(dBm) else {
                 throw invalid("min-rssi", "dBm from -127 to 20, such as -90")
             }
             filter.minimumRSSI = dBm
         }
-        if let addresses = value("deny-address") {
-            for part in addresses.text.split(separator: ",") {
-                guard let address = BluetoothAddress(part.trimmingCharacters(in: .whitespaces)) else {
-                    throw invalid("deny-address", "comma-separated addresses such as AA:BB:CC:DD:EE:FF")
-                }
-                filter.deniedAddresses.insert(address)
-            }
-        }
+        filter.deniedAddresses = try commaSeparated(
+            "deny-address", { BluetoothAddress($0) }, "comma-separated addresses such as AA:BB:CC:DD:EE:FF")
         self.filter = filter
 
         let scanType = (value("scan")?.text ?? "passive").lowercased()

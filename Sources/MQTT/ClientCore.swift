@@ -206,6 +206,35 @@ struct CoreState {
         resumeDrainWaitersIfEmpty()
     }
 
+    /// Tells `observer` the current connection state and files it under a new id; nil (not filed)
+    /// once the client takes no more work.
+    mutating func addStateObserver(_ observer: AsyncStream<MQTTConnectionState>.Continuation) -> UInt64? {
+        observer.yield(connection)
+        guard acceptsWork else { return nil }
+        let id = nextObserverID
+        nextObserverID += 1
+        stateObservers[id] = observer
+        return id
+    }
+
+    /// Hands `observer` the messages that arrived while nobody observed them (under the lock, so
+    /// that no newer message overtakes them) and files it under a new id; nil (not filed, nothing
+    /// handed) once the client takes no more work.
+    mutating func addMessageObserver(_ observer: MessageObserver) -> UInt64? {
+        guard acceptsWork else { return nil }
+        for message in parkedMessages {
+            switch observer {
+            case .stream(let continuation): continuation.yield(message)
+            case .handler(let handler): handler(message)
+            }
+        }
+        parkedMessages.removeAll()
+        let id = nextObserverID
+        nextObserverID += 1
+        messageObservers[id] = observer
+        return id
+    }
+
     /// Sets the connection state and tells every observer.
     mutating func setConnection(_ new: MQTTConnectionState) {
         guard connection != new else { return }

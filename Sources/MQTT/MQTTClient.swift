@@ -86,23 +86,10 @@ public final class MQTTClient: Sendable {
     /// Every change of the connection state, starting with the current one. Each access returns a new,
     /// independent stream; it ends when the client is closed.
     public var connectionStates: AsyncStream<MQTTConnectionState> {
-        let core = self.core
-        return AsyncStream(bufferingPolicy: .bufferingNewest(64)) { continuation in
-            let id = core.state.withLock { state -> UInt64? in
-                continuation.yield(state.connection)
-                guard state.acceptsWork else { return nil }
-                let id = state.nextObserverID
-                state.nextObserverID += 1
-                state.stateObservers[id] = continuation
-                return id
-            }
-            guard let id else {
-                continuation.finish()
-                return
-            }
-            continuation.onTermination = { _ in
-                _ = core.state.withLock { $0.stateObservers.removeValue(forKey: id) }
-            }
+        observerStream(.bufferingNewest(64)) {
+            $0.addStateObserver($1)
+        } remove: {
+            $0.stateObservers[$1] = nil
         }
     }
 
@@ -210,25 +197,28 @@ public final class MQTTClient: Sendable {
     /// nobody was listening). Each stream buffers up to ``MQTTConfiguration/messageBufferLimit`` messages;
     /// beyond that the newest are dropped and counted in ``droppedMessageCount``. Ends when the client closes.
     public var messages: AsyncStream<MQTTMessage> {
+        observerStream(.bufferingOldest(core.configuration.messageBufferLimit)) {
+            $0.addMessageObserver(.stream($1))
+        } remove: {
+            $0.messageObservers[$1] = nil
+        }
+    }
+
+    /// A stream that `add` files as an observer with the client's state locked; when `add` files
+    /// nothing (the client is closed) the stream ends at once, and when the stream ends `remove`
+    /// forgets the observer.
+    private func observerStream<Element>(
+        _ bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy,
+        add: (inout CoreState, AsyncStream<Element>.Continuation) -> UInt64?,
+        remove: @escaping @Sendable (inout CoreState, UInt64) -> Void
+    ) -> AsyncStream<Element> {
         let core = self.core
-        let limit = core.configuration.messageBufferLimit
-        return AsyncStream(bufferingPolicy: .bufferingOldest(limit)) { continuation in
-            let id = core.state.withLock { state -> UInt64? in
-                guard state.acceptsWork else { return nil }
-                for message in state.parkedMessages { continuation.yield(message) }
-                state.parkedMessages.removeAll()
-                let id = state.nextObserverID
-                state.nextObserverID += 1
-                state.messageObservers[id] = .stream(continuation)
-                return id
-            }
-            guard let id else {
+        return AsyncStream(bufferingPolicy: bufferingPolicy) { continuation in
+            guard let id = core.state.withLock({ add(&$0, continuation) }) else {
                 continuation.finish()
                 return
             }
-            continuation.onTermination = { _ in
-                _ = core.state.withLock { $0.messageObservers.removeValue(forKey: id) }
-            }
+            continuation.onTermination = { _ in core.state.withLock { remove(&$0, id) } }
         }
     }
 
@@ -243,16 +233,7 @@ public final class MQTTClient: Sendable {
     /// to your own queue.
     public func handleMessages(_ handler: @escaping @Sendable (MQTTMessage) -> Void) -> MessageHandlerRegistration {
         let core = self.core
-        let id = core.state.withLock { state -> UInt64? in
-            guard state.acceptsWork else { return nil }
-            // Under the lock, so that no newer message can overtake these.
-            for message in state.parkedMessages { handler(message) }
-            state.parkedMessages.removeAll()
-            let id = state.nextObserverID
-            state.nextObserverID += 1
-            state.messageObservers[id] = .handler(handler)
-            return id
-        }
+        let id = core.state.withLock { $0.addMessageObserver(.handler(handler)) }
         return MessageHandlerRegistration {
             guard let id else { return }
             _ = core.state.withLock { $0.messageObservers.removeValue(forKey: id) }

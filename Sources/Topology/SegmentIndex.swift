@@ -12,15 +12,9 @@ struct SegmentIndex: Sendable {
         var weight: Double
     }
 
+    /// A level's segments and the grid over them (its ids index `segments`).
     struct Grid: Sendable {
-        var minX: Double
-        var minY: Double
-        var cellSize: Double
-        var columns: Int
-        var rows: Int
-        /// Cell `c` holds `segmentIDs[cellStart[c]..<cellStart[c + 1]]`.
-        var cellStart: [Int32]
-        var segmentIDs: [Int32]
+        var cells: UniformGrid
         var segments: [Segment]
     }
 
@@ -64,61 +58,20 @@ struct SegmentIndex: Sendable {
 
 extension SegmentIndex.Grid {
     init(segments: [SegmentIndex.Segment], graph: WalkingGraph) {
-        var minX = Double.infinity
-        var minY = Double.infinity
-        var maxX = -Double.infinity
-        var maxY = -Double.infinity
-        for segment in segments {
-            for node in [Int(segment.a), Int(segment.b)] {
-                minX = Swift.min(minX, graph.x[node])
-                maxX = Swift.max(maxX, graph.x[node])
-                minY = Swift.min(minY, graph.y[node])
-                maxY = Swift.max(maxY, graph.y[node])
-            }
-        }
-        let width = Swift.max(maxX - minX, 1)
-        let height = Swift.max(maxY - minY, 1)
-        // About two segments per cell, and never more than 4 million cells.
-        var cellSize = Swift.max((width * height / Double(segments.count) * 2).squareRoot(), 0.5)
-        while (width / cellSize + 1) * (height / cellSize + 1) > 4_000_000 { cellSize *= 2 }
-        let columns = Int(width / cellSize) + 1
-        let rows = Int(height / cellSize) + 1
-        func cellRange(_ segment: SegmentIndex.Segment) -> (ClosedRange<Int>, ClosedRange<Int>) {
-            let ax = graph.x[Int(segment.a)]
-            let bx = graph.x[Int(segment.b)]
-            let ay = graph.y[Int(segment.a)]
-            let by = graph.y[Int(segment.b)]
-            let c0 = Swift.min(columns - 1, Int((Swift.min(ax, bx) - minX) / cellSize))
-            let c1 = Swift.min(columns - 1, Int((Swift.max(ax, bx) - minX) / cellSize))
-            let r0 = Swift.min(rows - 1, Int((Swift.min(ay, by) - minY) / cellSize))
-            let r1 = Swift.min(rows - 1, Int((Swift.max(ay, by) - minY) / cellSize))
-            return (c0...c1, r0...r1)
-        }
-        var counts = [Int32](repeating: 0, count: columns * rows + 1)
-        for segment in segments {
-            let (cs, rs) = cellRange(segment)
-            for r in rs { for c in cs { counts[r * columns + c + 1] += 1 } }
-        }
-        for index in 0..<(columns * rows) { counts[index + 1] += counts[index] }
-        var cursor = counts
-        var ids = [Int32](repeating: 0, count: Int(counts[columns * rows]))
-        for (index, segment) in segments.enumerated() {
-            let (cs, rs) = cellRange(segment)
-            for r in rs {
-                for c in cs {
-                    ids[Int(cursor[r * columns + c])] = Int32(index)
-                    cursor[r * columns + c] += 1
-                }
-            }
-        }
-        self.init(
-            minX: minX, minY: minY, cellSize: cellSize, columns: columns, rows: rows, cellStart: counts, segmentIDs: ids, segments: segments
-        )
+        let cells = UniformGrid(
+            count: segments.count,
+            extent: { index in
+                let (a, b) = (Int(segments[index].a), Int(segments[index].b))
+                let (ax, bx, ay, by) = (graph.x[a], graph.x[b], graph.y[a], graph.y[b])
+                return (Swift.min(ax, bx)...Swift.max(ax, bx), Swift.min(ay, by)...Swift.max(ay, by))
+            }, id: { Int32($0) })
+        self.init(cells: cells, segments: segments)
     }
 
     /// Searches rings of cells around the point until no unvisited cell can hold a nearer
     /// segment. Ties go to the lowest segment number, so the answer is deterministic.
     func nearest(x: Double, y: Double, graph: WalkingGraph) -> SegmentIndex.Hit? {
+        let (minX, minY, cellSize, columns, rows) = (cells.minX, cells.minY, cells.cellSize, cells.columns, cells.rows)
         let cx = Int(((x - minX) / cellSize).rounded(.down))
         let cy = Int(((y - minY) / cellSize).rounded(.down))
         var best: SegmentIndex.Hit? = nil
@@ -139,8 +92,8 @@ extension SegmentIndex.Grid {
                     while column <= c1 {
                         if column >= 0, column < columns {
                             let cell = row * columns + column
-                            for slot in Int(cellStart[cell])..<Int(cellStart[cell + 1]) {
-                                let id = segmentIDs[slot]
+                            for slot in Int(cells.cellStart[cell])..<Int(cells.cellStart[cell + 1]) {
+                                let id = cells.ids[slot]
                                 let hit = project(x: x, y: y, onto: segments[Int(id)], graph: graph)
                                 if let current = best {
                                     if hit.distance < current.distance || (hit.distance == current.distance && id < bestID) {

@@ -280,6 +280,20 @@ struct LoadContext {
         }
     }
 
+    /// The position of `what` (a waypoint, a gateway), which needs x, y and an existing level; nil
+    /// when one is missing or the row has `failed` already (a missing one is reported and sets it).
+    mutating func position(
+        x: Double?, y: Double?, level: String, of what: String, file: String, line: Int, failed: inout Bool
+    ) -> VenuePoint? {
+        if !failed, x == nil || y == nil || level.isEmpty {
+            error(file, line, "\(what) needs x, y and level")
+            failed = true
+        }
+        if !level.isEmpty, !levelExists(level, file: file, line: line) { failed = true }
+        guard !failed, let x, let y else { return nil }
+        return VenuePoint(x: x, y: y, level: level)
+    }
+
     mutating func levelExists(_ id: String, file: String, line: Int) -> Bool {
         if levelIDs.contains(id) { return true }
         let known = levels.prefix(8).map(\.id).joined(separator: ", ")
@@ -419,14 +433,10 @@ struct LoadContext {
             let x = context.number(row, columns["x"], file: file, field: "x", failed: &failed)
             let y = context.number(row, columns["y"], file: file, field: "y", failed: &failed)
             let level = row.string(columns["level"] ?? -1)
-            if !failed, x == nil || y == nil || level.isEmpty {
-                context.error(file, row.line, "a waypoint needs x, y and level")
-                failed = true
-            }
-            if !level.isEmpty, !context.levelExists(level, file: file, line: row.line) { failed = true }
-            guard !failed, let x, let y else { return }
+            guard let position = context.position(x: x, y: y, level: level, of: "a waypoint", file: file, line: row.line, failed: &failed)
+            else { return }
             context.waypoints.append(
-                Waypoint(id: id, position: VenuePoint(x: x, y: y, level: level), source: SourceLocation(file: filePath, line: row.line)))
+                Waypoint(id: id, position: position, source: SourceLocation(file: filePath, line: row.line)))
         }
     }
 
@@ -440,15 +450,11 @@ struct LoadContext {
             let y = context.number(row, columns["y"], file: file, field: "y", failed: &failed)
             let height = context.number(row, columns["z"] ?? columns["height"], file: file, field: "z", failed: &failed)
             let level = row.string(columns["level"] ?? -1)
-            if !failed, x == nil || y == nil || level.isEmpty {
-                context.error(file, row.line, "a gateway needs x, y and level")
-                failed = true
-            }
-            if !level.isEmpty, !context.levelExists(level, file: file, line: row.line) { failed = true }
-            guard !failed, let x, let y else { return }
+            guard let position = context.position(x: x, y: y, level: level, of: "a gateway", file: file, line: row.line, failed: &failed)
+            else { return }
             context.gateways.append(
                 Gateway(
-                    id: id, position: VenuePoint(x: x, y: y, level: level), height: height,
+                    id: id, position: position, height: height,
                     source: SourceLocation(file: filePath, line: row.line)))
         }
     }

@@ -3,67 +3,53 @@ public import BeaconKit
 /// The checks that need everything read: unique ids and identities, links between known nodes
 /// on sensible levels, one connected walkable graph, a budget that fits the pinned regions.
 extension LoadContext {
+    /// `items` without those whose id an earlier kept one has, and where each id is kept. A
+    /// dropped item is reported as an error, and so is one that `conflict` (asked about an item
+    /// that would be kept, with those kept so far) has a message for; it is kept when it has none.
+    mutating func keepingFirstOfEachID<Item: TopologyRecord>(
+        _ items: [Item], kind: String, conflict: (Item, [Item]) -> String? = { _, _ in nil }
+    ) -> ([Item], [String: Int]) {
+        var indexByID: [String: Int] = [:]
+        var kept: [Item] = []
+        for item in items {
+            if let first = indexByID[item.id] {
+                diagnostics.append(
+                    TopologyDiagnostic(.error, item.source, "duplicate \(kind) id '\(item.id)' (first at line \(kept[first].source.line))"))
+                continue
+            }
+            if let message = conflict(item, kept) {
+                diagnostics.append(TopologyDiagnostic(.error, item.source, message))
+                continue
+            }
+            indexByID[item.id] = kept.count
+            kept.append(item)
+        }
+        return (kept, indexByID)
+    }
+
     mutating func finish() -> TopologyLoader.Result {
         typealias F = TopologyLoader.FileName
         func located(_ location: SourceLocation, _ severity: TopologyDiagnostic.Severity, _ message: String) -> TopologyDiagnostic {
             TopologyDiagnostic(severity, location, message)
         }
         // Unique region ids and identities.
-        var regionByID: [String: Int] = [:]
         var regionByIdentity: [RegionIdentity: Int] = [:]
-        var keptRegions: [Region] = []
-        for region in regions {
-            if let first = regionByID[region.id] {
-                diagnostics.append(
-                    located(region.source, .error, "duplicate region id '\(region.id)' (first at line \(keptRegions[first].source.line))"))
-                continue
-            }
+        let regionByID: [String: Int]
+        (regions, regionByID) = keepingFirstOfEachID(regions, kind: "region") { region, kept in
             if let first = regionByIdentity[region.identity] {
-                diagnostics.append(
-                    located(
-                        region.source, .error,
-                        "duplicate identity \(region.identity): region '\(region.id)' and region '\(keptRegions[first].id)' (line \(keptRegions[first].source.line)) would be the same CoreLocation region"
-                    ))
-                continue
+                return
+                    "duplicate identity \(region.identity): region '\(region.id)' and region '\(kept[first].id)' (line \(kept[first].source.line)) would be the same CoreLocation region"
             }
-            regionByID[region.id] = keptRegions.count
-            regionByIdentity[region.identity] = keptRegions.count
-            keptRegions.append(region)
+            regionByIdentity[region.identity] = kept.count
+            return nil
         }
-        regions = keptRegions
         // Waypoint ids share the node namespace with regions.
-        var waypointByID: [String: Int] = [:]
-        var keptWaypoints: [Waypoint] = []
-        for waypoint in waypoints {
-            if let region = regionByID[waypoint.id] {
-                diagnostics.append(
-                    located(waypoint.source, .error, "duplicate id '\(waypoint.id)': already a region (\(regions[region].source))"))
-                continue
-            }
-            if let first = waypointByID[waypoint.id] {
-                diagnostics.append(
-                    located(
-                        waypoint.source, .error,
-                        "duplicate waypoint id '\(waypoint.id)' (first at line \(keptWaypoints[first].source.line))"))
-                continue
-            }
-            waypointByID[waypoint.id] = keptWaypoints.count
-            keptWaypoints.append(waypoint)
+        let keptRegions = regions
+        (waypoints, _) = keepingFirstOfEachID(waypoints, kind: "waypoint") { waypoint, _ in
+            regionByID[waypoint.id].map { "duplicate id '\(waypoint.id)': already a region (\(keptRegions[$0].source))" }
         }
-        waypoints = keptWaypoints
-        var gatewayByID: [String: Int] = [:]
-        var keptGateways: [Gateway] = []
-        for gateway in gateways {
-            if let first = gatewayByID[gateway.id] {
-                diagnostics.append(
-                    located(
-                        gateway.source, .error, "duplicate gateway id '\(gateway.id)' (first at line \(keptGateways[first].source.line))"))
-                continue
-            }
-            gatewayByID[gateway.id] = keptGateways.count
-            keptGateways.append(gateway)
-        }
-        gateways = keptGateways
+        let gatewayByID: [String: Int]
+        (gateways, gatewayByID) = keepingFirstOfEachID(gateways, kind: "gateway")
 
         // Nodes: placed regions, then waypoints.
         let levelIndex = Dictionary(levels.enumerated().map { ($1.id, Int32($0)) }, uniquingKeysWith: { a, _ in a })

@@ -7,45 +7,42 @@ public import Foundation
 public enum RFC3339 {
     /// Formats `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public static func string(from date: Date) -> String {
-        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        return string(millisecondsSince1970: millis)
+        string(millisecondsSince1970: milliseconds(since1970: date))
     }
 
     /// Formats a count of milliseconds since 1970 as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public static func string(millisecondsSince1970 millis: Int64) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        append(millisecondsSince1970: millis, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `date` as whole milliseconds since 1970, rounded down (the precision the contract keeps).
+    static func milliseconds(since1970 date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// Appends the `YYYY-MM-DDTHH:MM:SS.mmmZ` form of `millis` (since 1970) to `out`: the
+    /// separators are a template and each field's digits are written into their place.
+    static func append(millisecondsSince1970 millis: Int64, to out: inout [UInt8]) {
         let (days, msOfDay) = millis.quotientAndRemainder(dividingBy: 86_400_000)
         let (d, ms) = msOfDay < 0 ? (days - 1, msOfDay + 86_400_000) : (days, msOfDay)
         let (year, month, day) = civil(fromDays: d)
-        let h = ms / 3_600_000
-        let m = ms / 60_000 % 60
-        let s = ms / 1000 % 60
-        let f = ms % 1000
-        var out = [UInt8]()
-        out.reserveCapacity(24)
-        func put(_ value: Int64, _ width: Int) {
-            var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
+        let start = out.count
+        out.append(contentsOf: "0000-00-00T00:00:00.000Z".utf8)
+        // Each field as (value, offset of its first digit in the template, digits).
+        let fields = [
+            (year, 0, 4), (month, 5, 2), (day, 8, 2), (ms / 3_600_000, 11, 2), (ms / 60_000 % 60, 14, 2), (ms / 1000 % 60, 17, 2),
+            (ms % 1000, 20, 3),
+        ]
+        for (value, offset, width) in fields {
             var v = value
-            for i in stride(from: width - 1, through: 0, by: -1) {
-                digits[i] = UInt8(ascii: "0") + UInt8(v % 10)
+            for i in (start + offset..<start + offset + width).reversed() {
+                out[i] = UInt8(ascii: "0") + UInt8(v % 10)
                 v /= 10
             }
-            out.append(contentsOf: digits)
         }
-        put(year, 4)
-        out.append(UInt8(ascii: "-"))
-        put(month, 2)
-        out.append(UInt8(ascii: "-"))
-        put(day, 2)
-        out.append(UInt8(ascii: "T"))
-        put(h, 2)
-        out.append(UInt8(ascii: ":"))
-        put(m, 2)
-        out.append(UInt8(ascii: ":"))
-        put(s, 2)
-        out.append(UInt8(ascii: "."))
-        put(f, 3)
-        out.append(UInt8(ascii: "Z"))
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Parses an RFC 3339 timestamp (`Z` or `±HH:MM` offset, 0 to 9 fraction digits); `nil` when malformed.

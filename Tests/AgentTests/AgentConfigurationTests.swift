@@ -1,3 +1,4 @@
+import BeaconKit
 import Testing
 import WireProtocol
 
@@ -49,6 +50,26 @@ import WireProtocol
         try settings.set("replay", "x.btsnoop", origin: .environment(name: "BEACONFLEET_AGENT_REPLAY"))
         let conflict = #expect(throws: ConfigurationError.self) { try AgentConfiguration(settings: settings) }
         #expect(conflict?.description.contains("choose one") == true)
+    }
+
+    @Test func filterListsAreCommaSeparatedAndEachItemIsChecked() throws {
+        var settings = AgentSettings()
+        try settings.apply(fileText: "broker = mqtt://h:1883\ngateway = gw1\nadapter = hci0\nspool = /tmp/s\n", path: "agent.conf")
+        #expect(try AgentConfiguration(settings: settings).filter.allowedUUIDs.isEmpty)
+        let uuids = "494E5445-4C4C-495F-524F-434B535F4857, E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+        try settings.set("allow-uuid", uuids, origin: .flag(name: "allow-uuid"))
+        try settings.set("deny-address", "AA:BB:CC:DD:EE:FF,00:00:00:00:00:B2", origin: .flag(name: "deny-address"))
+        let filter = try AgentConfiguration(settings: settings).filter
+        #expect(
+            filter.allowedUUIDs == [
+                BeaconUUID("494E5445-4C4C-495F-524F-434B535F4857")!, BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!,
+            ])
+        #expect(filter.deniedAddresses == [BluetoothAddress("AA:BB:CC:DD:EE:FF")!, BluetoothAddress("00:00:00:00:00:B2")!])
+
+        try settings.set("deny-address", "AA:BB:CC:DD:EE:FF, nope", origin: .flag(name: "deny-address"))
+        let error = #expect(throws: ConfigurationError.self) { try AgentConfiguration(settings: settings) }
+        #expect(error?.description.contains("deny-address") == true)
+        #expect(error?.description.contains("comma-separated addresses") == true)
     }
 
     @Test func passwordsAreMaskedInPrintedConfiguration() throws {

@@ -7,14 +7,24 @@ import Testing
 /// with two independent parsers).
 @Suite(.requiresSharedData)
 struct SharedCaptureTests {
+    @Test(
+        "records, legacy and extended reports as the README counts them, nothing malformed",
+        arguments: [
+            ("horizon74-ibeacon.btsnoop", 2572, 412, 0), ("multireport.btsnoop", 69, 59, 0), ("extended-reports.btsnoop", 695, 0, 79),
+            ("connection-gatt.btsnoop", 1198, 29, 0),
+        ])
+    func readmeCounts(capture: String, records: Int, legacyReports: Int, extendedReports: Int) throws {
+        let decoding = try CaptureDecoding(sharedCapture: capture)
+        #expect(decoding.capture.records == records)
+        #expect(decoding.capture.malformedRecords == 0)
+        #expect(decoding.statistics.legacyReports == legacyReports)
+        #expect(decoding.statistics.extendedReports == extendedReports)
+        #expect(decoding.statistics.malformed == 0)
+    }
+
     @Test func horizon74HasExactlyTheElevenIBeaconFrames() throws {
         let decoding = try CaptureDecoding(sharedCapture: "horizon74-ibeacon.btsnoop")
         #expect(decoding.format == .btsnoop(datalink: 1002))
-        #expect(decoding.capture.records == 2572)
-        #expect(decoding.capture.malformedRecords == 0)
-        #expect(decoding.statistics.legacyReports == 412)
-        #expect(decoding.statistics.extendedReports == 0)
-        #expect(decoding.statistics.malformed == 0)
 
         let beacons = decoding.beacons
         #expect(beacons.count == 11)
@@ -60,10 +70,7 @@ struct SharedCaptureTests {
 
     @Test func multireportDecodesBothReportsOfEveryTwoReportEvent() throws {
         let decoding = try CaptureDecoding(sharedCapture: "multireport.btsnoop")
-        #expect(decoding.capture.records == 69)
         #expect(decoding.statistics.advertisingEvents == 32)
-        #expect(decoding.statistics.legacyReports == 59)
-        #expect(decoding.statistics.malformed == 0)
         // Events with Num_Reports = 2: the raw byte after the subevent code.
         let twoReportEvents = decoding.packets.filter {
             $0.type == .event && $0.bytes.count > 3 && $0.bytes[0] == 0x3E && $0.bytes[2] == 0x02 && $0.bytes[3] == 2
@@ -82,10 +89,6 @@ struct SharedCaptureTests {
 
     @Test func extendedReportsAreAllRead() throws {
         let decoding = try CaptureDecoding(sharedCapture: "extended-reports.btsnoop")
-        #expect(decoding.capture.records == 695)
-        #expect(decoding.statistics.extendedReports == 79)
-        #expect(decoding.statistics.legacyReports == 0)
-        #expect(decoding.statistics.malformed == 0)
         let extended = decoding.advertisements.filter { $0.report.kind == .extended }
         #expect(extended.count == 79)
         for advertisement in extended {
@@ -119,10 +122,6 @@ struct SharedCaptureTests {
 
     @Test func connectionCaptureHasTwentyNineReportsAmongGATTTraffic() throws {
         let decoding = try CaptureDecoding(sharedCapture: "connection-gatt.btsnoop")
-        #expect(decoding.capture.records == 1198)
-        #expect(decoding.statistics.legacyReports == 29)
-        #expect(decoding.statistics.extendedReports == 0)
-        #expect(decoding.statistics.malformed == 0)
         #expect(decoding.packets.filter { $0.type == .aclData }.count == 8)
     }
 

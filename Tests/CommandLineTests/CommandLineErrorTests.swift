@@ -14,36 +14,39 @@ struct CommandLineErrorTests {
         /// Part of the cause the error must name.
         let cause: String
         var testDescription: String { arguments.joined(separator: " ") }
+
+        /// `subcommand` (its words) run with `options`.
+        init(_ subcommand: String, _ options: [String], cause: String) {
+            arguments = subcommand.split(separator: " ").map(String.init) + options
+            usage = CommandLineErrorTests.usages[subcommand]!
+            self.cause = cause
+        }
     }
 
     static let museum = SharedData.packageRoot.appendingPathComponent("topology/museum").path
 
+    static let usages = [
+        "coordinator": "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
+        "simulate": "Usage: beaconfleet simulate <options>",
+        "watch": "Usage: beaconfleet watch --broker <broker>",
+        "topology export": "Usage: beaconfleet topology export <directory> [--out <out>]",
+    ]
+
     static let cases: [Case] = [
         // Thrown from `run()`: these printed `Usage: beaconfleet <subcommand>` before.
         Case(
-            arguments: ["coordinator", "--broker", "nope://broker", "--topology", museum],
-            usage: "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
-            cause: "Error: --broker nope://broker: invalid broker URL"),
+            "coordinator", ["--broker", "nope://broker", "--topology", museum], cause: "Error: --broker nope://broker: invalid broker URL"),
         Case(
-            arguments: ["coordinator", "--broker", "mqtt://127.0.0.1:1", "--topology", "/nonexistent-venue"],
-            usage: "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
+            "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", "/nonexistent-venue"],
             cause: "Error: --topology /nonexistent-venue: no such directory"),
+        Case("simulate", ["--broker", "nope://broker", "--topology", museum], cause: "Error: --broker nope://broker: invalid broker URL"),
+        Case("watch", ["--broker", "mqtt://127.0.0.1:1", "--prefix", "a/#"], cause: "Error: --prefix a/#:"),
         Case(
-            arguments: ["simulate", "--broker", "nope://broker", "--topology", museum],
-            usage: "Usage: beaconfleet simulate <options>",
-            cause: "Error: --broker nope://broker: invalid broker URL"),
-        Case(
-            arguments: ["watch", "--broker", "mqtt://127.0.0.1:1", "--prefix", "a/#"],
-            usage: "Usage: beaconfleet watch --broker <broker>",
-            cause: "Error: --prefix a/#:"),
-        Case(
-            arguments: ["topology", "export", museum, "--out", "/nonexistent-directory/venue.json"],
-            usage: "Usage: beaconfleet topology export <directory> [--out <out>]",
+            "topology export", [museum, "--out", "/nonexistent-directory/venue.json"],
             cause: "Error: cannot write /nonexistent-directory/venue.json"),
         // Refused by `validate()`: ArgumentParser's own path, which must say the same.
         Case(
-            arguments: ["coordinator", "--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--budget", "30"],
-            usage: "Usage: beaconfleet coordinator [<options>] --broker <broker> --topology <topology>",
+            "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--budget", "30"],
             cause: "Error: --budget 30: must be 1…20"),
     ]
 

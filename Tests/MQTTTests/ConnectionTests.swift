@@ -17,10 +17,8 @@ struct ConnectionTests {
                 clean.will = LastWill(topic: "gw/clean/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
                 try await withConnectedClient(clean) { _ in }  // clean DISCONNECT: no will
 
-                var abrupt = MQTTConfiguration(url: broker.url)
+                var abrupt = MQTTConfiguration(url: broker.url).reconnecting(after: .seconds(5), atMost: .seconds(5))
                 abrupt.will = LastWill(topic: "gw/abrupt/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
-                abrupt.reconnectDelayMin = .seconds(5)
-                abrupt.reconnectDelayMax = .seconds(5)
                 try await withConnectedClient(abrupt) { client in
                     client.core.severConnection()
                     let will = try await collect(1, from: messages)
@@ -34,9 +32,7 @@ struct ConnectionTests {
     @Test("after the broker restarts, the client reconnects, its subscriptions return and queued QoS 1 messages are delivered")
     func reconnectAfterBrokerRestart() async throws {
         try await withMosquittoBroker { broker in
-            var configuration = MQTTConfiguration(url: broker.url)
-            configuration.reconnectDelayMin = .milliseconds(50)
-            configuration.reconnectDelayMax = .milliseconds(400)
+            let configuration = MQTTConfiguration(url: broker.url).reconnecting(after: .milliseconds(50), atMost: .milliseconds(400))
             try await withConnectedClient(configuration) { subscriber in
                 let messages = subscriber.messages
                 let states = subscriber.connectionStates
@@ -92,11 +88,9 @@ struct ConnectionTests {
     func boundedQueue() async throws {
         try await withMosquittoBroker { broker in
             await broker.stop()  // its port stays reserved (LoopbackPort): nothing else can answer there
-            var configuration = MQTTConfiguration(url: broker.url)
-            configuration.maxQueued = 3
             // No second attempt while the expectations below run: see the wait that follows.
-            configuration.reconnectDelayMin = .seconds(3)
-            configuration.reconnectDelayMax = .seconds(3)
+            var configuration = MQTTConfiguration(url: broker.url).reconnecting(after: .seconds(3), atMost: .seconds(3))
+            configuration.maxQueued = 3
             let client = try MQTTClient(configuration: configuration)
             try client.connect()
             // A connection attempt is non-blocking: the socket exists (and libmosquitto hands a QoS 0
@@ -130,9 +124,7 @@ struct ConnectionTests {
     @Test("an awaiting QoS 1 publish made during an outage completes once the broker is back")
     func awaitAcrossOutage() async throws {
         try await withMosquittoBroker { broker in
-            var configuration = MQTTConfiguration(url: broker.url)
-            configuration.reconnectDelayMin = .milliseconds(50)
-            configuration.reconnectDelayMax = .milliseconds(200)
+            let configuration = MQTTConfiguration(url: broker.url).reconnecting(after: .milliseconds(50), atMost: .milliseconds(200))
             try await withConnectedClient(configuration) { client in
                 broker.kill()
                 try await withTimeout(.seconds(10), "the outage to be noticed") {

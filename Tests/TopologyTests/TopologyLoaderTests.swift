@@ -52,6 +52,17 @@ import Testing
         #expect(messages.contains { $0.hasPrefix("regions.csv:6: duplicate identity") && $0.contains("'b'") }, "\(messages)")
     }
 
+    @Test func duplicateWaypointAndGatewayIdsAreErrors() throws {
+        var files = VenueFixture.small
+        files["waypoints.csv"] = "id,x,y,level\nw1,5,0,L0\nw2,15,0,L0\nw1,6,0,L0\nb,7,0,L0\n"
+        files["gateways.csv"] = "id,x,y,level,z\ng1,10,1,L0,2.5\ng1,11,1,L0,2.5\n"
+        let messages = errors(try load(files))
+        #expect(messages.contains("waypoints.csv:4: duplicate waypoint id 'w1' (first at line 2)"), "\(messages)")
+        #expect(messages.contains { $0.hasPrefix("waypoints.csv:5: duplicate id 'b': already a region (") }, "\(messages)")
+        #expect(messages.contains("gateways.csv:3: duplicate gateway id 'g1' (first at line 2)"), "\(messages)")
+        #expect(messages.count == 3, "\(messages)")
+    }
+
     @Test func negativeAndMissingDistancesAreErrors() throws {
         let links = "from,to,distance,kind\na,w1,-3,\nw1,b,,\nb,w2,,\nw2,c,,\nc,e,,stairs\ne,d,,\n"
         let messages = errors(try load(VenueFixture.small(replacing: "links.csv", with: links)))

@@ -31,46 +31,56 @@ struct OutputWriterTests {
         Date(timeIntervalSince1970: Double(Int64.random(in: 1_700_000_000_000...1_900_000_000_000, using: &rng)) / 1000)
     }
 
-    @Test("regions messages decode to the same value and match JSONEncoder's bytes")
-    func regions() throws {
-        var rng = SplitMix64(seed: 7)
+    /// Writes `rounds` values from `make` with `write` and with `JSONEncoder`: both decode to the same
+    /// value and the bytes are the same. Returns the decoded values and the originals.
+    static func writtenLikeJSONEncoder<Payload: VersionedPayload & Equatable>(
+        seed: UInt64, topic: String, rounds: Int = 500, make: (inout SplitMix64, Int) -> Payload,
+        write: (inout OutputWriter, Payload) -> [UInt8]
+    ) throws -> [(decoded: Payload, original: Payload)] {
+        var rng = SplitMix64(seed: seed)
         var writer = OutputWriter()
         let encoder = WireCoding.makeEncoder()
-        for n in 0..<500 {
+        return try (0..<rounds).map { n in
+            let value = make(&rng, n)
+            let bytes = write(&writer, value)
+            let reference = Array(try encoder.encode(value))
+            // Times go through RFC 3339 milliseconds either way: compare with JSONEncoder's round trip.
+            let decoded = try WireCoding.decode(Payload.self, from: bytes, topic: topic)
+            #expect(decoded == (try WireCoding.decode(Payload.self, from: reference, topic: topic)))
+            #expect(bytes == reference, "\(String(decoding: bytes, as: UTF8.self))")
+            return (decoded, value)
+        }
+    }
+
+    @Test("regions messages decode to the same value and match JSONEncoder's bytes")
+    func regions() throws {
+        _ = try Self.writtenLikeJSONEncoder(seed: 7, topic: topic) { rng, n in
             let regions = (0..<Int.random(in: 0...20, using: &rng)).map { OutputWriterTests.ref(&rng, $0) }
-            let message = RegionsMessage(
+            return RegionsMessage(
                 version: UInt64.random(in: 0...UInt64.max, using: &rng), budget: Int.random(in: 0...20, using: &rng), regions: regions,
                 add: Array(regions.prefix(Int.random(in: 0...3, using: &rng))),
                 remove: (0..<Int.random(in: 0...3, using: &rng)).map { "gone-\($0)" },
                 position: OutputWriterTests.position(&rng), reason: ["initial", "moved", "reconcile"][n % 3],
                 validFor: Bool.random(using: &rng) ? (Double.random(in: 0...50, using: &rng) * 100).rounded() / 100 : nil,
                 time: Bool.random(using: &rng) ? OutputWriterTests.time(&rng) : nil)
-            let bytes = writer.encode(message)
-            let reference = Array(try encoder.encode(message))
-            // Times go through RFC 3339 milliseconds either way: compare with JSONEncoder's round trip.
-            let decoded = try WireCoding.decode(RegionsMessage.self, from: bytes, topic: topic)
-            #expect(decoded == (try WireCoding.decode(RegionsMessage.self, from: reference, topic: topic)))
-            #expect(bytes == reference, "\(String(decoding: bytes, as: UTF8.self))")
+        } write: { writer, message in
+            writer.encode(message)
         }
     }
 
     @Test("client events decode to the same value and match JSONEncoder's bytes")
     func events() throws {
-        var rng = SplitMix64(seed: 11)
-        var writer = OutputWriter()
-        let encoder = WireCoding.makeEncoder()
-        for n in 0..<500 {
+        let written = try Self.writtenLikeJSONEncoder(seed: 11, topic: "beaconfleet/v1/clients/p1/events") { rng, n in
             let kind: ClientEvent.Kind = [.enter, .exit, .moved][n % 3]
-            let event = ClientEvent(
+            return ClientEvent(
                 client: n % 2 == 0 ? "5A1D0000-BEAC-4F1E-9E70-000000000001.0.\(n)" : "p\(n)", type: kind,
                 region: kind == .moved ? nil : "r\(n)", position: OutputWriterTests.position(&rng), time: OutputWriterTests.time(&rng),
                 evidence: [nil, "report", "sightings", "absence"][n % 4])
-            let bytes = writer.encode(event)
-            let reference = Array(try encoder.encode(event))
-            let decoded = try WireCoding.decode(ClientEvent.self, from: bytes, topic: "beaconfleet/v1/clients/p1/events")
-            #expect(decoded == (try WireCoding.decode(ClientEvent.self, from: reference, topic: "beaconfleet/v1/clients/p1/events")))
+        } write: { writer, event in
+            writer.encode(event)
+        }
+        for (decoded, event) in written {
             #expect(decoded.client == event.client && decoded.region == event.region && decoded.position == event.position)
-            #expect(bytes == reference, "\(String(decoding: bytes, as: UTF8.self))")
         }
     }
 

@@ -202,6 +202,25 @@ func startCoordinator(_ broker: MosquittoBroker, logger: Logger) async throws ->
     return (service, group, task)
 }
 
+/// Stops what ``startCoordinator(_:logger:)`` started, and the broker.
+func stopCoordinator(_ group: ServiceGroup, _ task: Task<Void, any Error>, _ broker: MosquittoBroker) async {
+    await group.triggerGracefulShutdown()
+    _ = await task.result
+    await broker.stop()
+}
+
+/// A client of `broker` that queues up to a million messages with 1,000 in flight, for the
+/// benchmark's streams of publishes; connected.
+func connectedBulkClient(_ broker: MosquittoBroker) async throws -> MQTTClient {
+    var configuration = MQTTConfiguration(url: broker.url)
+    configuration.maxQueued = 1_000_000
+    configuration.maxInflight = 1000
+    let client = try MQTTClient(configuration: configuration)
+    try client.connect()
+    try await client.connected()
+    return client
+}
+
 var logger = Logger(label: "bench")
 logger.logLevel = .error
 
@@ -217,15 +236,7 @@ if wanted("e2e") {
     let windows = environmentInteger("E2E_WINDOWS").map { max(150, $0) } ?? 150
     let batches = makeBatches(
         gateways: gatewayIDs, tags: perBatch * gatewayIDs.count, perBatch: perBatch, windows: windows * tagsPerGateway / perBatch)
-    let publisher = try MQTTClient(
-        configuration: {
-            var c = MQTTConfiguration(url: broker.url)
-            c.maxQueued = 1_000_000
-            c.maxInflight = 1000
-            return c
-        }())
-    try publisher.connect()
-    try await publisher.connected()
+    let publisher = try await connectedBulkClient(broker)
     func publishAll(_ list: ArraySlice<(String, [UInt8])>) throws {
         for (topic, payload) in list { try publisher.enqueue(topic: topic, payload: payload, qos: .atLeastOnce) }
     }
@@ -341,9 +352,7 @@ if wanted("e2e") {
             100 * baselineCPU / (seconds(subElapsed) * cores), cores, budget, perSighting.consumer, budget - perSighting.consumer,
             decodeCost))
     await publisher.disconnect()
-    await group.triggerGracefulShutdown()
-    _ = await task.result
-    await broker.stop()
+    await stopCoordinator(group, task, broker)
 }
 
 // MARK: 3. Rotation latency with 10,000 active clients
@@ -351,16 +360,8 @@ if wanted("latency") {
     let clients = 10_000
     let broker = try await MosquittoBroker.start()
     let (service, group, task) = try await startCoordinator(broker, logger: logger)
-    let phone = try MQTTClient(
-        configuration: {
-            var c = MQTTConfiguration(url: broker.url)
-            c.maxQueued = 1_000_000
-            c.maxInflight = 1000
-            return c
-        }())
-    try phone.connect()
+    let phone = try await connectedBulkClient(broker)
     let messages = phone.messages
-    try await phone.connected()
     try await phone.subscribe(topics.allClientRegions)
     try await phone.subscribe("bench/echo")
     let encoder = WireCoding.makeEncoder()
@@ -437,9 +438,7 @@ if wanted("latency") {
                 "rotation report -> regions (%d clients): p50 %.2f ms, p99 %.2f ms | broker round trip (baseline): p50 %.2f ms, p99 %.2f ms | p99 ratio %.1fx | target p99 <= 10 ms: %@",
             clients, p50, p99, e50, e99, p99 / max(e99, 0.001), verdict(p99, measured: !latencies.isEmpty) { $0 <= 10 }))
     await phone.disconnect()
-    await group.triggerGracefulShutdown()
-    _ = await task.result
-    await broker.stop()
+    await stopCoordinator(group, task, broker)
 }
 
 // MARK: 4. Memory per active client

@@ -44,16 +44,23 @@ public enum AdvertisingReportDecoder {
         let end = 2 + declared
         guard end >= 4 else {
             return .malformed(
-                .truncatedReport(subevent: subevent, report: 1, count: 0, field: "Num_Reports", offset: 3),
-                reportsDelivered: 0)
+                .truncatedReport(subevent: subevent, report: 1, count: 0, field: "Num_Reports", offset: 3), reportsDelivered: 0)
         }
         let count = Int(event[3])
         guard count > 0 else { return .malformed(.noReports(subevent: subevent), reportsDelivered: 0) }
-        if subevent == legacySubeventCode {
-            return decodeLegacy(event, end: end, count: count, body)
-        } else {
-            return decodeExtended(event, end: end, count: count, body)
+        var offset = 4
+        for index in 0..<count {
+            let read = subevent == legacySubeventCode ? readLegacy(event, at: offset, end: end) : readExtended(event, at: offset, end: end)
+            switch read {
+            case .report(let report, let data, let next):
+                body(report, AdvertisingData(bytes: UnsafeRawBufferPointer(rebasing: event[data])))
+                offset = next
+            case .truncated(let field, let at):
+                let error = HCIEventError.truncatedReport(subevent: subevent, report: index + 1, count: count, field: field, offset: at)
+                return .malformed(error, reportsDelivered: index)
+            }
         }
+        return .decoded(reports: count)
     }
 
     /// Decodes `event` held in an array (tests, tools); the same as the buffer-pointer version.
@@ -64,90 +71,68 @@ public enum AdvertisingReportDecoder {
         event.withUnsafeBytes { decode(event: $0, body) }
     }
 
+    /// One report read from an event: the report, where its advertising data lies and where the
+    /// next report starts; or the field it is cut short in and the offset where that is.
+    private enum ReportRead {
+        case report(AdvertisingReport, data: Range<Int>, next: Int)
+        case truncated(field: String, at: Int)
+    }
+
     // Legacy report: Event_Type(1) Address_Type(1) Address(6) Data_Length(1) Data(n) RSSI(1),
     // reports one after the other (as every controller sends them, and the captures show).
-    private static func decodeLegacy(
-        _ event: UnsafeRawBufferPointer, end: Int, count: Int,
-        _ body: (AdvertisingReport, AdvertisingData) -> Void
-    ) -> AdvertisingEventOutcome {
-        var offset = 4
-        for index in 0..<count {
-            func truncated(_ field: String, _ at: Int) -> AdvertisingEventOutcome {
-                .malformed(
-                    .truncatedReport(subevent: legacySubeventCode, report: index + 1, count: count, field: field, offset: at),
-                    reportsDelivered: index)
-            }
-            guard offset + 9 <= end else {
-                let available = end - offset
-                let field = available < 1 ? "Event_Type" : available < 2 ? "Address_Type" : available < 8 ? "Address" : "Data_Length"
-                return truncated(field, end)
-            }
-            let dataLength = Int(event[offset + 8])
-            let dataStart = offset + 9
-            guard dataStart + dataLength + 1 <= end else {
-                return dataStart + dataLength <= end ? truncated("RSSI", end) : truncated("Data", dataStart)
-            }
-            let rawRSSI = Int8(bitPattern: event[dataStart + dataLength])
-            let report = AdvertisingReport(
-                kind: .legacy,
-                eventType: AdvertisingEventType(rawValue: UInt16(event[offset])),
-                address: BluetoothAddress(littleEndianBytes: event, at: offset + 2),
-                addressType: AddressType(rawValue: event[offset + 1]),
-                rssi: rawRSSI == 0x7F ? nil : rawRSSI
-            )
-            body(report, AdvertisingData(bytes: UnsafeRawBufferPointer(rebasing: event[dataStart..<(dataStart + dataLength)])))
-            offset = dataStart + dataLength + 1
+    @inline(__always)
+    private static func readLegacy(_ event: UnsafeRawBufferPointer, at offset: Int, end: Int) -> ReportRead {
+        guard offset + 9 <= end else {
+            let available = end - offset
+            let field = available < 1 ? "Event_Type" : available < 2 ? "Address_Type" : available < 8 ? "Address" : "Data_Length"
+            return .truncated(field: field, at: end)
         }
-        return .decoded(reports: count)
+        let dataLength = Int(event[offset + 8])
+        let dataStart = offset + 9
+        guard dataStart + dataLength + 1 <= end else {
+            return dataStart + dataLength <= end ? .truncated(field: "RSSI", at: end) : .truncated(field: "Data", at: dataStart)
+        }
+        let rawRSSI = Int8(bitPattern: event[dataStart + dataLength])
+        let report = AdvertisingReport(
+            kind: .legacy,
+            eventType: AdvertisingEventType(rawValue: UInt16(event[offset])),
+            address: BluetoothAddress(littleEndianBytes: event, at: offset + 2),
+            addressType: AddressType(rawValue: event[offset + 1]),
+            rssi: rawRSSI == 0x7F ? nil : rawRSSI
+        )
+        return .report(report, data: dataStart..<(dataStart + dataLength), next: dataStart + dataLength + 1)
     }
 
     // Extended report: Event_Type(2) Address_Type(1) Address(6) Primary_PHY(1) Secondary_PHY(1)
     // Advertising_SID(1) TX_Power(1) RSSI(1) Periodic_Advertising_Interval(2)
     // Direct_Address_Type(1) Direct_Address(6) Data_Length(1) Data(n).
-    private static func decodeExtended(
-        _ event: UnsafeRawBufferPointer, end: Int, count: Int,
-        _ body: (AdvertisingReport, AdvertisingData) -> Void
-    ) -> AdvertisingEventOutcome {
-        var offset = 4
-        for index in 0..<count {
-            guard offset + 24 <= end else {
-                return .malformed(
-                    .truncatedReport(
-                        subevent: extendedSubeventCode, report: index + 1, count: count, field: extendedField(at: end - offset), offset: end
-                    ),
-                    reportsDelivered: index)
-            }
-            let dataLength = Int(event[offset + 23])
-            let dataStart = offset + 24
-            guard dataStart + dataLength <= end else {
-                return .malformed(
-                    .truncatedReport(subevent: extendedSubeventCode, report: index + 1, count: count, field: "Data", offset: dataStart),
-                    reportsDelivered: index)
-            }
-            let rawRSSI = Int8(bitPattern: event[offset + 13])
-            let rawTxPower = Int8(bitPattern: event[offset + 12])
-            let secondary = event[offset + 10]
-            let sid = event[offset + 11]
-            let directType = event[offset + 16]
-            let directAddress = BluetoothAddress(littleEndianBytes: event, at: offset + 17)
-            let report = AdvertisingReport(
-                kind: .extended,
-                eventType: AdvertisingEventType(rawValue: UInt16(event[offset]) | UInt16(event[offset + 1]) << 8),
-                address: BluetoothAddress(littleEndianBytes: event, at: offset + 3),
-                addressType: AddressType(rawValue: event[offset + 2]),
-                rssi: rawRSSI == 0x7F ? nil : rawRSSI,
-                txPower: rawTxPower == 0x7F ? nil : rawTxPower,
-                primaryPHY: PHY(rawValue: event[offset + 9]),
-                secondaryPHY: secondary == 0 ? nil : PHY(rawValue: secondary),
-                advertisingSID: sid == 0xFF ? nil : sid,
-                periodicAdvertisingInterval: UInt16(event[offset + 14]) | UInt16(event[offset + 15]) << 8,
-                directAddress: directAddress.rawValue == 0 && directType == 0 ? nil : directAddress,
-                directAddressType: directAddress.rawValue == 0 && directType == 0 ? nil : AddressType(rawValue: directType)
-            )
-            body(report, AdvertisingData(bytes: UnsafeRawBufferPointer(rebasing: event[dataStart..<(dataStart + dataLength)])))
-            offset = dataStart + dataLength
-        }
-        return .decoded(reports: count)
+    @inline(__always)
+    private static func readExtended(_ event: UnsafeRawBufferPointer, at offset: Int, end: Int) -> ReportRead {
+        guard offset + 24 <= end else { return .truncated(field: extendedField(at: end - offset), at: end) }
+        let dataLength = Int(event[offset + 23])
+        let dataStart = offset + 24
+        guard dataStart + dataLength <= end else { return .truncated(field: "Data", at: dataStart) }
+        let rawRSSI = Int8(bitPattern: event[offset + 13])
+        let rawTxPower = Int8(bitPattern: event[offset + 12])
+        let secondary = event[offset + 10]
+        let sid = event[offset + 11]
+        let directType = event[offset + 16]
+        let directAddress = BluetoothAddress(littleEndianBytes: event, at: offset + 17)
+        let report = AdvertisingReport(
+            kind: .extended,
+            eventType: AdvertisingEventType(rawValue: UInt16(event[offset]) | UInt16(event[offset + 1]) << 8),
+            address: BluetoothAddress(littleEndianBytes: event, at: offset + 3),
+            addressType: AddressType(rawValue: event[offset + 2]),
+            rssi: rawRSSI == 0x7F ? nil : rawRSSI,
+            txPower: rawTxPower == 0x7F ? nil : rawTxPower,
+            primaryPHY: PHY(rawValue: event[offset + 9]),
+            secondaryPHY: secondary == 0 ? nil : PHY(rawValue: secondary),
+            advertisingSID: sid == 0xFF ? nil : sid,
+            periodicAdvertisingInterval: UInt16(event[offset + 14]) | UInt16(event[offset + 15]) << 8,
+            directAddress: directAddress.rawValue == 0 && directType == 0 ? nil : directAddress,
+            directAddressType: directAddress.rawValue == 0 && directType == 0 ? nil : AddressType(rawValue: directType)
+        )
+        return .report(report, data: dataStart..<(dataStart + dataLength), next: dataStart + dataLength)
     }
 
     /// The name of the extended report field that starts at `available` bytes into a report.

@@ -74,7 +74,38 @@ public enum JSONBytes {
         }
     }
 
-    @inline(__always) private static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
+    /// Appends an RFC 3339 time with milliseconds as a JSON string, quotes included.
+    static func appendTime(millisecondsSince1970 millis: Int64, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        RFC3339.append(millisecondsSince1970: millis, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `text`, which needs no escaping (keys, punctuation), as it is.
+    @inline(__always) static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}
+
+extension [UInt8] {
+    /// Appends one member of a JSON object: `key` as written (`{"name":` for the first member,
+    /// `,"name":` for the others) and then `value` by `appendValue`; nothing when `value` is nil, as
+    /// `JSONEncoder` leaves an absent optional out.
+    @inline(__always) mutating func appendJSONMember<Value>(
+        _ key: StaticString, _ value: Value?, _ appendValue: (Value, inout [UInt8]) -> Void
+    ) {
+        guard let value else { return }
+        JSONBytes.appendASCII(key, to: &self)
+        appendValue(value, &self)
+    }
+
+    /// Appends `elements` as a JSON array, each element by `appendElement`.
+    @inline(__always) mutating func appendJSONArray<Item>(_ elements: [Item], _ appendElement: (Item, inout [UInt8]) -> Void) {
+        append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { append(UInt8(ascii: ",")) }
+            appendElement(element, &self)
+        }
+        append(UInt8(ascii: "]"))
     }
 }

@@ -143,6 +143,18 @@ struct JSONScanner: ~Copyable {
         return range
     }
 
+    /// A string without escapes as `parse` reads its bytes; a failure at the string saying
+    /// `expected` when `parse` returns nil.
+    mutating func string<Value>(
+        parsedBy parse: (UnsafeBufferPointer<UInt8>) -> Value?, expected: String
+    ) throws(Failure) -> Value {
+        let range = try stringRange()
+        guard let value = parse(UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)) else {
+            throw Failure(message: expected, offset: range.lowerBound)
+        }
+        return value
+    }
+
     /// A string value as a Swift `String`.
     mutating func string() throws(Failure) -> String {
         let bytes = try stringBytes()

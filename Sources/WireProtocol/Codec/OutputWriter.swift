@@ -17,36 +17,16 @@ public struct OutputWriter {
     /// The JSON of `message`.
     public mutating func encode(_ message: RegionsMessage) -> [UInt8] {
         out.removeAll(keepingCapacity: true)
-        raw("{\"add\":")
-        refs(message.add)
-        raw(",\"budget\":")
-        integer(Int64(message.budget))
-        if let position = message.position {
-            raw(",\"position\":")
-            write(position)
-        }
-        raw(",\"reason\":")
-        string(message.reason)
-        raw(",\"regions\":")
-        refs(message.regions)
-        raw(",\"remove\":[")
-        for (i, id) in message.remove.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            string(id)
-        }
-        out.append(UInt8(ascii: "]"))
-        if let time = message.time {
-            raw(",\"time\":")
-            date(time)
-        }
-        raw(",\"v\":")
-        integer(Int64(message.v))
-        if let validFor = message.validFor {
-            raw(",\"validFor\":")
-            number(validFor)
-        }
-        raw(",\"version\":")
-        unsigned(message.version)
+        out.appendJSONMember("{\"add\":", message.add, Self.appendRefs)
+        out.appendJSONMember(",\"budget\":", Int64(message.budget), JSONBytes.appendInteger)
+        out.appendJSONMember(",\"position\":", message.position, Self.appendPosition)
+        out.appendJSONMember(",\"reason\":", message.reason, JSONBytes.appendString)
+        out.appendJSONMember(",\"regions\":", message.regions, Self.appendRefs)
+        out.appendJSONMember(",\"remove\":", message.remove) { $1.appendJSONArray($0, JSONBytes.appendString) }
+        out.appendJSONMember(",\"time\":", message.time, Self.appendDate)
+        out.appendJSONMember(",\"v\":", Int64(message.v), JSONBytes.appendInteger)
+        out.appendJSONMember(",\"validFor\":", message.validFor, JSONBytes.appendNumber)
+        out.appendJSONMember(",\"version\":", message.version, JSONBytes.appendUnsigned)
         out.append(UInt8(ascii: "}"))
         return out
     }
@@ -54,82 +34,42 @@ public struct OutputWriter {
     /// The JSON of `event`.
     public mutating func encode(_ event: ClientEvent) -> [UInt8] {
         out.removeAll(keepingCapacity: true)
-        raw("{\"client\":")
-        string(event.client)
-        if let evidence = event.evidence {
-            raw(",\"evidence\":")
-            string(evidence)
-        }
-        if let position = event.position {
-            raw(",\"position\":")
-            write(position)
-        }
-        if let region = event.region {
-            raw(",\"region\":")
-            string(region)
-        }
-        raw(",\"time\":")
-        date(event.time)
-        raw(",\"type\":")
-        string(event.type.rawValue)
-        raw(",\"v\":")
-        integer(Int64(event.v))
+        out.appendJSONMember("{\"client\":", event.client, JSONBytes.appendString)
+        out.appendJSONMember(",\"evidence\":", event.evidence, JSONBytes.appendString)
+        out.appendJSONMember(",\"position\":", event.position, Self.appendPosition)
+        out.appendJSONMember(",\"region\":", event.region, JSONBytes.appendString)
+        out.appendJSONMember(",\"time\":", event.time, Self.appendDate)
+        out.appendJSONMember(",\"type\":", event.type.rawValue, JSONBytes.appendString)
+        out.appendJSONMember(",\"v\":", Int64(event.v), JSONBytes.appendInteger)
         out.append(UInt8(ascii: "}"))
         return out
     }
 
-    private mutating func refs(_ list: [RegionRef]) {
-        out.append(UInt8(ascii: "["))
-        for (i, ref) in list.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            raw("{\"id\":")
-            string(ref.id)
-            if let major = ref.major {
-                raw(",\"major\":")
-                integer(Int64(major))
-            }
-            if let minor = ref.minor {
-                raw(",\"minor\":")
-                integer(Int64(minor))
-            }
-            raw(",\"uuid\":")
-            string(ref.uuid)
+    private static func appendRefs(_ refs: [RegionRef], to out: inout [UInt8]) {
+        out.appendJSONArray(refs) { ref, out in
+            out.appendJSONMember("{\"id\":", ref.id, JSONBytes.appendString)
+            out.appendJSONMember(",\"major\":", ref.major.map(Int64.init), JSONBytes.appendInteger)
+            out.appendJSONMember(",\"minor\":", ref.minor.map(Int64.init), JSONBytes.appendInteger)
+            out.appendJSONMember(",\"uuid\":", ref.uuid, JSONBytes.appendString)
             out.append(UInt8(ascii: "}"))
         }
-        out.append(UInt8(ascii: "]"))
     }
 
-    private mutating func write(_ position: Position) {
+    private static func appendPosition(_ position: Position, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         if let confidence = position.confidence {
-            raw("\"confidence\":")
-            number(confidence)
+            // It sorts first but may be absent: the comma follows it rather than leads `level`.
+            JSONBytes.appendASCII("\"confidence\":", to: &out)
+            JSONBytes.appendNumber(confidence, to: &out)
             out.append(UInt8(ascii: ","))
         }
-        raw("\"level\":")
-        string(position.level)
-        raw(",\"x\":")
-        number(position.x)
-        raw(",\"y\":")
-        number(position.y)
+        out.appendJSONMember("\"level\":", position.level, JSONBytes.appendString)
+        out.appendJSONMember(",\"x\":", position.x, JSONBytes.appendNumber)
+        out.appendJSONMember(",\"y\":", position.y, JSONBytes.appendNumber)
         out.append(UInt8(ascii: "}"))
     }
 
-    @inline(__always) private mutating func raw(_ text: StaticString) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    private static func appendDate(_ date: Date, to out: inout [UInt8]) {
+        JSONBytes.appendTime(millisecondsSince1970: RFC3339.milliseconds(since1970: date), to: &out)
     }
-
-    private mutating func integer(_ value: Int64) { JSONBytes.appendInteger(value, to: &out) }
-
-    private mutating func unsigned(_ value: UInt64) { JSONBytes.appendUnsigned(value, to: &out) }
-
-    private mutating func number(_ value: Double) { JSONBytes.appendNumber(value, to: &out) }
-
-    private mutating func date(_ date: Date) {
-        out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: RFC3339.string(from: date).utf8)
-        out.append(UInt8(ascii: "\""))
-    }
-
-    private mutating func string(_ text: String) { JSONBytes.appendString(text, to: &out) }
 }

@@ -215,13 +215,7 @@ public struct SightingsBatchDecoder: Sendable {
                 case .uuid:
                     field.set("uuid", index)
                     if !s.consumeNull() {
-                        let range = try s.stringRange()
-                        guard
-                            let parsed = BeaconUUID(
-                                utf8: UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range]))
-                        else {
-                            throw JSONScanner.Failure(message: "not a UUID (8-4-4-4-12 hex digits)", offset: range.lowerBound)
-                        }
+                        let parsed = try s.string(parsedBy: BeaconUUID.init(utf8:), expected: "not a UUID (8-4-4-4-12 hex digits)")
                         uuid = (parsed.high, parsed.low)
                     }
                 case .major:
@@ -232,24 +226,12 @@ public struct SightingsBatchDecoder: Sendable {
                     if !s.consumeNull() { minor = UInt16(try s.integer(in: 0...65535)) }
                 case .address:
                     field.set("address", index)
-                    let range = try s.stringRange()
-                    guard
-                        let parsed = BluetoothAddress(
-                            utf8: UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range]))
-                    else {
-                        throw JSONScanner.Failure(message: "not an address (AA:BB:CC:DD:EE:FF)", offset: range.lowerBound)
-                    }
-                    address = parsed.rawValue
+                    address = try s.string(parsedBy: BluetoothAddress.init(utf8:), expected: "not an address (AA:BB:CC:DD:EE:FF)").rawValue
                 case .format:
                     field.set("format", index)
-                    let range = try s.stringRange()
-                    format = SightingsBatchDecoder.format(
-                        UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range]))
-                    if format == nil {
-                        throw JSONScanner.Failure(
-                            message: "unknown format (expected ibeacon, altbeacon, eddystone-uid, eddystone-url or eddystone-tlm)",
-                            offset: range.lowerBound)
-                    }
+                    format = try s.string(
+                        parsedBy: SightingsBatchDecoder.format,
+                        expected: "unknown format (expected ibeacon, altbeacon, eddystone-uid, eddystone-url or eddystone-tlm)")
                 case .rssiMax:
                     field.set("rssiMax", index)
                     rssiMax = try s.integer(in: -128...20)
@@ -269,25 +251,19 @@ public struct SightingsBatchDecoder: Sendable {
                 case .namespace:
                     field.set("namespace", index)
                     if !s.consumeNull() {
-                        let range = try s.stringRange()
-                        let all = UnsafeBufferPointer(start: s.base, count: s.count)
-                        guard range.count == 20,
-                            let high = Hex.parse(UnsafeBufferPointer(rebasing: all[range.lowerBound..<range.lowerBound + 16])),
-                            let low = Hex.parse(UnsafeBufferPointer(rebasing: all[range.lowerBound + 16..<range.upperBound]))
-                        else { throw JSONScanner.Failure(message: "not a 10-byte namespace (20 hex digits)", offset: range.lowerBound) }
-                        namespace = high
-                        namespaceLow = low
+                        (namespace, namespaceLow) = try s.string(
+                            parsedBy: { bytes in
+                                guard bytes.count == 20, let high = Hex.parse(UnsafeBufferPointer(rebasing: bytes[..<16])),
+                                    let low = Hex.parse(UnsafeBufferPointer(rebasing: bytes[16...]))
+                                else { return nil }
+                                return (high, low)
+                            }, expected: "not a 10-byte namespace (20 hex digits)")
                     }
                 case .instance:
                     field.set("instance", index)
                     if !s.consumeNull() {
-                        let range = try s.stringRange()
-                        guard range.count == 12,
-                            let value = Hex.parse(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(start: s.base, count: s.count)[range]))
-                        else {
-                            throw JSONScanner.Failure(message: "not a 6-byte instance (12 hex digits)", offset: range.lowerBound)
-                        }
-                        instance = value
+                        instance = try s.string(
+                            parsedBy: { $0.count == 12 ? Hex.parse($0) : nil }, expected: "not a 6-byte instance (12 hex digits)")
                     }
                 case .unknown(let key):
                     field = FieldPath(unknown: String(key.text.prefix(64)), index: index)
@@ -350,18 +326,12 @@ public struct SightingsBatchDecoder: Sendable {
             }
         }
         let key = try s.key()
-        if key.equals("rssi") { return .rssi }
-        if key.equals("uuid") { return .uuid }
-        if key.equals("major") { return .major }
-        if key.equals("minor") { return .minor }
-        if key.equals("address") { return .address }
-        if key.equals("format") { return .format }
-        if key.equals("rssiMax") { return .rssiMax }
-        if key.equals("count") { return .count }
-        if key.equals("txPower") { return .txPower }
-        if key.equals("distance") { return .distance }
-        if key.equals("namespace") { return .namespace }
-        if key.equals("instance") { return .instance }
+        let known: [(StaticString, SightingKey)] = [
+            ("rssi", .rssi), ("uuid", .uuid), ("major", .major), ("minor", .minor), ("address", .address), ("format", .format),
+            ("rssiMax", .rssiMax), ("count", .count), ("txPower", .txPower), ("distance", .distance), ("namespace", .namespace),
+            ("instance", .instance),
+        ]
+        for (name, sightingKey) in known where key.equals(name) { return sightingKey }
         return .unknown(key)
     }
 

@@ -14,77 +14,34 @@ public struct SightingsBatchWriter {
     /// The JSON of a batch for `gateway` with `seq`, covering `startMicros…endMicros` (µs since 1970).
     public mutating func encode(gateway: String, seq: UInt64, startMicros: Int64, endMicros: Int64, sightings: [Sighting]) -> [UInt8] {
         out.removeAll(keepingCapacity: true)
-        raw("{\"end\":")
-        time(endMicros)
-        raw(",\"gateway\":")
-        string(gateway)
-        raw(",\"seq\":")
-        raw(String(seq))
-        raw(",\"sightings\":[")
-        for (index, sighting) in sightings.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            write(sighting)
-        }
-        raw("],\"start\":")
-        time(startMicros)
-        raw(",\"v\":1}")
+        out.appendJSONMember("{\"end\":", endMicros, Self.appendTime)
+        out.appendJSONMember(",\"gateway\":", gateway, JSONBytes.appendString)
+        out.appendJSONMember(",\"seq\":", seq, JSONBytes.appendUnsigned)
+        out.appendJSONMember(",\"sightings\":", sightings) { $1.appendJSONArray($0, Self.appendSighting) }
+        out.appendJSONMember(",\"start\":", startMicros, Self.appendTime)
+        JSONBytes.appendASCII(",\"v\":1}", to: &out)
         return out
     }
 
-    private mutating func write(_ s: Sighting) {
-        raw("{\"address\":")
-        string(s.address)
-        raw(",\"count\":")
-        raw(String(s.count))
-        if let distance = s.distance, distance.isFinite {
-            raw(",\"distance\":")
-            number(distance)
-        }
-        raw(",\"format\":")
-        string(s.format)
-        if let instance = s.instance {
-            raw(",\"instance\":")
-            string(instance)
-        }
-        if let major = s.major {
-            raw(",\"major\":")
-            raw(String(major))
-        }
-        if let minor = s.minor {
-            raw(",\"minor\":")
-            raw(String(minor))
-        }
-        if let namespace = s.namespace {
-            raw(",\"namespace\":")
-            string(namespace)
-        }
-        raw(",\"rssi\":")
-        number(s.rssi.isFinite ? s.rssi : -127)
-        raw(",\"rssiMax\":")
-        raw(String(s.rssiMax))
-        if let txPower = s.txPower {
-            raw(",\"txPower\":")
-            raw(String(txPower))
-        }
-        if let uuid = s.uuid {
-            raw(",\"uuid\":")
-            string(uuid)
-        }
+    private static func appendSighting(_ s: Sighting, to out: inout [UInt8]) {
+        out.appendJSONMember("{\"address\":", s.address, JSONBytes.appendString)
+        out.appendJSONMember(",\"count\":", Int64(s.count), JSONBytes.appendInteger)
+        out.appendJSONMember(",\"distance\":", s.distance.flatMap { $0.isFinite ? $0 : nil }, JSONBytes.appendNumber)
+        out.appendJSONMember(",\"format\":", s.format, JSONBytes.appendString)
+        out.appendJSONMember(",\"instance\":", s.instance, JSONBytes.appendString)
+        out.appendJSONMember(",\"major\":", s.major.map(Int64.init), JSONBytes.appendInteger)
+        out.appendJSONMember(",\"minor\":", s.minor.map(Int64.init), JSONBytes.appendInteger)
+        out.appendJSONMember(",\"namespace\":", s.namespace, JSONBytes.appendString)
+        out.appendJSONMember(",\"rssi\":", s.rssi.isFinite ? s.rssi : -127, JSONBytes.appendNumber)
+        out.appendJSONMember(",\"rssiMax\":", Int64(s.rssiMax), JSONBytes.appendInteger)
+        out.appendJSONMember(",\"txPower\":", s.txPower.map(Int64.init), JSONBytes.appendInteger)
+        out.appendJSONMember(",\"uuid\":", s.uuid, JSONBytes.appendString)
         out.append(UInt8(ascii: "}"))
     }
 
-    @inline(__always) private mutating func raw(_ text: String) {
-        out.append(contentsOf: text.utf8)
-    }
-
-    private mutating func number(_ value: Double) { JSONBytes.appendNumber(value, to: &out) }
-
-    private mutating func time(_ micros: Int64) {
+    /// A time given in microseconds since 1970, rounded down to the millisecond.
+    private static func appendTime(_ micros: Int64, to out: inout [UInt8]) {
         let (quotient, remainder) = micros.quotientAndRemainder(dividingBy: 1000)
-        out.append(UInt8(ascii: "\""))
-        raw(RFC3339.string(millisecondsSince1970: remainder < 0 ? quotient - 1 : quotient))
-        out.append(UInt8(ascii: "\""))
+        JSONBytes.appendTime(millisecondsSince1970: remainder < 0 ? quotient - 1 : quotient, to: &out)
     }
-
-    private mutating func string(_ text: String) { JSONBytes.appendString(text, to: &out) }
 }

@@ -24,9 +24,8 @@ final class SightingsCollector: @unchecked Sendable {
     /// for it, with broker persistence on) and subscribes to the gateway's topics at QoS 1.
     init(broker: BrokerURL, topics: Topics, gateway: Identifier) async throws {
         var configuration = MQTTConfiguration(url: broker, clientID: "collector-\(UUID().uuidString.prefix(8))")
+            .reconnecting(after: .milliseconds(50), atMost: .milliseconds(200))
         configuration.cleanSession = false
-        configuration.reconnectDelayMin = .milliseconds(50)
-        configuration.reconnectDelayMax = .milliseconds(200)
         client = try MQTTClient(configuration: configuration)
         let messages = client.messages
         try client.connect()
