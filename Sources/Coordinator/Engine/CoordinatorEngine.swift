@@ -285,6 +285,22 @@ public final class CoordinatorEngine {
         return constraints
     }
 
+    /// The regions whose beacons the phone ranged in its latest report's last seconds
+    /// (``FrontierPlannerConfiguration/heardWindow``), while that report is recent: *inside* for
+    /// iOS as soon as they are monitored, so no use for waking it. Measured on the report's own
+    /// clock (a phone's clock may be off; a simulation's runs faster).
+    func heard(by record: ClientRecord, now: Int64) -> [String] {
+        let window = Int64(FrontierPlannerConfiguration().heardWindow * 1000)
+        guard record.isPhone, now - record.lastSeen <= window,
+            let newest = record.observations.lazy.filter({ $0.anchor < 0 }).map(\.time).max()
+        else { return [] }
+        var ids = Set<String>()
+        for observation in record.observations where observation.anchor < 0 && newest - observation.time < window {
+            ids.insert(venue.id(ofRegion: -(observation.anchor + 1)))
+        }
+        return ids.sorted()
+    }
+
     /// Plans `record` at `point` (its confidence is the planner's uncertainty: regions it may really be in come
     /// first) and publishes when the set changed (or a reconciliation needs it).
     func plan(_ record: inout ClientRecord, at point: VenuePoint, now: Int64) {
@@ -297,7 +313,7 @@ public final class CoordinatorEngine {
             let plan = venue.planner.plan(
                 PlanRequest(
                     location: location, monitored: previous.map { venue.id(ofRegion: $0) },
-                    inside: record.inside.map { venue.id(ofRegion: $0) },
+                    inside: record.inside.map { venue.id(ofRegion: $0) }, heard: heard(by: record, now: now),
                     budget: budget, uncertainty: record.confidence, now: Self.date(now)),
                 using: search)
             regions = plan.regions.map { Int32($0.region) }
