@@ -142,32 +142,18 @@ public struct PhoneSimulation: Sendable {
     private let anchorOfRegion: [Int: Int]
     /// The region of each beacon (the coordinator's lookup for ranged beacons).
     private let regionOfBeacon: [BeaconIdentity: Int]
-    /// Placed regions by level: index, x, y, radius, level order.
-    private let placed: [String: [(region: Int, x: Double, y: Double, radius: Double)]]
-    private let levelOrder: [String: Int]
-    /// Body shadowing of one reading, dB.
-    private let shadowing: Double
 
     public init(topology: Topology, configuration: Configuration = Configuration()) throws(SimulationError) {
         try configuration.validate()
         self.topology = topology
         self.configuration = configuration
         self.graph = try WalkGraph(topology: topology)
-        self.shadowing = configuration.shadowingSigma ?? topology.radio.shadowing
+        let shadowing = configuration.shadowingSigma ?? topology.radio.shadowing
         var regionOfBeacon: [BeaconIdentity: Int] = [:]
         for (index, region) in topology.regions.enumerated() {
             if let beacon = region.identity.beacon, regionOfBeacon[beacon] == nil { regionOfBeacon[beacon] = index }
         }
         self.regionOfBeacon = regionOfBeacon
-        var placed: [String: [(region: Int, x: Double, y: Double, radius: Double)]] = [:]
-        for (index, region) in topology.regions.enumerated() {
-            guard let p = region.position else { continue }
-            placed[p.level, default: []].append((index, p.x, p.y, region.radius))
-        }
-        self.placed = placed
-        self.levelOrder = Dictionary(
-            uniqueKeysWithValues: topology.levels.enumerated()
-                .sorted { ($0.element.elevation, $0.offset) < ($1.element.elevation, $1.offset) }.enumerated().map { ($1.element.id, $0) })
         if configuration.useTruth {
             estimator = nil
             anchorOfRegion = [:]
@@ -218,8 +204,7 @@ public struct PhoneSimulation: Sendable {
     private struct Lane {
         var phone: SimulatedPhone
         var coordinator: PlanningState
-        /// Per region in an approach: whether it was held at some moment of it.
-        var approaches: [Int: Bool] = [:]
+        var coverage = ArrivalCoverage()
         var tally = SimulationTally()
     }
 
@@ -227,10 +212,12 @@ public struct PhoneSimulation: Sendable {
         var walker = start
         let search = WalkingDistanceSearch(topology: topology)
         let budget = configuration.slots - configuration.appRegions
+        let radio = BeaconRadio(
+            topology: topology, seed: configuration.seed, shadowing: configuration.shadowingSigma,
+            floorAttenuation: configuration.floorAttenuation)
         let planners = Planners(
-            frontier: FrontierPlanner(topology: topology, configuration: FrontierPlannerConfiguration(budget: budget)),
+            radio: radio, frontier: FrontierPlanner(topology: topology, configuration: FrontierPlannerConfiguration(budget: budget)),
             nearest: RegionPlanner(topology: topology, configuration: PlannerConfiguration(budget: budget)), search: search)
-        let noise = CounterNoise(seed: configuration.seed)
         var lanes: [Lane] = []
         for strategy in configuration.strategies {
             let phone = await SimulatedPhone(
@@ -238,41 +225,28 @@ public struct PhoneSimulation: Sendable {
                 wakeDuration: configuration.wakeDuration, reportInterval: configuration.reportInterval)
             lanes.append(Lane(phone: phone, coordinator: PlanningState(strategy: strategy)))
         }
-        var within = Set<Int>()  // regions whose radius the walker is within
-        var lastHeard: [Int: Double] = [:]  // the radio: when each beacon was last detected
-        let exitDelay = 30.0
         let ticks = Int((configuration.duration / configuration.tick).rounded(.down))
 
         for tick in 0...ticks {
             if tick > 0 { walker.advance(by: configuration.tick) }
             let now = Double(tick) * configuration.tick
             let truth = walker.position
-            let heard = readings(at: truth, climb: walker.climb, client: client, tick: tick, noise: noise)
-            for reading in heard { lastHeard[reading.region] = now }
+            let heard = radio.readings(at: truth, client: client, tick: tick)
+            let detected = heard.map(\.region)
             let beacons = heard.compactMap { topology.regions[$0.region].identity.beacon }
             let ranged = heard.map { reading in
                 let identity = topology.regions[reading.region].identity
                 return RangedBeacon(uuid: identity.uuidString, major: identity.major ?? 0, minor: identity.minor ?? 0, rssi: reading.rssi)
             }
-            let withinNow = regionsWithin(truth)
-            let arrived = withinNow.subtracting(within)
-            within = withinNow
+            let withinNow = radio.regionsWithin(truth)
 
             for index in lanes.indices {
                 var lane = lanes[index]
                 await lane.phone.detect(beacons, at: now)
-                // Approaches (detections less than 30 s apart) and arrivals.
-                for reading in heard where lane.approaches[reading.region] == nil { lane.approaches[reading.region] = false }
-                for (region, covered) in lane.approaches {
-                    if !covered, lane.phone.held.contains(topology.regions[region].id) { lane.approaches[region] = true }
-                    if now - (lastHeard[region] ?? -.infinity) >= exitDelay { lane.approaches[region] = nil }
-                }
-                if tick > 0 {
-                    for region in arrived.sorted() {
-                        let id = topology.regions[region].id
-                        lane.tally.recordEntry(region: id, monitored: lane.approaches[region] ?? lane.phone.held.contains(id))
-                    }
-                }
+                let held = lane.phone.held
+                lane.coverage.step(
+                    now: now, detected: detected, withinNow: withinNow, counting: tick > 0, tally: &lane.tally,
+                    id: { topology.regions[$0].id }, monitored: { held.contains(topology.regions[$0].id) })
                 if await lane.phone.applyDue(at: now) != nil { lane.tally.plans += 1 }
                 if let report = await lane.phone.report(at: now, ranged: ranged),
                     let message = plan(for: report, lane: &lane, walker: walker, planners: planners, now: now)
@@ -294,6 +268,7 @@ public struct PhoneSimulation: Sendable {
 
     /// The planners every lane shares.
     private struct Planners {
+        var radio: BeaconRadio
         var frontier: FrontierPlanner
         var nearest: RegionPlanner
         var search: WalkingDistanceSearch
@@ -339,7 +314,7 @@ public struct PhoneSimulation: Sendable {
         let regions: [Int]
         var position: Position? = nil
         if state.strategy == .clairvoyant {
-            regions = foresee(walker, budget: budget)
+            regions = foresee(walker, budget: budget, radio: planners.radio)
         } else {
             let point: VenuePoint
             var confidence = 0.0
@@ -383,54 +358,18 @@ public struct PhoneSimulation: Sendable {
 
     /// The clairvoyant's set: pinned regions, then the regions the walker will arrive at next
     /// (within `foresight` seconds), in the order of arrival, then the nearest by straight line.
-    private func foresee(_ walker: Walker, budget: Int) -> [Int] {
+    private func foresee(_ walker: Walker, budget: Int, radio: BeaconRadio) -> [Int] {
         var result = Array(topology.pinnedRegions.prefix(budget))
         var seen = Set(result)
         var future = walker
         var elapsed = 0.0
         while elapsed < configuration.foresight, result.count < budget {
-            for region in regionsWithin(future.position).sorted() where seen.insert(region).inserted && result.count < budget {
+            for region in radio.regionsWithin(future.position).sorted() where seen.insert(region).inserted && result.count < budget {
                 result.append(region)
             }
             future.advance(by: 0.5)
             elapsed += 0.5
         }
         return result
-    }
-
-    /// Placed regions whose radius contains `point` (same level, straight line).
-    private func regionsWithin(_ point: VenuePoint) -> Set<Int> {
-        var result = Set<Int>()
-        for region in placed[point.level] ?? [] {
-            let dx = region.x - point.x
-            let dy = region.y - point.y
-            if dx * dx + dy * dy <= region.radius * region.radius { result.insert(region.region) }
-        }
-        return result
-    }
-
-    /// The beacons detected from the true position this tick, with their readings.
-    private func readings(at truth: VenuePoint, climb: (level: String, fraction: Double)?, client: Int, tick: Int, noise: CounterNoise)
-        -> [(region: Int, rssi: Int)]
-    {
-        var heard: [(region: Int, rssi: Int)] = []
-        let radio = topology.radio
-        let model = radio.distanceModel
-        let order = levelOrder[truth.level] ?? 0
-        for (level, regions) in placed {
-            let floors = abs((levelOrder[level] ?? 0) - order)
-            if floors > 1 { continue }
-            for region in regions {
-                let dx = region.x - truth.x
-                let dy = region.y - truth.y
-                let distance = Swift.max((dx * dx + dy * dy + 1.69).squareRoot(), 0.1)  // beacon 1.3 m above the phone
-                let power = Double(topology.regions[region.region].measuredPower ?? radio.measuredPower)
-                let mean = model.expectedRSSI(atDistance: distance, referencePower: power) - Double(floors) * configuration.floorAttenuation
-                let rssi = (mean + shadowing * noise.normal(UInt64(client), UInt64(tick), UInt64(region.region)))
-                    .rounded()
-                if rssi >= radio.sensitivity { heard.append((region.region, Int(Swift.max(rssi, -127)))) }
-            }
-        }
-        return heard
     }
 }
