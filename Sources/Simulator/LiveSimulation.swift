@@ -44,10 +44,15 @@ public struct LiveSimulation: Sendable {
         public var budget: Int?
         /// Seconds an iOS app stays awake after a region event (it ranges and reports meanwhile).
         public var wakeDuration: Double = 10
+        /// Phones run in the foreground (awake, ranging and advertising throughout) instead of
+        /// suspended between region events.
+        public var foreground = false
+        /// Slots of iOS's 20 the app's own regions take (when ``budget`` is not given).
+        public var appRegions = 2
         /// Seconds between reports while awake.
         public var reportInterval: Double = 1
-        /// Whether phones also advertise an iBeacon identity (declared in their reports) that the
-        /// topology's gateways hear: how a phone walking a corridor without regions stays located.
+        /// Whether phones in the foreground also advertise an iBeacon identity (declared in their
+        /// reports) that the topology's gateways hear; a suspended iPhone cannot advertise.
         public var phonesAdvertise = true
         /// Seconds between gateway windows.
         public var window: Double = 1
@@ -129,7 +134,8 @@ public struct LiveSimulation: Sendable {
 public struct LiveSimulationReport: Sendable, Codable, Equatable {
     public var seconds: Double
     public var clients: Int
-    /// Region entries, and those that found the region already monitored.
+    /// Phones: arrivals (within a region's radius), and those whose region was monitored at some
+    /// moment of the approach (IOS.md). Tags: entries, and those that found the region monitored.
     public var entries: Int
     public var coveredEntries: Int
     /// Entries that found the region unmonitored: `client region` pairs, first 50.
@@ -143,6 +149,8 @@ public struct LiveSimulationReport: Sendable, Codable, Equatable {
     public var versionGaps: Int
     public var reportsSent: Int
     public var sightingsSent: Int
+    /// Region events that ran a suspended phone's app.
+    public var wakes: Int = 0
 
     /// Entries found monitored, as a share (1 when there were none).
     public var coverage: Double { entries == 0 ? 1 : Double(coveredEntries) / Double(entries) }
@@ -151,7 +159,9 @@ public struct LiveSimulationReport: Sendable, Codable, Equatable {
 
     public var summary: String {
         String(
-            format: "t=%.0fs clients=%d entries=%d coverage=%.2f%% churn=%.1f/100m regions=%d versions: %d repeated, %d skipped",
-            seconds, clients, entries, coverage * 100, churnPer100m, regionsMessages, versionRepeats, versionGaps)
+            format:
+                "t=%.0fs clients=%d entries=%d coverage=%.2f%% churn=%.1f/100m wakes=%.1f/100m regions=%d versions: %d repeated, %d skipped",
+            seconds, clients, entries, coverage * 100, churnPer100m, metres > 0 ? Double(wakes) * 100 / metres : 0, regionsMessages,
+            versionRepeats, versionGaps)
     }
 }

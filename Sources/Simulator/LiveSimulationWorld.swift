@@ -5,10 +5,20 @@ import WireProtocol
 
 /// The simulated venue of a ``LiveSimulation``: walkers, what each phone monitors, what the
 /// gateways hear, and the tallies. One actor, so the tick loop and the MQTT receiver agree.
+///
+/// Phones are ``SimulatedPhone``s (RegionSync on the fake iOS), suspended unless the
+/// configuration says foreground: they detect region beacons through the ``BeaconRadio``, report
+/// only while awake, apply the newest `regions` message when they run, and are heard by the
+/// gateways only in the foreground (a suspended iPhone cannot advertise). Coverage is counted on
+/// arrivals (``ArrivalCoverage``), as `simulate --offline` counts it. Tags keep the simple model:
+/// an entry at a region's radius is covered when the region was in the tag's set.
 actor LiveWorld {
     struct Phone {
         var id: String
         var walker: Walker
+        /// The phone (phones mode).
+        var handset: SimulatedPhone? = nil
+        var coverage = ArrivalCoverage()
         /// What iOS monitors now, by region id.
         var monitored: [String: RegionRef] = [:]
         var version: UInt64 = 0
@@ -36,6 +46,13 @@ actor LiveWorld {
         regionsMessages: 0, versionRepeats: 0, versionGaps: 0, reportsSent: 0, sightingsSent: 0)
     let encoder = WireCoding.makeEncoder()
     let epoch = Date()
+    let radio: BeaconRadio
+    /// Arrivals of the phones (phones mode).
+    var arrivals = SimulationTally()
+    /// The newest `regions` message per phone not yet handed to it (the receiver runs between ticks).
+    var inbox: [Int: RegionsMessage] = [:]
+    /// The newest version each client was sent.
+    var sentVersion: [Int: UInt64] = [:]
 
     init(configuration: LiveSimulation.Configuration) throws {
         self.configuration = configuration
@@ -45,11 +62,12 @@ actor LiveWorld {
             region.position.map { (index, $0, region.radius) }
         }
         self.noise = SplitMix64(seed: configuration.seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+        self.radio = BeaconRadio(topology: configuration.topology, seed: configuration.seed)
         self.gatewaySeq = Array(repeating: 0, count: configuration.topology.gateways.count)
         for i in 0..<max(0, configuration.clients) {
             let walker: Walker
             if configuration.routes.isEmpty {
-                walker = Walker(graph: graph, seed: configuration.seed &+ UInt64(i) &* 7919)
+                walker = Walker(graph: graph, simulationSeed: configuration.seed, client: i)  // client i of simulate --offline
             } else {
                 walker = try Walker(graph: graph, route: configuration.routes[i % configuration.routes.count], speed: configuration.speed)
             }
@@ -67,30 +85,68 @@ actor LiveWorld {
     func time(_ seconds: Double) -> Date { epoch.addingTimeInterval(seconds) }
 
     /// Whether the gateways publish what they hear of the clients (always for tags; for phones
-    /// when they advertise an identity).
-    var hearsClients: Bool { configuration.mode == .tags || configuration.phonesAdvertise }
+    /// when they advertise an identity, which only a phone in the foreground can).
+    var hearsClients: Bool { configuration.mode == .tags || (configuration.phonesAdvertise && configuration.foreground) }
 
     /// The major of the identity a client advertises.
     var advertisedMajor: UInt16 {
         configuration.mode == .tags ? LiveSimulation.Configuration.tagMajor : LiveSimulation.Configuration.tagMajor + 1
     }
 
-    /// The first messages: every phone reports where it starts.
-    func start() -> [(String, [UInt8])] {
+    /// The first messages: every phone is launched (awake once) and reports where it starts.
+    func start() async -> [(String, [UInt8])] {
         var out: [(String, [UInt8])] = []
         for i in phones.indices {
             phones[i].inside = insideRegions(phones[i].walker.position)
             if configuration.mode == .phones {
-                phones[i].awakeUntil = configuration.wakeDuration
-                out.append(report(i))
+                let appRegions = configuration.budget.map { max(0, 20 - $0) } ?? configuration.appRegions
+                phones[i].handset = await SimulatedPhone(
+                    mode: configuration.foreground ? .foreground : .suspended, slots: 20, appRegions: appRegions,
+                    wakeDuration: configuration.wakeDuration, reportInterval: configuration.reportInterval, epoch: epoch)
             }
         }
+        if configuration.mode == .phones { out += await stepPhones(to: 0) }
         if hearsClients { out += windows() }
         return out
     }
 
+    /// Advances every phone to `seconds`: its radio, iOS, the app when it runs.
+    private func stepPhones(to seconds: Double) async -> [(String, [UInt8])] {
+        var out: [(String, [UInt8])] = []
+        let tick = Int((seconds / configuration.tick).rounded())
+        for i in phones.indices {
+            guard var handset = phones[i].handset else { continue }
+            var coverage = phones[i].coverage
+            let position = phones[i].walker.position
+            if let message = inbox.removeValue(forKey: i) { handset.deliver(message, at: seconds) }
+            let heard = radio.readings(at: position, client: i, tick: tick)
+            await handset.detect(heard.compactMap { topology.regions[$0.region].identity.beacon }, at: seconds)
+            let held = handset.held
+            coverage.step(
+                now: seconds, detected: heard.map(\.region), withinNow: radio.regionsWithin(position), counting: seconds > 0,
+                tally: &arrivals, id: { self.topology.regions[$0].id }, monitored: { held.contains(self.topology.regions[$0].id) })
+            _ = await handset.applyDue(at: seconds)
+            let ranged = heard.sorted { $0.rssi > $1.rssi }.prefix(24).map { reading in  // the strongest: a report stays small
+                let identity = topology.regions[reading.region].identity
+                return RangedBeacon(uuid: identity.uuidString, major: identity.major ?? 0, minor: identity.minor ?? 0, rssi: reading.rssi)
+            }
+            let advertising =
+                configuration.phonesAdvertise && configuration.foreground
+                ? AdvertisedIdentity(uuid: LiveSimulation.Configuration.tagUUID, major: advertisedMajor, minor: phones[i].minor) : nil
+            if let report = await handset.report(at: seconds, ranged: Array(ranged), advertising: advertising),
+                let id = Identifier(validating: phones[i].id), let payload = try? Array(encoder.encode(report))
+            {
+                tally.reportsSent += 1
+                out.append((configuration.topics.clientReport(id), payload))
+            }
+            phones[i].handset = handset
+            phones[i].coverage = coverage
+        }
+        return out
+    }
+
     /// Advances every walker to `seconds`, producing the reports or sightings that causes.
-    func step(to seconds: Double) -> [(String, [UInt8])] {
+    func step(to seconds: Double) async -> [(String, [UInt8])] {
         let dt = seconds - clock
         clock = seconds
         var out: [(String, [UInt8])] = []
@@ -98,6 +154,13 @@ actor LiveWorld {
             let before = phones[i].walker.distanceWalked
             phones[i].walker.advance(by: dt)
             tally.metres += phones[i].walker.distanceWalked - before
+        }
+        if configuration.mode == .phones {
+            out += await stepPhones(to: seconds)
+            if hearsClients, seconds >= nextWindow { out += windows() }
+            return out
+        }
+        for i in phones.indices {
             let now = insideRegions(phones[i].walker.position)
             let id = phones[i].id
             var woke = false
@@ -167,7 +230,7 @@ actor LiveWorld {
         var out: [(String, [UInt8])] = []
         for (g, gateway) in topology.gateways.enumerated() {
             var sightings: [Sighting] = []
-            for phone in phones {
+            for phone in phones where phone.handset?.isAwake(at: clock) ?? true {
                 let floors =
                     (topology.levelIndex(id: gateway.position.level) ?? 0) - (topology.levelIndex(id: phone.walker.position.level) ?? 0)
                 let d = distance(gateway.position, phone.walker.position, height: (gateway.height ?? 2.5) - 1)
@@ -196,10 +259,15 @@ actor LiveWorld {
             let message = try? WireCoding.decode(RegionsMessage.self, from: payload, topic: client)
         else { return [] }
         tally.regionsMessages += 1
-        if let last = phones[i].lastVersion, !retained {
+        if let last = sentVersion[i], !retained {
             if message.version <= last { tally.versionRepeats += 1 } else if message.version > last + 1 { tally.versionGaps += 1 }
         }
-        phones[i].lastVersion = max(phones[i].lastVersion ?? 0, message.version)
+        sentVersion[i] = max(sentVersion[i] ?? 0, message.version)
+        if configuration.mode == .phones {
+            // The phone reads it when it runs (it is retained; the newest one wins).
+            if message.version > inbox[i]?.version ?? 0 { inbox[i] = message }
+            return []
+        }
         guard message.version > phones[i].version else { return [] }
         let before = Set(phones[i].monitored.keys)
         if message.version == phones[i].version + 1 {
@@ -231,6 +299,14 @@ actor LiveWorld {
     func report(at seconds: Double) -> LiveSimulationReport {
         var result = tally
         result.seconds = seconds
+        if configuration.mode == .phones {
+            result.entries = arrivals.entries
+            result.coveredEntries = arrivals.covered
+            result.missed = arrivals.missedRegions
+            result.adds = phones.reduce(0) { $0 + ($1.handset?.started ?? 0) }
+            result.removes = phones.reduce(0) { $0 + ($1.handset?.stopped ?? 0) }
+            result.wakes = phones.reduce(0) { $0 + ($1.handset?.wakes ?? 0) }
+        }
         return result
     }
 

@@ -56,10 +56,10 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var offline = false
 
-    @Flag(name: .long, help: "--offline: keep the app awake (always ranging and reporting) instead of suspended.")
+    @Flag(name: .long, help: "--offline, --broker phones: keep the app awake (always ranging, reporting and advertising) instead of suspended.")
     var foreground = false
 
-    @Option(name: .customLong("app-regions"), help: "--offline: slots of the 20 the app's own regions take (default 2).")
+    @Option(name: .customLong("app-regions"), help: "--offline, --broker phones: slots of the 20 the app's own regions take (default 2).")
     var appRegions: Int = 2
 
     @Option(
@@ -141,7 +141,7 @@ struct SimulateCommand: AsyncParsableCommand {
         if (offline || broker != nil) && topology == nil {
             throw ValidationError("\(offline ? "--offline" : "--broker") needs --topology DIR")
         }
-        if offline, !(0..<20).contains(appRegions) { throw ValidationError("--app-regions must be 0…19, got \(appRegions)") }
+        if !(0..<20).contains(appRegions) { throw ValidationError("--app-regions must be 0…19, got \(appRegions)") }
         if !["ranging", "truth"].contains(evidence) {
             throw ValidationError("--evidence must be ranging or truth, got '\(evidence)'")
         }
@@ -214,6 +214,8 @@ struct SimulateCommand: AsyncParsableCommand {
         configuration.seed = seed
         configuration.budget = budget
         configuration.wakeDuration = wakeSeconds
+        configuration.foreground = foreground
+        configuration.appRegions = appRegions
         let report = try await LiveSimulation(configuration: configuration).run { report in
             if !json { print(report.summary) }
         }

@@ -15,13 +15,10 @@ struct CoordinatorBrokerTests {
 
     func museum() throws -> Topology { try Topology.load(directory: CoordinatorHarness.museum) }
 
-    // The live simulation's phones are the earlier model: an enter fires when a phone comes within
-    // a region's radius, and coverage counts region entries already monitored, nearest-N's target.
-    // They run against `--planner nearest` here; the frontier planner (the default) leaves out a
-    // region the phone has reached, which that metric counts as a miss. And the coordinator now
-    // reads an enter as iOS means it, the beacon detected within its range (docs/wire.md), so it
-    // locates these phones less tightly than their radius-enters would allow: a floor, not 100 %.
-    @Test("a phone walking across the museum has nearly every region it enters already monitored; versions go +1, never repeat")
+    // The live simulation's phones are RegionSync on the fake iOS (SimulatedPhone), suspended:
+    // coverage counts arrivals (within a region's radius) whose region was monitored at some
+    // moment of the approach, IOS.md's definition, against the coordinator's default planner.
+    @Test("suspended phones walking across the museum have nearly every arrival monitored on the approach; versions never repeat")
     func walkAcrossTheMuseum() async throws {
         let topology = try museum()
         // It starts inside the hall, not at the entrance 0.5 m from the hall's edge: that first
@@ -34,7 +31,7 @@ struct CoordinatorBrokerTests {
                 "corridor-4", "modern-west-1", "modern-west-3", "north-end", "library",
             ])
         try await withMosquittoBroker { broker in
-            let coordinator = try await CoordinatorHarness.start(broker: broker) { $0.planner = .nearest }
+            let coordinator = try await CoordinatorHarness.start(broker: broker)
             var configuration = LiveSimulation.Configuration(broker: broker.url, topology: topology, topics: topics, clients: 2)
             configuration.routes = [route, route.reversed()]
             configuration.duration = 150
@@ -68,8 +65,7 @@ struct CoordinatorBrokerTests {
         try await withMosquittoBroker { broker in
             let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
             defer { LoopbackPort.release(port) }
-            // The live simulation's phones (see walkAcrossTheMuseum) against the nearest-N planner.
-            let nearest = ["--planner", "nearest"]
+            let nearest: [String] = []  // the default planner: frontier
             var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: nearest)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)

@@ -28,12 +28,21 @@ public struct CoordinatorVenue: Sendable {
     let gatewayAnchor: [Int32]
     let regionAnchor: [Int32]
 
-    /// Builds the planner chosen (`budget` caps every client's) and the position estimator for `topology`.
+    /// Builds the planner chosen (`budget` caps every client's) and the position estimator for
+    /// `topology`; without an estimator `configuration`, the venue's radio (`venue.conf`'s power,
+    /// path-loss exponent and shadowing) is the model for the beacons phones range, as it is for
+    /// the detection ranges the planner works with.
     public init(
         topology: Topology, budget: Int, planner choice: PlannerChoice = .frontier,
-        estimator configuration: PositionEstimatorConfiguration = .init()
+        estimator configuration: PositionEstimatorConfiguration? = nil
     ) throws(PositionError) {
-        let estimator = try PositionEstimator(topology: topology, configuration: configuration)
+        let radio = topology.radio
+        let estimator = try PositionEstimator(
+            topology: topology,
+            configuration: configuration
+                ?? PositionEstimatorConfiguration(
+                    pathLoss: LogDistanceModel(referencePower: Double(radio.measuredPower), exponent: radio.pathLossExponent),
+                    shadowingSigma: radio.shadowing))
         self.topology = topology
         switch choice {
         case .frontier: self.planner = FrontierPlanner(topology: topology, configuration: FrontierPlannerConfiguration(budget: budget))

@@ -137,12 +137,13 @@ public struct SimulatedPhone: Sendable {
 
     /// The app's report when it runs at `time` and one is due: `ranged` (what it ranged since the
     /// last), the events since the last report, what iOS holds, the budget and the applied version.
-    public mutating func report(at time: Double, ranged: [RangedBeacon]) async -> ClientReport? {
+    public mutating func report(at time: Double, ranged: [RangedBeacon], advertising: AdvertisedIdentity? = nil) async -> ClientReport? {
         guard isAwake(at: time), time >= nextReport - 1e-9 else { return nil }
         nextReport = time + reportInterval
         let events = await log.takeEvents()
         return await builder.report(
-            from: monitor, ranged: ranged, events: events, version: await applier.appliedVersion, time: date(time))
+            from: monitor, ranged: ranged, events: events, version: await applier.appliedVersion, advertising: advertising,
+            time: date(time))
     }
 
     private func instant(_ time: Double) -> VirtualClock.Instant { VirtualClock.Instant(offset: .seconds(time)) }
