@@ -94,7 +94,8 @@ public struct FrontierPlanner: RegionPlanning {
 
         // 2. Inside, not yet arrived at: nearest first, leaving the frontier its reserve.
         let free = budget - chosen.count
-        let reserve = Swift.min(free, configuration.frontierReserve)
+        // At most half the free slots: a small budget still holds the regions in range first.
+        let reserve = Swift.min(free / 2, configuration.frontierReserve)
         // Nearest first; those already monitored count as `incumbency` metres nearer (less churn).
         func rank(_ c: Candidate) -> (Double, String) {
             (c.walking - (monitored.contains(c.region) ? configuration.incumbency : 0), regions[c.region].id)

@@ -116,7 +116,8 @@ struct CoordinatorEngineTests {
     )
     func tagFollowedByTheRadioFilter() throws {
         let topology = try Topology.load(directory: CoordinatorHarness.museum)
-        let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 20))
+        // Sightings without tx power, read with the estimator's default model (-59 dBm at 1 m).
+        let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 20, estimator: .init()))
         let gateways = topology.gateways
         // The tag walks the museum's corridor (x = 10) from corridor-5 (y = 46) south at 1.2 m/s;
         // every gateway hears it each second at the log-distance model's RSSI (no noise).
@@ -245,7 +246,9 @@ struct CoordinatorEngineTests {
         let engine = engine()
         try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "r3")]), at: 0)
         let first = try #require(engine.step(at: 0).regionsMessages.first?.1)
-        #expect(first.version == TestVenue.firstVersion(at: 0) && first.regions.contains { $0.id == "r3" })
+        // (r3, reported inside with the estimate on its beacon, is arrived at: the frontier planner
+        // may spend a budget of 5 on regions still to come.)
+        #expect(first.version == TestVenue.firstVersion(at: 0) && first.regions.count >= 2)
         var have = first.regions.map(\.id)
         have.removeLast()
         // Stale: the phone says it applied an earlier version.
