@@ -19,22 +19,17 @@ actor LiveWorld {
         /// The phone (phones mode).
         var handset: SimulatedPhone? = nil
         var coverage = ArrivalCoverage()
-        /// What iOS monitors now, by region id.
+        /// Tags: the set the coordinator published for it, by region id, its version, and the
+        /// regions whose radius it is within.
         var monitored: [String: RegionRef] = [:]
         var version: UInt64 = 0
         var inside: Set<Int> = []
-        var awakeUntil = -1.0
-        var nextReport = 0.0
-        var events: [RegionEvent] = []
-        var lastVersion: UInt64?
         var minor: UInt16
     }
 
     let configuration: LiveSimulation.Configuration
     let topology: Topology
     let graph: WalkGraph
-    /// Regions with a place: index, centre, radius.
-    let placed: [(index: Int, point: VenuePoint, radius: Double)]
     var phones: [Phone] = []
     var phoneByID: [String: Int] = [:]
     var noise: SplitMix64
@@ -58,9 +53,6 @@ actor LiveWorld {
         self.configuration = configuration
         self.topology = configuration.topology
         self.graph = try WalkGraph(topology: configuration.topology)
-        self.placed = configuration.topology.regions.enumerated().compactMap { index, region in
-            region.position.map { (index, $0, region.radius) }
-        }
         self.noise = SplitMix64(seed: configuration.seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
         self.radio = BeaconRadio(topology: configuration.topology, seed: configuration.seed)
         self.gatewaySeq = Array(repeating: 0, count: configuration.topology.gateways.count)
@@ -97,7 +89,7 @@ actor LiveWorld {
     func start() async -> [(String, [UInt8])] {
         var out: [(String, [UInt8])] = []
         for i in phones.indices {
-            phones[i].inside = insideRegions(phones[i].walker.position)
+            phones[i].inside = radio.regionsWithin(phones[i].walker.position)
             if configuration.mode == .phones {
                 let appRegions = configuration.budget.map { max(0, 20 - $0) } ?? configuration.appRegions
                 phones[i].handset = await SimulatedPhone(
@@ -160,68 +152,24 @@ actor LiveWorld {
             if hearsClients, seconds >= nextWindow { out += windows() }
             return out
         }
+        // Tags: an entry at a region's radius is covered when the region is in the tag's set.
         for i in phones.indices {
-            let now = insideRegions(phones[i].walker.position)
-            let id = phones[i].id
-            var woke = false
+            let now = radio.regionsWithin(phones[i].walker.position)
             for region in now.subtracting(phones[i].inside).sorted() {
                 let regionID = topology.regions[region].id
                 tally.entries += 1
                 if phones[i].monitored[regionID] != nil {
                     tally.coveredEntries += 1
-                    phones[i].events.append(RegionEvent(type: .enter, region: regionID, time: time(seconds)))
-                    woke = true
                 } else if tally.missed.count < 50 {
-                    tally.missed.append("\(id) \(regionID) at \(Int(seconds))s")
-                }
-            }
-            for region in phones[i].inside.subtracting(now).sorted() {
-                let regionID = topology.regions[region].id
-                if phones[i].monitored[regionID] != nil {
-                    phones[i].events.append(RegionEvent(type: .exit, region: regionID, time: time(seconds)))
-                    woke = true
+                    tally.missed.append("\(phones[i].id) \(regionID) at \(Int(seconds))s")
                 }
             }
             phones[i].inside = now
-            guard configuration.mode == .phones else { continue }
-            if woke { phones[i].awakeUntil = seconds + configuration.wakeDuration }
-            if woke || (seconds <= phones[i].awakeUntil && seconds >= phones[i].nextReport) {
-                out.append(report(i))
-            }
         }
         if hearsClients, seconds >= nextWindow {
             out += windows()
         }
         return out
-    }
-
-    /// One phone's report: ranged beacons, pending events, what it monitors and at which version.
-    private func report(_ i: Int) -> (String, [UInt8]) {
-        let position = phones[i].walker.position
-        var ranged: [RangedBeacon] = []
-        for region in placed where region.point.level == position.level {
-            let identity = topology.regions[region.index].identity
-            guard let major = identity.major, let minor = identity.minor else { continue }
-            let d = distance(region.point, position, height: 1.5)
-            guard d < 25, let rssi = configuration.radio.reading(distance: d, standardNormal: normal()) else { continue }
-            let accuracy = configuration.radio.pathLoss.distance(forRSSI: Double(rssi), referencePower: nil)
-            ranged.append(
-                RangedBeacon(
-                    uuid: identity.uuidString, major: major, minor: minor, rssi: rssi,
-                    accuracy: (accuracy * 100).rounded() / 100, proximity: accuracy < 1 ? "immediate" : accuracy < 4 ? "near" : "far"))
-        }
-        ranged.sort { $0.rssi > $1.rssi }
-        let message = ClientReport(
-            time: time(clock), ranged: Array(ranged.prefix(8)), events: phones[i].events,
-            monitored: phones[i].monitored.keys.sorted(), budget: configuration.budget,
-            advertising: configuration.phonesAdvertise
-                ? AdvertisedIdentity(uuid: LiveSimulation.Configuration.tagUUID, major: advertisedMajor, minor: phones[i].minor) : nil,
-            version: phones[i].version)
-        phones[i].events = []
-        phones[i].nextReport = clock + configuration.reportInterval
-        tally.reportsSent += 1
-        let id = (try? Identifier(phones[i].id)) ?? (try! Identifier("invalid"))
-        return (configuration.topics.clientReport(id), (try? Array(encoder.encode(message))) ?? [])
     }
 
     /// One window of every gateway: the tags it hears.
@@ -281,19 +229,7 @@ actor LiveWorld {
         let after = Set(phones[i].monitored.keys)
         tally.adds += after.subtracting(before).count
         tally.removes += before.subtracting(after).count
-        // iOS determines the state of a newly monitored region: inside fires an enter.
-        guard configuration.mode == .phones else { return [] }
-        var woke = false
-        for region in phones[i].inside {
-            let id = topology.regions[region].id
-            if !before.contains(id), after.contains(id) {
-                phones[i].events.append(RegionEvent(type: .enter, region: id, time: time(clock)))
-                woke = true
-            }
-        }
-        guard woke else { return [] }
-        phones[i].awakeUntil = clock + configuration.wakeDuration
-        return [report(i)]
+        return []
     }
 
     func report(at seconds: Double) -> LiveSimulationReport {
@@ -306,16 +242,6 @@ actor LiveWorld {
             result.adds = phones.reduce(0) { $0 + ($1.handset?.started ?? 0) }
             result.removes = phones.reduce(0) { $0 + ($1.handset?.stopped ?? 0) }
             result.wakes = phones.reduce(0) { $0 + ($1.handset?.wakes ?? 0) }
-        }
-        return result
-    }
-
-    private func insideRegions(_ point: VenuePoint) -> Set<Int> {
-        var result = Set<Int>()
-        for region in placed where region.point.level == point.level {
-            let dx = region.point.x - point.x
-            let dy = region.point.y - point.y
-            if dx * dx + dy * dy <= region.radius * region.radius { result.insert(region.index) }
         }
         return result
     }

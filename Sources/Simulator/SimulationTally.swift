@@ -1,27 +1,27 @@
 /// Counts what the quality report is made of, for one planning strategy:
 ///
-/// - **coverage** = covered entries / entries: every time a walker's true position crosses into a
-///   region's radius (outside → inside, on the region's level) is one entry; it is covered when the
-///   region was in the phone's monitored set at that moment (before any re-plan the entry causes);
-/// - **churn** = (adds + removes) per 100 m walked: every region added to or removed from the
-///   monitored set after the first plan (the first plan's adds are set-up, not churn).
+/// - **coverage** = covered arrivals / arrivals (`entries`): every time a walker's true position
+///   comes within a region's radius is one arrival; ``ArrivalCoverage`` decides whether it is
+///   covered (the region monitored at some moment of the approach, IOS.md);
+/// - **churn** = (adds + removes) per 100 m walked: every region started or stopped after the
+///   first applied set (its starts are set-up, not churn);
+/// - **wakes**: region events that ran a suspended app.
 public struct SimulationTally: Sendable, Hashable, Codable {
     public var entries = 0
     public var covered = 0
     public var added = 0
     public var removed = 0
     public var metresWalked = 0.0
-    /// Plans computed, and plans that changed the set.
+    /// `regions` messages the phone applied.
     public var plans = 0
-    public var changedPlans = 0
-    /// Times a sleeping phone was woken by an event of a monitored region.
+    /// Region events (enter, exit) that ran the app.
     public var wakes = 0
     /// Entries of regions that were not monitored, by region id (the first few, for diagnosis).
     public var missedRegions: [String] = []
 
     public init() {}
 
-    /// A region entry; `monitored` is whether the phone monitored it at that moment.
+    /// An arrival; `monitored`: whether iOS told the app about it (see ``ArrivalCoverage``).
     public mutating func recordEntry(region: String, monitored: Bool) {
         entries += 1
         if monitored {
@@ -29,15 +29,6 @@ public struct SimulationTally: Sendable, Hashable, Codable {
         } else if missedRegions.count < 20 {
             missedRegions.append(region)
         }
-    }
-
-    /// A plan applied to the phone; `initial` plans (no previous set) are not churn.
-    public mutating func recordPlan(added: Int, removed: Int, initial: Bool) {
-        plans += 1
-        guard !initial else { return }
-        if added + removed > 0 { changedPlans += 1 }
-        self.added += added
-        self.removed += removed
     }
 
     /// Share of entries that found their region monitored; `nil` without entries.
@@ -54,7 +45,6 @@ public struct SimulationTally: Sendable, Hashable, Codable {
         removed += other.removed
         metresWalked += other.metresWalked
         plans += other.plans
-        changedPlans += other.changedPlans
         wakes += other.wakes
         for region in other.missedRegions where missedRegions.count < 20 { missedRegions.append(region) }
     }

@@ -55,7 +55,7 @@ public struct CoordinatorVenue: Sendable {
         refs.reserveCapacity(topology.regions.count)
         for (index, region) in topology.regions.enumerated() {
             let identity = region.identity
-            refs.append(RegionRef(id: region.id, uuid: identity.uuidString, major: identity.major, minor: identity.minor))
+            refs.append(region.reference)
             if let key = identity.beacon, byBeacon[key] == nil {
                 byBeacon[key] = Int32(index)
             }
