@@ -113,7 +113,7 @@ let package = Package(
         // Walking clients for demos, load and quality measurement: offline, or live over MQTT.
         .target(
             name: "Simulator",
-            dependencies: ["Planner", "WireProtocol", "MQTT", "RegionSync", "RegionSyncTesting", logging]
+            dependencies: ["Planner", "Coordinator", "WireProtocol", "MQTT", "RegionSync", "RegionSyncTesting", logging]
         ),
 
         // The agent's command line, shared by `beaconfleet agent` and `beaconfleet-agent`.

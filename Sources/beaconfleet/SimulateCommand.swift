@@ -103,13 +103,6 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Region budget per client (default: --tetam the venue's, else 20; --broker the coordinator's).")
     var budget: Int?
 
-    @Option(
-        name: .long,
-        help:
-            "--offline: where the coordinator's position comes from: ranging (the production estimator on what the phone ranges while awake) or truth (no estimator: the planner alone)."
-    )
-    var evidence: String = "ranging"
-
     @Option(name: .long, help: "tetam: comma-separated tracks to fit the radio calibration on (the rest are held out).")
     var train: String?
 
@@ -142,9 +135,6 @@ struct SimulateCommand: AsyncParsableCommand {
             throw ValidationError("\(offline ? "--offline" : "--broker") needs --topology DIR")
         }
         if !(0..<20).contains(appRegions) { throw ValidationError("--app-regions must be 0…19, got \(appRegions)") }
-        if !["ranging", "truth"].contains(evidence) {
-            throw ValidationError("--evidence must be ranging or truth, got '\(evidence)'")
-        }
         if !(wakeSeconds > 0) { throw ValidationError("--wake-seconds must be positive, got \(wakeSeconds)") }
         if broker != nil {
             if LiveSimulation.Mode(rawValue: mode) == nil { throw ValidationError("--mode must be phones or tags, got '\(mode)'") }
@@ -187,7 +177,7 @@ struct SimulateCommand: AsyncParsableCommand {
         let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
         let configuration = PhoneSimulation.Configuration(
             clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, mode: foreground ? .foreground : .suspended,
-            useTruth: evidence == "truth", appRegions: appRegions, wakeDuration: wakeSeconds)
+            appRegions: appRegions, wakeDuration: wakeSeconds)
         let report = await (try PhoneSimulation(topology: venue, configuration: configuration)).run()
         try emit(report, text: report.text)
     }

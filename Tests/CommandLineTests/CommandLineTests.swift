@@ -148,9 +148,9 @@ struct CommandLineTests {
         let bad = try await BeaconFleetCommand.run(["simulate", "--offline", "--topology", "topology/museum", "--app-regions", "25"])
         #expect(bad.status == 64)
         #expect(bad.errors.contains("--app-regions must be 0…19, got 25"), "\(bad.errors)")
-        let evidence = try await BeaconFleetCommand.run(["simulate", "--offline", "--topology", "topology/museum", "--evidence", "gps"])
-        #expect(evidence.status == 64)
-        #expect(evidence.errors.contains("--evidence must be ranging or truth, got 'gps'"), "\(evidence.errors)")
+        let wake = try await BeaconFleetCommand.run(["simulate", "--offline", "--topology", "topology/museum", "--wake-seconds", "0"])
+        #expect(wake.status == 64)
+        #expect(wake.errors.contains("--wake-seconds must be positive"), "\(wake.errors)")
     }
 
     @Test("watch prints the retained regions of a client and a gateway's live status; a bad --client exits 64")

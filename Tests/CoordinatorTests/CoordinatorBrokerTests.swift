@@ -197,7 +197,12 @@ struct CoordinatorBrokerTests {
                 }
                 // Online is announced after subscribing (a report sent before would be lost: clean session).
                 _ = try await nextStatus("the coordinator online") { $0.state == .online }
-                let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "hall")]))
+                // Woken by the hall's beacon, ranged close by (an enter alone places the phone only
+                // within the beacon's reach, where the new region below need not be nearest).
+                let report = try WireCoding.encode(
+                    ClientReport(
+                        ranged: [RangedBeacon(uuid: "F7826DA6-4FA2-4E98-8024-BC5B71E0893E", major: 1, minor: 0, rssi: -66)],
+                        events: [RegionEvent(type: .enter, region: "hall")]))
                 try await phone.publish(topic: topics.clientReport(try Identifier("phone-reload")), payload: report, qos: .atLeastOnce)
                 let first = try await nextRegions()
                 // Invalid: refused, the error (naming the file) in the retained status, still serving.

@@ -22,12 +22,14 @@ struct PlannerChoiceTests {
         let configuration = try CoordinatorConfiguration(
             broker: try BrokerURL(parsing: "mqtt://127.0.0.1:1883"), topologyDirectory: CoordinatorHarness.museum, topics: topics)
         #expect(configuration.planner == .frontier)
-        // One phone, one enter, both planners.
+        // One phone waking at corridor-3 (its enter, and the beacon ranged close by), both planners.
+        let uuid = topology.regions[try #require(topology.regionIndex(id: "corridor-3"))].identity.uuidString
+        let report = ClientReport(
+            ranged: [RangedBeacon(uuid: uuid, major: 1, minor: 20, rssi: -72)], events: [RegionEvent(type: .enter, region: "corridor-3")])
         var sets: [PlannerChoice: Set<String>] = [:]
         for venue in [frontier, nearest] {
             let engine = CoordinatorEngine(topics: topics, venue: venue)
-            try engine.feed(
-                topics.clientReport(try Identifier("p")), ClientReport(events: [RegionEvent(type: .enter, region: "corridor-3")]), at: 0)
+            try engine.feed(topics.clientReport(try Identifier("p")), report, at: 0)
             sets[venue.plannerChoice] = Set(try #require(engine.step(at: 0).regionsMessages.first?.1).regions.map(\.id))
         }
         #expect(sets[.frontier] != sets[.nearest])

@@ -64,7 +64,9 @@ extension ClientRecord {
         return becameDirty
     }
 
-    /// Keeps the newest observation per anchor, drops those past the horizon, keeps at most `maximum`.
+    /// Keeps the newest observation per anchor, drops those past the horizon, keeps at most
+    /// `maximum`: the newest, and of those equally new (one report, one window) the strongest,
+    /// the nearest anchors and so the best evidence of where the client is.
     @inline(__always)
     mutating func observe(_ observation: CompactObservation, maximum: Int, horizon: Int64) {
         if let at = observations.firstIndex(where: { $0.anchor == observation.anchor }) {
@@ -77,9 +79,20 @@ extension ClientRecord {
                 observations.removeAll { observation.time - $0.time > horizon }
             }
             if observations.count > maximum {
-                observations.sort { $0.time > $1.time }
+                observations.sort { ($0.time, $0.rssi) > ($1.time, $1.rssi) }
                 observations.removeLast(observations.count - maximum)
             }
         }
+    }
+
+    /// Notes that the phone ranged `region` at `time`, and forgets regions not ranged within
+    /// `window` milliseconds of it (see ``CoordinatorEngine/heard(by:now:)``).
+    mutating func hear(_ region: Int32, at time: Int64, window: Int64) {
+        if let at = heard.firstIndex(where: { $0.region == region }) {
+            heard[at].time = max(heard[at].time, time)
+        } else {
+            heard.append((region, time))
+        }
+        if heard.contains(where: { time - $0.time >= window }) { heard.removeAll { time - $0.time >= window } }
     }
 }

@@ -52,6 +52,9 @@ struct ClientRecord: Sendable {
     /// `-(index + 1)` for an exit; and the newest one's time (milliseconds since 1970).
     var regionEvidence: [Int32] = []
     var regionEvidenceTime: Int64 = .min
+    /// The regions whose beacons a phone ranged lately, each with the newest time (milliseconds
+    /// since 1970, the report's clock): all of them, not only the strongest the estimate keeps.
+    var heard: [(region: Int32, time: Int64)] = []
 
     /// The client's topic identifier.
     var id: String

@@ -1,4 +1,5 @@
 import BeaconKit
+import Coordinator
 import Foundation
 import Planner
 import RegionSync
@@ -15,10 +16,11 @@ import WireProtocol
 ///   RegionSync itself (applier, event log, report), suspended by default: woken for
 ///   ``Configuration/wakeDuration`` seconds by a region event (and once at launch); while awake it
 ///   ranges the detected beacons and reports once a second. ``Mode/foreground`` keeps it awake.
-/// - **The coordinator**, per strategy, knows only the reports: it estimates the position from
-///   the ranged beacons (the production estimator), keeps the regions reported inside and those
-///   ranged lately, plans, and publishes a `regions` message when the set changes; the phone
-///   receives it ``Configuration/latency`` seconds later, or at its next wake (it is retained).
+/// - **The coordinator** is the production one: each phone's reports go to a `CoordinatorEngine`
+///   (its estimator, its reading of enter/exit/ranged/monitored, its planner: `frontier` or
+///   `nearest`), on the simulated clock; the `regions` message it publishes reaches the phone
+///   ``Configuration/latency`` seconds later, or at its next wake (it is retained). The first-set
+///   and clairvoyant baselines are the simulation's own.
 /// - **Coverage**: an *arrival* is coming within a region's radius of its beacon; it is covered
 ///   when the region was held at some moment between the beacon's first detection on that
 ///   approach (detections less than 30 s apart are one approach) and the arrival.
@@ -28,11 +30,11 @@ public struct PhoneSimulation: Sendable {
 
     /// A way of choosing the monitored set.
     public enum Strategy: String, Sendable, Hashable, Codable, CaseIterable {
-        /// ``FrontierPlanner`` (the product).
+        /// The coordinator with ``FrontierPlanner`` (the product).
         case frontier
-        /// ``RegionPlanner``: the nearest regions by walking distance, with hysteresis.
+        /// The coordinator with ``RegionPlanner``: the nearest regions by walking distance, with hysteresis.
         case nearest
-        /// The first set, never rotated.
+        /// The coordinator's first set (nearest), never rotated.
         case firstSet = "first-set"
         /// Knows the phone's future walk: at every plan, the regions it will arrive at next, in
         /// that order (the limit of the slots and iOS's wake rules on this venue and radio).
@@ -47,6 +49,15 @@ public struct PhoneSimulation: Sendable {
             case .clairvoyant: "knows the future walk: the next regions the phone will arrive at"
             }
         }
+
+        /// The coordinator's planner this strategy runs, when it runs the coordinator.
+        var planner: PlannerChoice? {
+            switch self {
+            case .frontier: .frontier
+            case .nearest, .firstSet: .nearest
+            case .clairvoyant: nil
+            }
+        }
     }
 
     public struct Configuration: Sendable {
@@ -56,9 +67,6 @@ public struct PhoneSimulation: Sendable {
         public var seed: UInt64
         public var mode: Mode
         public var strategies: [Strategy]
-        /// Where the coordinator's position comes from: ranging (the production estimator on what
-        /// the app ranged while awake) or the truth.
-        public var useTruth: Bool
         /// iOS's region slots, and those the app's own regions take (the phone's budget is the rest).
         public var slots: Int
         public var appRegions: Int
@@ -73,24 +81,20 @@ public struct PhoneSimulation: Sendable {
         /// Body shadowing of one reading (dB; `nil`: the venue's, ``RadioEnvironment/shadowing``) and loss per floor (dB).
         public var shadowingSigma: Double?
         public var floorAttenuation: Double
-        /// Readings kept per report (the strongest).
-        public var maximumReadings: Int
         /// How far ahead the clairvoyant looks, seconds.
         public var foresight: Double
 
         public init(
             clients: Int = 10, duration: Double = 900, seed: UInt64 = 1, mode: Mode = .suspended,
-            strategies: [Strategy] = Strategy.allCases,
-            useTruth: Bool = false, slots: Int = 20, appRegions: Int = 2, wakeDuration: Double = 10, latency: Double = 1,
+            strategies: [Strategy] = Strategy.allCases, slots: Int = 20, appRegions: Int = 2, wakeDuration: Double = 10, latency: Double = 1,
             reportInterval: Double = 1, tick: Double = 0.25, shadowingSigma: Double? = nil, floorAttenuation: Double = 15,
-            maximumReadings: Int = 8, foresight: Double = 120
+            foresight: Double = 120
         ) {
             self.clients = clients
             self.duration = duration
             self.seed = seed
             self.mode = mode
             self.strategies = strategies
-            self.useTruth = useTruth
             self.slots = slots
             self.appRegions = appRegions
             self.wakeDuration = wakeDuration
@@ -99,7 +103,6 @@ public struct PhoneSimulation: Sendable {
             self.tick = tick
             self.shadowingSigma = shadowingSigma
             self.floorAttenuation = floorAttenuation
-            self.maximumReadings = maximumReadings
             self.foresight = foresight
         }
 
@@ -137,45 +140,26 @@ public struct PhoneSimulation: Sendable {
     public let topology: Topology
     public let configuration: Configuration
     public let graph: WalkGraph
-    private let estimator: PositionEstimator?
-    /// Per region: its estimator anchor, when it is one.
-    private let anchorOfRegion: [Int: Int]
-    /// The region of each beacon (the coordinator's lookup for ranged beacons).
-    private let regionOfBeacon: [BeaconIdentity: Int]
+    /// The coordinator's venue (topology, estimator, planner) per planner the strategies use.
+    private let venues: [PlannerChoice: CoordinatorVenue]
+    private let topics: Topics
 
     public init(topology: Topology, configuration: Configuration = Configuration()) throws(SimulationError) {
         try configuration.validate()
         self.topology = topology
         self.configuration = configuration
         self.graph = try WalkGraph(topology: topology)
-        let shadowing = configuration.shadowingSigma ?? topology.radio.shadowing
-        var regionOfBeacon: [BeaconIdentity: Int] = [:]
-        for (index, region) in topology.regions.enumerated() {
-            if let beacon = region.identity.beacon, regionOfBeacon[beacon] == nil { regionOfBeacon[beacon] = index }
-        }
-        self.regionOfBeacon = regionOfBeacon
-        if configuration.useTruth {
-            estimator = nil
-            anchorOfRegion = [:]
-        } else {
+        var venues: [PlannerChoice: CoordinatorVenue] = [:]
+        for choice in Set(configuration.strategies.compactMap(\.planner)) {
             do {
-                let estimator = try PositionEstimator(
-                    topology: topology, anchors: .regionBeacons,
-                    configuration: PositionEstimatorConfiguration(
-                        pathLoss: LogDistanceModel(
-                            referencePower: Double(topology.radio.measuredPower), exponent: topology.radio.pathLossExponent),
-                        shadowingSigma: shadowing, maximumGridPoints: 2000,
-                        floorAttenuation: configuration.floorAttenuation))
-                self.estimator = estimator
-                var map: [Int: Int] = [:]
-                for (index, region) in topology.regions.enumerated() {
-                    if let anchor = estimator.anchorIndex(ofRegion: region.id) { map[index] = anchor }
-                }
-                anchorOfRegion = map
+                venues[choice] = try CoordinatorVenue(
+                    topology: topology, budget: configuration.slots - configuration.appRegions, planner: choice)
             } catch {
                 throw .invalidParameter(name: "estimator", reason: error.description)
             }
         }
+        self.venues = venues
+        do { topics = try Topics() } catch { throw .invalidParameter(name: "topics", reason: "\(error)") }
     }
 
     /// Runs every client (random walkers from the seed) and sums the tallies per strategy.
@@ -200,7 +184,7 @@ public struct PhoneSimulation: Sendable {
 
     // MARK: - One client
 
-    /// One strategy's phone on the walk: the phone, the coordinator's view of it, and the tally.
+    /// One strategy's phone on the walk: the phone, the coordinator that plans for it, and the tally.
     private struct Lane {
         var phone: SimulatedPhone
         var coordinator: PlanningState
@@ -210,20 +194,16 @@ public struct PhoneSimulation: Sendable {
 
     private func simulate(client: Int, walker start: Walker) async -> [SimulationTally] {
         var walker = start
-        let search = WalkingDistanceSearch(topology: topology)
-        let budget = configuration.slots - configuration.appRegions
         let radio = BeaconRadio(
             topology: topology, seed: configuration.seed, shadowing: configuration.shadowingSigma,
             floorAttenuation: configuration.floorAttenuation)
-        let planners = Planners(
-            radio: radio, frontier: FrontierPlanner(topology: topology, configuration: FrontierPlannerConfiguration(budget: budget)),
-            nearest: RegionPlanner(topology: topology, configuration: PlannerConfiguration(budget: budget)), search: search)
         var lanes: [Lane] = []
         for strategy in configuration.strategies {
             let phone = await SimulatedPhone(
                 mode: configuration.mode, slots: configuration.slots, appRegions: configuration.appRegions,
                 wakeDuration: configuration.wakeDuration, reportInterval: configuration.reportInterval)
-            lanes.append(Lane(phone: phone, coordinator: PlanningState(strategy: strategy)))
+            let engine = strategy.planner.flatMap { venues[$0] }.map { CoordinatorEngine(topics: topics, venue: $0) }
+            lanes.append(Lane(phone: phone, coordinator: PlanningState(strategy: strategy, engine: engine)))
         }
         let ticks = Int((configuration.duration / configuration.tick).rounded(.down))
 
@@ -249,7 +229,7 @@ public struct PhoneSimulation: Sendable {
                     id: { topology.regions[$0].id }, monitored: { held.contains(topology.regions[$0].id) })
                 if await lane.phone.applyDue(at: now) != nil { lane.tally.plans += 1 }
                 if let report = await lane.phone.report(at: now, ranged: ranged),
-                    let message = plan(for: report, lane: &lane, walker: walker, planners: planners, now: now)
+                    let message = plan(for: report, client: client, lane: &lane, walker: walker, radio: radio, now: now)
                 {
                     lane.phone.deliver(message, at: now + configuration.latency)
                 }
@@ -266,85 +246,39 @@ public struct PhoneSimulation: Sendable {
         }
     }
 
-    /// The planners every lane shares.
-    private struct Planners {
-        var radio: BeaconRadio
-        var frontier: FrontierPlanner
-        var nearest: RegionPlanner
-        var search: WalkingDistanceSearch
-    }
-
-    /// What the coordinator knows of one phone, from its reports alone.
+    /// What plans one lane's phone: the production coordinator, or the clairvoyant.
     private struct PlanningState {
         var strategy: Strategy
-        var position: PositionState? = nil
-        /// Regions the phone reported inside (an enter without an exit since) that it still monitors.
-        var inside = Set<Int>()
-        /// When the phone last ranged each beacon.
-        var ranged: [Int: Double] = [:]
-        var monitored: [String] = []
+        /// The coordinator (every strategy but the clairvoyant).
+        var engine: CoordinatorEngine?
         var version: UInt64 = 0
-        /// The set last published (topology indices, in priority order).
+        /// The clairvoyant's set last published (topology indices, in priority order).
         var regions: [Int] = []
     }
 
-    /// Folds `report` into the coordinator's view of the lane's phone and plans; returns the
-    /// `regions` message to publish when the set changed.
-    private func plan(for report: ClientReport, lane: inout Lane, walker: Walker, planners: Planners, now: Double) -> RegionsMessage? {
+    /// Hands `report` to the lane's coordinator (or the clairvoyant) at `now`; returns the
+    /// `regions` message published for the phone, if any.
+    private func plan(
+        for report: ClientReport, client: Int, lane: inout Lane, walker: Walker, radio: BeaconRadio, now: Double
+    ) -> RegionsMessage? {
         var state = lane.coordinator
         defer { lane.coordinator = state }
-        for event in report.events {
-            guard let region = topology.regionIndex(id: event.region) else { continue }
-            if event.type == .enter { state.inside.insert(region) } else { state.inside.remove(region) }
-        }
-        state.monitored = report.monitored ?? state.monitored
-        let monitoredIndices = Set(state.monitored.compactMap { topology.regionIndex(id: $0) })
-        state.inside.formIntersection(monitoredIndices)  // an unmonitored region never exits
-        var observations: [PositionObservation] = []
-        for beacon in report.ranged {
-            guard let identity = BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor),
-                let region = regionOfBeacon[identity]
-            else { continue }
-            state.ranged[region] = now
-            if let anchor = anchorOfRegion[region] { observations.append(PositionObservation(anchor: anchor, rssi: Double(beacon.rssi))) }
-        }
         if state.strategy == .firstSet, state.version > 0 { return nil }
-
-        let budget = configuration.slots - configuration.appRegions
-        let regions: [Int]
-        var position: Position? = nil
-        if state.strategy == .clairvoyant {
-            regions = foresee(walker, budget: budget, radio: planners.radio)
-        } else {
-            let point: VenuePoint
-            var confidence = 0.0
-            if let estimator {
-                if observations.count > configuration.maximumReadings {
-                    observations.sort { ($0.rssi, -$0.anchor) > ($1.rssi, -$1.anchor) }
-                    observations.removeLast(observations.count - configuration.maximumReadings)
-                }
-                guard let estimate = estimator.update(state.position, observations: observations, at: Date(timeIntervalSinceReferenceDate: now))
-                else { return nil }
-                state.position = estimate.state
-                point = VenuePoint(x: estimate.x, y: estimate.y, level: estimate.level)
-                confidence = estimate.confidence
-            } else {
-                point = walker.position
-            }
-            guard let location = try? topology.snap(point) else { return nil }
-            position = Position(x: point.x, y: point.y, level: point.level, confidence: confidence)
-            let window = planners.frontier.configuration.heardWindow
-            let request = PlanRequest(
-                location: location, monitored: state.monitored, inside: state.inside.sorted().map { topology.regions[$0].id },
-                heard: state.ranged.filter { now - $0.value < window }.keys.sorted().map { topology.regions[$0].id }, budget: budget,
-                uncertainty: confidence, now: Date(timeIntervalSinceReferenceDate: now))
-            let plan =
-                state.strategy == .frontier
-                ? planners.frontier.plan(request, using: planners.search) : planners.nearest.plan(request, using: planners.search)
-            regions = plan.regions.map(\.region)
+        let time = lane.phone.epoch.addingTimeInterval(now)
+        if let engine = state.engine {
+            let millis = Int64((time.timeIntervalSince1970 * 1000).rounded())
+            let id = "sim-phone-\(client)"
+            engine.applyReport(client: id, report: report, now: millis)
+            engine.flush(now: millis)
+            var published: RegionsMessage?
+            for case .regions(id, let message) in engine.takeOutputs() { published = message }
+            if let published { state.version = published.version }
+            return published
         }
-        let drifted = Set(state.monitored) != Set(state.regions.map { topology.regions[$0].id })
-        guard regions != state.regions || (drifted && report.version == state.version) else { return nil }
+        // The clairvoyant: the regions the walk reaches next.
+        let budget = configuration.slots - configuration.appRegions
+        let regions = foresee(walker, budget: budget, radio: radio)
+        guard regions != state.regions else { return nil }
         let old = Set(state.regions)
         let new = Set(regions)
         state.version += 1
@@ -352,8 +286,8 @@ public struct PhoneSimulation: Sendable {
         return RegionsMessage(
             version: state.version, budget: budget, regions: regions.map { topology.regions[$0].reference },
             add: regions.filter { !old.contains($0) }.map { topology.regions[$0].reference },
-            remove: old.subtracting(new).sorted().map { topology.regions[$0].id }, position: position,
-            reason: state.version == 1 ? "initial" : "moved", time: Date(timeIntervalSinceReferenceDate: now))
+            remove: old.subtracting(new).sorted().map { topology.regions[$0].id }, position: nil,
+            reason: state.version == 1 ? "initial" : "moved", time: time)
     }
 
     /// The clairvoyant's set: pinned regions, then the regions the walker will arrive at next
