@@ -185,6 +185,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
         }
         var services: [any Service] = [client, coordinator]
         if let (host, port) = configuration.http {
+            if configuration.httpToken == nil, !["127.0.0.1", "::1", "localhost"].contains(host) {
+                logger.warning("--http \(host):\(port): the map and the API are open to the network without a token; see --http-token-file")
+            }
             services.append(
                 CoordinatorHTTPServer.make(
                     core: coordinator.core, metrics: coordinator.metrics, client: client, host: host, port: port,

@@ -1,5 +1,6 @@
 import Coordinator
 import Foundation
+import Topology
 import Testing
 import WireProtocol
 
@@ -49,6 +50,26 @@ struct MapStreamTests {
         broadcaster.publish(clients: [marker("a", x: 1)])
         let subscription = broadcaster.subscribe()
         #expect(subscription.take().isEmpty)
+
+        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        let topic = TestVenue.topics.sightings(try Identifier("g0"))
+        try engine.feed(topic, TestVenue.batch(seq: 1, at: 0, tags: [(minor: 1, distance: 2)]), at: 0)
+        _ = engine.step(at: 0)
+        #expect(engine.takeTouchedMarkers().isEmpty)
+        engine.tracksMarkers = true
+        try engine.feed(topic, TestVenue.batch(seq: 2, at: 1, tags: [(minor: 1, distance: 6), (minor: 2, distance: 3)]), at: 1.1)
+        _ = engine.step(at: 1.1)
+        let touched = engine.takeTouchedMarkers()
+        #expect(Set(touched.map(\.id)) == [TestVenue.tagID(1), TestVenue.tagID(2)])
+        #expect(touched.allSatisfy { $0.kind == "tag" && $0.position != nil })
+        #expect(engine.takeTouchedMarkers().isEmpty, "each change is handed over once")
+        // The list: filter and page, in id order, with the total.
+        let all = engine.clients(ClientQuery(kind: .tag, limit: 1))
+        #expect(all.total == 2 && all.page.map(\.id) == [TestVenue.tagID(1)])
+        #expect(engine.clients(ClientQuery(kind: .tag, limit: 1, offset: 1)).page.map(\.id) == [TestVenue.tagID(2)])
+        #expect(engine.clients(ClientQuery(kind: .phone)).total == 0)
+        #expect(engine.clients(ClientQuery(level: "L1")).total == 0)
+        #expect(engine.clients(ClientQuery(level: "L0", present: true)).total == 2)
     }
 
     @Test("the stream's JSON is what the page parses")
