@@ -67,11 +67,12 @@ public enum CoordinatorHTTPServer {
             return json(.ok, ByteBuffer(bytes: data))
         }
         router.get("/api/stream") { _, _ -> Response in
-            let (subscription, snapshot) = await core.subscribeMap()
             let tick = core.map.configuration.tick
             return Response(
                 status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
                 body: ResponseBody { writer in
+                    // Subscribed only once the body is written: a browser gone before never holds a buffer.
+                    let (subscription, snapshot) = await core.subscribeMap()
                     defer { subscription.cancel() }
                     try await writer.write(ByteBuffer(bytes: MapStreamEvent.snapshot(snapshot)))
                     var idle = Duration.zero
