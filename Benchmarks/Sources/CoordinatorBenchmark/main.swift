@@ -376,6 +376,22 @@ func report(_ region: String, exit: String?) -> [UInt8] {
     events.append(RegionEvent(type: .enter, region: region))
     return Array(try! WireCoding.encode(ClientReport(events: events)))
 }
+/// Moves phone `prefix` + `i` from its place in `places` to a place on the other side, with one
+/// report from `client`, and answers the seconds until its `regions` message arrived on `messages`.
+func rotate(
+    _ i: Int, prefix: String, places: inout [(side: Int, place: String)], client: MQTTClient, messages: AsyncStream<MQTTMessage>,
+    using rng: inout some RandomNumberGenerator
+) async throws -> Double {
+    let side = 1 - places[i].side
+    let next = sides[side].randomElement(using: &rng)!
+    let id = try Identifier("\(prefix)\(i)")
+    let topic = topics.clientRegions(id)
+    let start = ContinuousClock.now
+    try client.enqueue(topic: topics.clientReport(id), payload: report(next, exit: places[i].place), qos: .atLeastOnce)
+    for await message in messages where message.topic == topic { break }
+    places[i] = (side, next)
+    return seconds(ContinuousClock.now - start)
+}
 
 // MARK: 3. Rotation latency with 10,000 active clients
 if wanted("latency") {
@@ -428,15 +444,7 @@ if wanted("latency") {
     }
     for _ in 0..<2000 {
         let i = Int.random(in: 0..<clients, using: &rng)
-        let side = 1 - where_[i].side
-        let next = sides[side].randomElement(using: &rng)!
-        let topic = topics.clientRegions(try Identifier("p\(i)"))
-        let start = clock.now
-        try phone.enqueue(
-            topic: topics.clientReport(try Identifier("p\(i)")), payload: report(next, exit: where_[i].place), qos: .atLeastOnce)
-        for await message in messages where message.topic == topic { break }
-        latencies.append(seconds(clock.now - start))
-        where_[i] = (side, next)
+        latencies.append(try await rotate(i, prefix: "p", places: &where_, client: phone, messages: messages, using: &rng))
     }
     stalled.cancel()
     let p50 = percentile(latencies, 0.5) * 1000
@@ -588,15 +596,7 @@ if wanted("stream") {
         var rng = SystemRandomNumberGenerator()
         while clock.now < end {
             let i = Int.random(in: 0..<probes, using: &rng)
-            let side = 1 - place[i].side
-            let next = sides[side].randomElement(using: &rng)!
-            let topic = topics.clientRegions(try Identifier("probe\(i)"))
-            let start = clock.now
-            try publisher.enqueue(
-                topic: topics.clientReport(try Identifier("probe\(i)")), payload: report(next, exit: place[i].place), qos: .atLeastOnce)
-            for await message in messages where message.topic == topic { break }
-            latencies.append(seconds(clock.now - start))
-            place[i] = (side, next)
+            latencies.append(try await rotate(i, prefix: "probe", places: &place, client: publisher, messages: messages, using: &rng))
             try await Task.sleep(for: .milliseconds(50))
         }
         return latencies
