@@ -74,8 +74,17 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "SQLite file for durable client state (default: in memory, lost on restart).")
     var state: String?
 
-    @Option(help: "Serve /healthz, /metrics and /api/clients/{id} on HOST:PORT.")
+    @Option(
+        help:
+            "Serve the live map (/), the API (/api/…), /healthz and /metrics on [HOST:]PORT; a bare PORT binds 127.0.0.1 (loopback only)."
+    )
     var http: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the bearer token the map and /api/… require (/healthz and /metrics stay open); else $BEACONFLEET_HTTP_TOKEN when set.",
+            valueName: "file"))
+    var httpTokenFile: String?
 
     @Option(help: "Region slots per client (1…20); phones may ask for fewer.")
     var budget: Int = 20
@@ -119,6 +128,17 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel): not a level") }
     }
 
+    /// The HTTP bearer token: `--http-token-file`, else `$BEACONFLEET_HTTP_TOKEN`, else none.
+    func httpToken() throws -> HTTPAccessToken? {
+        do {
+            if let httpTokenFile { return try HTTPAccessToken(contentsOf: httpTokenFile) }
+            if let text = ProcessInfo.processInfo.environment[HTTPAccessToken.environmentVariable] { return try HTTPAccessToken(text) }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        return nil
+    }
+
     static func parsePlanner(_ text: String) throws -> PlannerChoice {
         guard let choice = PlannerChoice(rawValue: text) else {
             throw ValidationError("--planner \(text): expected \(PlannerChoice.allCases.map(\.rawValue).joined(separator: " or "))")
@@ -127,8 +147,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
     }
 
     static func parseAddress(_ text: String) throws -> (host: String, port: Int) {
+        // A bare port: loopback only; another host (0.0.0.0 included) must be named.
+        if let port = Int(text), (0...65535).contains(port) { return ("127.0.0.1", port) }
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
-            throw ValidationError("--http \(text): expected HOST:PORT, for example 127.0.0.1:9090")
+            throw ValidationError("--http \(text): expected PORT or HOST:PORT, for example 9090 or 127.0.0.1:9090")
         }
         let host = String(text[..<colon])
         return (host.isEmpty ? "127.0.0.1" : host, port)
@@ -149,6 +171,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         configuration.planner = try Self.parsePlanner(planner)
         configuration.sightingsQueueLimit = queueLimit
         configuration.topologyPollInterval = .milliseconds(Int64((topologyPoll * 1000).rounded()))
+        configuration.httpToken = try httpToken()
         connection.apply(to: &configuration.mqtt)
         let client: MQTTClient
         let coordinator: CoordinatorService
@@ -162,9 +185,13 @@ struct CoordinatorCommand: AsyncParsableCommand {
         }
         var services: [any Service] = [client, coordinator]
         if let (host, port) = configuration.http {
+            if configuration.httpToken == nil, !["127.0.0.1", "::1", "localhost"].contains(host) {
+                logger.warning("--http \(host):\(port): the map and the API are open to the network without a token; see --http-token-file")
+            }
             services.append(
                 CoordinatorHTTPServer.make(
-                    core: coordinator.core, metrics: coordinator.metrics, client: client, host: host, port: port, logger: logger))
+                    core: coordinator.core, metrics: coordinator.metrics, client: client, host: host, port: port,
+                    token: configuration.httpToken, logger: logger))
         }
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {

@@ -57,7 +57,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "A capture for a real agent to replay (default: the shared horizon74 capture when present; 'none' for no agent).")
     var replay: String?
 
-    @Option(help: "Also serve the coordinator's /healthz, /metrics and /api/clients/{id} on HOST:PORT.")
+    @Option(help: "Also serve the coordinator's live map (/), API, /healthz and /metrics on [HOST:]PORT (a bare PORT: 127.0.0.1).")
     var http: String?
 
     @Option(help: "Random seed for the walks and the radio.")
@@ -129,7 +129,7 @@ struct DemoCommand: AsyncParsableCommand {
                     service: CoordinatorHTTPServer.make(
                         core: coordinator.core, metrics: coordinator.metrics, client: coordinatorClient, host: host, port: port,
                         logger: logger)))
-            DemoOutput.say("http        http://\(host):\(port)/metrics  /healthz  /api/clients/{id}")
+            DemoOutput.say("map         http://\(host):\(port)/  (also /api/clients, /api/topology, /metrics, /healthz)")
         }
 
         // The live tail, the same lines `beaconfleet watch` prints.

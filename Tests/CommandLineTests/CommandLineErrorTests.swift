@@ -39,6 +39,9 @@ struct CommandLineErrorTests {
         Case(
             "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", "/nonexistent-venue"],
             cause: "Error: --topology /nonexistent-venue: no such directory"),
+        Case(
+            "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--http", "9090", "--http-token-file", "/nonexistent-token"],
+            cause: "Error: cannot read the HTTP token file /nonexistent-token"),
         Case("simulate", ["--broker", "nope://broker", "--topology", museum], cause: "Error: --broker nope://broker: invalid broker URL"),
         Case("watch", ["--broker", "mqtt://127.0.0.1:1", "--prefix", "a/#"], cause: "Error: --prefix a/#:"),
         Case(
@@ -48,6 +51,9 @@ struct CommandLineErrorTests {
         Case(
             "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--budget", "30"],
             cause: "Error: --budget 30: must be 1…20"),
+        Case(
+            "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--http", "localhost"],
+            cause: "Error: --http localhost: expected PORT or HOST:PORT"),
     ]
 
     @Test("exits 64 with the cause and the subcommand's usage on stderr", arguments: cases)

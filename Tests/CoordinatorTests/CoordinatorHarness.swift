@@ -37,8 +37,9 @@ enum CoordinatorHarness {
 
     /// Starts a coordinator and waits for its own `online` status (not an earlier coordinator's
     /// retained one). `configure` adjusts the configuration first (engine tunables, planner, intervals).
+    /// With `httpPort`, the HTTP server too, on 127.0.0.1 (requiring the configuration's `httpToken`, if any).
     static func start(
-        broker: MosquittoBroker, topology: URL = museum, statePath: String? = nil,
+        broker: MosquittoBroker, topology: URL = museum, statePath: String? = nil, httpPort: Int? = nil,
         configure: (inout CoordinatorConfiguration) -> Void = { _ in }
     ) async throws -> InProcess {
         var logger = Logger(label: "test.coordinator")
@@ -50,7 +51,14 @@ enum CoordinatorHarness {
         let launched = Date().addingTimeInterval(-0.002)
         let client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
         let service = try CoordinatorService(configuration: configuration, client: client, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [client, service], logger: logger))
+        var services: [any Service] = [client, service]
+        if let httpPort {
+            services.append(
+                CoordinatorHTTPServer.make(
+                    core: service.core, metrics: service.metrics, client: client, host: "127.0.0.1", port: httpPort,
+                    token: configuration.httpToken, logger: logger))
+        }
+        let group = ServiceGroup(configuration: .init(services: services, logger: logger))
         let task = Task { try await group.run() }
         debug("coordinator group started")
         // Online once the retained status says so.
@@ -109,16 +117,25 @@ enum CoordinatorHarness {
 
     /// GET `http://127.0.0.1:port/path`, retrying until it answers (or `limit` passes).
     static func get(port: Int, _ path: String, within limit: Duration = .seconds(20)) async throws -> (Int, Data) {
+        let (code, _, body) = try await get(port: port, path, headers: [], within: limit)
+        return (code, body)
+    }
+
+    /// GET with request `headers` (`Name: value` lines); answers the status, the response's header
+    /// lines and the body.
+    static func get(port: Int, _ path: String, headers: [String], within limit: Duration = .seconds(20)) async throws -> (
+        Int, [String], Data
+    ) {
         try await withTimeout(limit, "GET \(path)") {
             while true {
-                if let answer = try? await httpGet(port: port, path) { return answer }
+                if let answer = try? await httpGet(port: port, path, headers: headers) { return answer }
                 try await Task.sleep(for: .milliseconds(100))
             }
         }
     }
 
     /// A minimal HTTP/1.0 GET over a loopback socket (keeps FoundationNetworking out of the tests).
-    private static func httpGet(port: Int, _ path: String) async throws -> (Int, Data) {
+    private static func httpGet(port: Int, _ path: String, headers: [String]) async throws -> (Int, [String], Data) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw CoordinatorError("socket failed") }
         defer { close(fd) }
@@ -132,7 +149,8 @@ enum CoordinatorHarness {
         guard connected == 0 else { throw CoordinatorError("connection refused on \(port)") }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        let extra = headers.map { $0 + "\r\n" }.joined()
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\(extra)\r\n".utf8)
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
             throw CoordinatorError("send failed")
         }
@@ -159,7 +177,8 @@ enum CoordinatorHarness {
         else {
             throw CoordinatorError("malformed HTTP answer on \(port)")
         }
-        return (code, Data(text[split.upperBound...].utf8))
+        let headerLines = text[..<split.lowerBound].split(separator: "\r\n").dropFirst().map(String.init)
+        return (code, headerLines, Data(text[split.upperBound...].utf8))
     }
 
     /// A route through `stops` (node ids), joined by shortest paths on the walking graph.

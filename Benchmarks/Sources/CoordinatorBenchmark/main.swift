@@ -3,7 +3,8 @@
 //   2. end to end through mosquitto: coordinator ingest rate against `mosquitto_sub` consuming the same stream
 //   3. rotation latency report → regions with 10,000 active clients, against a plain broker round trip
 //   4. memory per active client: heap bytes in use (mallinfo2), checked against a known allocation first
-// Usage: CoordinatorBenchmark [ingest] [e2e] [latency] [memory]   (default: all)
+//   5. the live map's stream: report → regions p99 with 10,000 tags moving at 1 Hz and a map subscribed, against none
+// Usage: CoordinatorBenchmark [ingest] [e2e] [latency] [memory] [stream]   (default: all)
 import BenchmarkSupport
 import Coordinator
 import Foundation
@@ -185,12 +186,20 @@ if wanted("ingest") {
 }
 
 // MARK: helpers for the broker benchmarks
-func startCoordinator(_ broker: MosquittoBroker, logger: Logger) async throws -> (CoordinatorService, ServiceGroup, Task<Void, any Error>) {
+func startCoordinator(_ broker: MosquittoBroker, httpPort: Int? = nil, logger: Logger) async throws -> (
+    CoordinatorService, ServiceGroup, Task<Void, any Error>
+) {
     var configuration = try CoordinatorConfiguration(broker: broker.url, topologyDirectory: museum, topics: topics)
     configuration.sightingsQueueLimit = 1_000_000
     let client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
     let service = try CoordinatorService(configuration: configuration, client: client, logger: logger)
-    let group = ServiceGroup(configuration: .init(services: [client, service], logger: logger))
+    var services: [any Service] = [client, service]
+    if let httpPort {
+        services.append(
+            CoordinatorHTTPServer.make(
+                core: service.core, metrics: service.metrics, client: client, host: "127.0.0.1", port: httpPort, logger: logger))
+    }
+    let group = ServiceGroup(configuration: .init(services: services, logger: logger))
     let task = Task { try await group.run() }
     let probe = try MQTTClient(configuration: MQTTConfiguration(url: broker.url))
     try probe.connect()
@@ -355,6 +364,35 @@ if wanted("e2e") {
     await stopCoordinator(group, task, broker)
 }
 
+// MARK: helpers for the latency benchmarks
+/// Two groups of places whose nearest-20 sets differ (`beaconfleet plan --from` each): every move
+/// goes from one group to the other, so every report changes the set and must bring a `regions`
+/// message (a move within a group may keep the set, and then nothing is published, rightly).
+let sides = [["hall-entrance", "cafe", "antiquity-west-2"], ["library", "modern-east-2"]]
+/// A phone's report: it left `exit` (if any) and entered `region`.
+func report(_ region: String, exit: String?) -> [UInt8] {
+    var events = [RegionEvent]()
+    if let exit { events.append(RegionEvent(type: .exit, region: exit)) }
+    events.append(RegionEvent(type: .enter, region: region))
+    return Array(try! WireCoding.encode(ClientReport(events: events)))
+}
+/// Moves phone `prefix` + `i` from its place in `places` to a place on the other side, with one
+/// report from `client`, and answers the seconds until its `regions` message arrived on `messages`.
+func rotate(
+    _ i: Int, prefix: String, places: inout [(side: Int, place: String)], client: MQTTClient, messages: AsyncStream<MQTTMessage>,
+    using rng: inout some RandomNumberGenerator
+) async throws -> Double {
+    let side = 1 - places[i].side
+    let next = sides[side].randomElement(using: &rng)!
+    let id = try Identifier("\(prefix)\(i)")
+    let topic = topics.clientRegions(id)
+    let start = ContinuousClock.now
+    try client.enqueue(topic: topics.clientReport(id), payload: report(next, exit: places[i].place), qos: .atLeastOnce)
+    for await message in messages where message.topic == topic { break }
+    places[i] = (side, next)
+    return seconds(ContinuousClock.now - start)
+}
+
 // MARK: 3. Rotation latency with 10,000 active clients
 if wanted("latency") {
     let clients = 10_000
@@ -364,17 +402,6 @@ if wanted("latency") {
     let messages = phone.messages
     try await phone.subscribe(topics.allClientRegions)
     try await phone.subscribe("bench/echo")
-    let encoder = WireCoding.makeEncoder()
-    // Two groups of places whose nearest-20 sets differ (`beaconfleet plan --from` each): every move
-    // goes from one group to the other, so every report changes the set and must bring a `regions`
-    // message (a move within a group may keep the set, and then nothing is published, rightly).
-    let sides = [["hall-entrance", "cafe", "antiquity-west-2"], ["library", "modern-east-2"]]
-    func report(_ region: String, exit: String?) -> [UInt8] {
-        var events = [RegionEvent]()
-        if let exit { events.append(RegionEvent(type: .exit, region: exit)) }
-        events.append(RegionEvent(type: .enter, region: region))
-        return Array(try! encoder.encode(ClientReport(events: events)))
-    }
     // Bring 10,000 clients in.
     for i in 0..<clients {
         try phone.enqueue(
@@ -417,15 +444,7 @@ if wanted("latency") {
     }
     for _ in 0..<2000 {
         let i = Int.random(in: 0..<clients, using: &rng)
-        let side = 1 - where_[i].side
-        let next = sides[side].randomElement(using: &rng)!
-        let topic = topics.clientRegions(try Identifier("p\(i)"))
-        let start = clock.now
-        try phone.enqueue(
-            topic: topics.clientReport(try Identifier("p\(i)")), payload: report(next, exit: where_[i].place), qos: .atLeastOnce)
-        for await message in messages where message.topic == topic { break }
-        latencies.append(seconds(clock.now - start))
-        where_[i] = (side, next)
+        latencies.append(try await rotate(i, prefix: "p", places: &where_, client: phone, messages: messages, using: &rng))
     }
     stalled.cancel()
     let p50 = percentile(latencies, 0.5) * 1000
@@ -438,6 +457,173 @@ if wanted("latency") {
                 "rotation report -> regions (%d clients): p50 %.2f ms, p99 %.2f ms | broker round trip (baseline): p50 %.2f ms, p99 %.2f ms | p99 ratio %.1fx | target p99 <= 10 ms: %@",
             clients, p50, p99, e50, e99, p99 / max(e99, 0.001), verdict(p99, measured: !latencies.isEmpty) { $0 <= 10 }))
     await phone.disconnect()
+    await stopCoordinator(group, task, broker)
+}
+
+// MARK: 5. The live map's stream: 10,000 tags moving at 1 Hz, report → regions with and without a map subscribed
+/// Reads `GET /api/stream` on a thread of its own (a browser's EventSource, minus the drawing):
+/// counts the bytes, the `update` events and the client markers received.
+final class StreamReader: @unchecked Sendable {
+    private let fd: Int32
+    private let lock = NSLock()
+    private var bytes = 0
+    private var events = 0
+    private var markers = 0
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw CoordinatorError("cannot connect to the map's stream on \(port)") }
+        let request = Array("GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            let update = Array("event: update".utf8)
+            let marker = Array("{\"id\":".utf8)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { return }
+                let chunk = buffer[0..<n]
+                let found = (Self.count(update, in: chunk), Self.count(marker, in: chunk))
+                lock.withLock {
+                    bytes += n
+                    events += found.0
+                    markers += found.1
+                }
+            }
+        }
+    }
+
+    /// Occurrences of `needle` in `chunk` (one split across two reads is missed: a count, not a parse).
+    static func count(_ needle: [UInt8], in chunk: ArraySlice<UInt8>) -> Int {
+        var found = 0
+        var i = chunk.startIndex
+        while i + needle.count <= chunk.endIndex {
+            if chunk[i] == needle[0], chunk[i..<(i + needle.count)].elementsEqual(needle) {
+                found += 1
+                i += needle.count
+            } else {
+                i += 1
+            }
+        }
+        return found
+    }
+
+    var totals: (bytes: Int, events: Int, markers: Int) { lock.withLock { (bytes, events, markers) } }
+
+    func close() { shutdown(fd, Int32(SHUT_RDWR)) }
+}
+
+if wanted("stream") {
+    let tags = 10_000
+    let probes = 200
+    let phaseSeconds = 20
+    let broker = try await MosquittoBroker.start()
+    let port = try LoopbackPort.hold()
+    LoopbackPort.release(port)
+    let (service, group, task) = try await startCoordinator(broker, httpPort: port, logger: logger)
+    let publisher = try await connectedBulkClient(broker)
+    let messages = publisher.messages
+    try await publisher.subscribe(topics.allClientRegions)
+    // The crowd: tag t stays by gateway t mod G and walks to and fro (its RSSI swings by 16 dB over
+    // about 9 s), heard in every 1 s window; a gateway's window is split in batches of at most 800
+    // sightings (the wire's payload limit is 256 KiB). Encoded up front, stamped with the window's real time.
+    let windows = 2 * phaseSeconds + 8
+    let clock0 = Date().addingTimeInterval(2).timeIntervalSince1970.rounded(.up)
+    var crowd: [[(String, [UInt8])]] = []
+    var seq = [String: UInt64]()
+    let encoder = WireCoding.makeEncoder()
+    for window in 0..<windows {
+        var batches: [(String, [UInt8])] = []
+        let start = Date(timeIntervalSince1970: clock0 + Double(window))
+        for (g, gateway) in gatewayIDs.enumerated() {
+            let own = Array(stride(from: g, to: tags, by: gatewayIDs.count))
+            for part in stride(from: 0, to: own.count, by: 800) {
+                let sightings = own[part..<min(part + 800, own.count)].map { tag in
+                    let swing = 8 * sin(Double(window) * 0.7 + Double(tag))
+                    return Sighting(
+                        format: "ibeacon", uuid: "5A1D0000-BEAC-4F1E-9E70-000000000002", major: UInt16(tag / 60000),
+                        minor: UInt16(tag % 60000),
+                        address: String(format: "5A:1D:01:%02X:%02X:%02X", tag >> 16 & 0xFF, tag >> 8 & 0xFF, tag & 0xFF),
+                        rssi: ((-68 + swing) * 10).rounded() / 10, rssiMax: -55, count: 8, txPower: -59, distance: nil)
+                }
+                seq[gateway, default: 0] += 1
+                let batch = SightingsBatch(
+                    gateway: gateway, seq: seq[gateway]!, start: start, end: start.addingTimeInterval(1), sightings: sightings)
+                batches.append((topics.sightings(try Identifier(gateway)), Array(try encoder.encode(batch))))
+            }
+        }
+        crowd.append(batches)
+    }
+    // The probes: phones whose every report changes their set (see `sides`).
+    for i in 0..<probes {
+        try publisher.enqueue(
+            topic: topics.clientReport(try Identifier("probe\(i)")), payload: report(sides[i % 2][0], exit: nil), qos: .atLeastOnce)
+    }
+    var planned = 0
+    for await message in messages where message.topic.hasSuffix("/regions") {
+        planned += 1
+        if planned == probes { break }
+    }
+    // The crowd walks at 1 Hz in the background, each window at its time.
+    let walking = Task {
+        for (window, batches) in crowd.enumerated() {
+            let due = Date(timeIntervalSince1970: clock0 + Double(window) + 1)
+            let wait = due.timeIntervalSinceNow
+            if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
+            for (topic, payload) in batches { try publisher.enqueue(topic: topic, payload: payload, qos: .atLeastOnce) }
+        }
+    }
+    while await service.core.clientCount < tags + probes {
+        try await Task.sleep(for: .milliseconds(200))
+        if Date().timeIntervalSince1970 > clock0 + 15 {
+            print("stream: only \(await service.core.clientCount) clients after 15 s")
+            exit(1)
+        }
+    }
+    /// Report → regions latencies of the probes for `duration` seconds, one report every 50 ms.
+    var place = (0..<probes).map { (side: $0 % 2, place: sides[$0 % 2][0]) }
+    func measure(for duration: Int) async throws -> [Double] {
+        var latencies: [Double] = []
+        let clock = ContinuousClock()
+        let end = clock.now + .seconds(duration)
+        var rng = SystemRandomNumberGenerator()
+        while clock.now < end {
+            let i = Int.random(in: 0..<probes, using: &rng)
+            latencies.append(try await rotate(i, prefix: "probe", places: &place, client: publisher, messages: messages, using: &rng))
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return latencies
+    }
+    let cpu0 = processCPUSeconds()
+    let alone = try await measure(for: phaseSeconds)
+    let cpu1 = processCPUSeconds()
+    let reader = try StreamReader(port: port)
+    try await Task.sleep(for: .seconds(1))  // the snapshot of 10,200 clients goes first
+    let before = reader.totals
+    let watched = try await measure(for: phaseSeconds)
+    let after = reader.totals
+    let cpu2 = processCPUSeconds()
+    reader.close()
+    walking.cancel()
+    let p99Alone = percentile(alone, 0.99) * 1000
+    let p99Watched = percentile(watched, 0.99) * 1000
+    let markersPerSecond = Double(after.markers - before.markers) / Double(phaseSeconds)
+    print(
+        String(
+            format:
+                "stream: %d tags moving at 1 Hz + %d probe phones; report -> regions without a map: p50 %.2f ms, p99 %.2f ms (%d reports, %.0f%% CPU) | with a map subscribed: p50 %.2f ms, p99 %.2f ms (%d reports, %.0f%% CPU), %.0f client updates/s streamed (%.0f KB/s, %d events) | p99 ratio %.2fx | target p99 <= 10 ms with the map: %@",
+            tags, probes, percentile(alone, 0.5) * 1000, p99Alone, alone.count, (cpu1 - cpu0) / Double(phaseSeconds) * 100,
+            percentile(watched, 0.5) * 1000, p99Watched, watched.count, (cpu2 - cpu1) / Double(phaseSeconds + 1) * 100, markersPerSecond,
+            Double(after.bytes - before.bytes) / Double(phaseSeconds) / 1000, after.events - before.events,
+            p99Watched / max(p99Alone, 0.001), verdict(p99Watched, measured: !watched.isEmpty && markersPerSecond > 0) { $0 <= 10 }))
+    await publisher.disconnect()
     await stopCoordinator(group, task, broker)
 }
 

@@ -84,6 +84,10 @@ public final class CoordinatorEngine {
     var scratchIndices: [Int32] = []
     var scratchDeparted: [Int32] = []
     let reportDecoder = WireCoding.makeDecoder()
+    /// Whether clients whose estimate or presence changed are noted in `touched` (for the live
+    /// map's stream, see ``takeTouchedMarkers()``); off while nobody watches, so it costs nothing then.
+    public var tracksMarkers = false
+    var touched: [Int32] = []
 
     /// An engine for `venue`, resuming `restored` clients (from the state store).
     public init(topics: Topics, venue: CoordinatorVenue, configuration: Configuration = Configuration(), restored: [StoredClient] = []) {
@@ -168,6 +172,7 @@ public final class CoordinatorEngine {
             record.dirty = false
             update(&record, now: now)
             if record.needsPersist { persistPending.append(index) }
+            if tracksMarkers { touched.append(index) }
             table.records[Int(index)] = record
         }
     }

@@ -2,17 +2,22 @@ import Foundation
 public import Hummingbird
 public import Logging
 public import MQTT
+import ServiceLifecycle
 import WireProtocol
 
-/// The coordinator's HTTP side: `/healthz`, `/metrics` (Prometheus text) and `/api/clients/{id}` (JSON).
+/// The coordinator's HTTP side: `/healthz`, `/metrics` (Prometheus text), the live map (`/`) with
+/// its stream (`/api/stream`), `/api/clients` (list), `/api/clients/{id}` and `/api/topology`
+/// (JSON). With a `token`, everything but `/healthz` and `/metrics` requires it
+/// (``BearerTokenMiddleware``). See docs/coordinator.md.
 public enum CoordinatorHTTPServer {
     /// An HTTP application (a `Service`) serving `core` on `host`:`port`. Run it in the same
     /// `ServiceGroup`, after the ``CoordinatorService``.
     public static func make(
         core: CoordinatorCore, metrics: CoordinatorMetrics, client: MQTTClient, host: String, port: Int,
-        logger: Logger
+        token: HTTPAccessToken? = nil, logger: Logger
     ) -> some ApplicationProtocol {
         let router = Router()
+        if let token { router.add(middleware: BearerTokenMiddleware(token: token)) }
         router.get("/healthz") { _, _ -> Response in
             let state = client.connectionState
             let connected: Bool
@@ -27,22 +32,82 @@ public enum CoordinatorHTTPServer {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
         }
+        router.get("/") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: MapPage.html)))
+        }
+        router.get("/api/topology") { _, _ -> Response in
+            json(.ok, ByteBuffer(string: await core.topologyJSON()))
+        }
+        router.get("/api/clients") { request, _ -> Response in
+            let query: ClientQuery
+            do throws(HTTPQueryError) {
+                query = try ClientQuery(parameters: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
+            } catch {
+                return json(
+                    .badRequest,
+                    ByteBuffer(string: "{\"error\":\(JSONBytes.quoted(error.description)),\"parameter\":\(JSONBytes.quoted(error.parameter))}\n"))
+            }
+            let (total, page) = await core.clients(query)
+            let list = ClientList(total: total, offset: query.offset, limit: query.limit, clients: page)
+            guard let data = try? WireCoding.makeEncoder().encode(list) else {
+                return json(.internalServerError, ByteBuffer(string: "{\"error\":\"cannot encode the client list\"}\n"))
+            }
+            return json(.ok, ByteBuffer(bytes: data))
+        }
         router.get("/api/clients/:id") { _, context -> Response in
             let id = context.parameters.get("id") ?? ""
             guard Identifier.isValid(id) else {
-                return Response(
-                    status: .badRequest, headers: [.contentType: "application/json"],
-                    body: .init(byteBuffer: ByteBuffer(string: "{\"error\":\"invalid client id: expected [A-Za-z0-9._-]{1,64}\"}\n")))
+                return json(.badRequest, ByteBuffer(string: "{\"error\":\"invalid client id: expected [A-Za-z0-9._-]{1,64}\"}\n"))
             }
             guard let snapshot = await core.client(id), let data = try? WireCoding.makeEncoder().encode(snapshot) else {
-                return Response(
-                    status: .notFound, headers: [.contentType: "application/json"],
-                    body: .init(byteBuffer: ByteBuffer(string: "{\"error\":\"no client \(id)\"}\n")))
+                return json(.notFound, ByteBuffer(string: "{\"error\":\"no client \(id)\"}\n"))
             }
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            return json(.ok, ByteBuffer(bytes: data))
+        }
+        router.get("/api/stream") { _, _ -> Response in
+            let tick = core.map.configuration.tick
+            return Response(
+                status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                body: ResponseBody { writer in
+                    // Subscribed only once the body is written: a browser gone before never holds a buffer.
+                    let (subscription, snapshot) = await core.subscribeMap()
+                    defer { subscription.cancel() }
+                    try await writer.write(ByteBuffer(bytes: MapStreamEvent.snapshot(snapshot)))
+                    var idle = Duration.zero
+                    // Ends when the browser goes (a write fails), or the server stops.
+                    while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                        try await Task.sleep(for: tick)
+                        let batch = subscription.take()
+                        if batch.isEmpty {
+                            idle += tick
+                            guard idle >= .seconds(5) else { continue }
+                            idle = .zero
+                            try await writer.write(ByteBuffer(bytes: MapStreamEvent.keepAlive))
+                            continue
+                        }
+                        idle = .zero
+                        let now = Int64(Date().timeIntervalSince1970 * 1000)
+                        try await writer.write(ByteBuffer(bytes: MapStreamEvent.update(batch, time: now)))
+                    }
+                    try await writer.finish(nil)
+                })
         }
         return Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "beaconfleet-coordinator"),
             logger: logger)
     }
+
+    private static func json(_ status: HTTPResponse.Status, _ body: ByteBuffer) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
+    }
+}
+
+/// `GET /api/clients`'s answer: one page of clients in id order, and how many match in all.
+public struct ClientList: Codable, Sendable, Equatable {
+    public var total: Int
+    public var offset: Int
+    public var limit: Int
+    public var clients: [ClientSnapshot]
 }

@@ -12,6 +12,8 @@ public struct CoordinatorConfiguration: Sendable {
     public var statePath: String?
     /// Where `/healthz`, `/metrics` and `/api/clients/{id}` are served; `nil` for no HTTP.
     public var http: (host: String, port: Int)?
+    /// The bearer token the map and `/api/…` require (`nil`: open; see ``HTTPAccessToken``).
+    public var httpToken: HTTPAccessToken?
     /// Topic prefix.
     public var topics: Topics
     /// The engine's tunables (budget, absence windows, idle timeout, …).

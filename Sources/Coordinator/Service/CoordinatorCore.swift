@@ -15,12 +15,18 @@ public actor CoordinatorCore {
     private var lastFlush = ContinuousClock.now
     private var topologyError: String?
     private var topologyInfo: CoordinatorStatus.TopologyInfo
+    /// The live map's subscribers, fed after each batch while there are any (see ``subscribeMap()``).
+    public nonisolated let map: MapBroadcaster
+    /// The gateways' online states last sent to the map, and whether a reload is yet to be announced.
+    var mapGatewaysOnline: [Bool] = []
+    var mapTopologyChanged = false
 
     /// A core on `venue`, resuming the clients in `store`.
     public init(
         topics: Topics, venue: CoordinatorVenue, configuration: CoordinatorEngine.Configuration, store: StateStore?,
-        metrics: CoordinatorMetrics, logger: Logger
+        metrics: CoordinatorMetrics, logger: Logger, map: MapBroadcaster = MapBroadcaster()
     ) throws {
+        self.map = map
         let restored = try store?.loadClients() ?? []
         self.engine = CoordinatorEngine(topics: topics, venue: venue, configuration: configuration, restored: restored)
         self.store = store
@@ -89,6 +95,7 @@ public actor CoordinatorCore {
         engine.replaceVenue(venue, now: Int64(now.timeIntervalSince1970 * 1000))
         topologyInfo = .init(name: venue.topology.name, revision: venue.topology.revision)
         topologyError = nil
+        mapTopologyChanged = true
         return commit()
     }
 
@@ -108,6 +115,7 @@ public actor CoordinatorCore {
                 log.warning("\(error)", source: "state-store")
             }
         }
+        if engine.tracksMarkers { feedMap(removed: removed) }
         metrics.record(engine.counters, since: exported)
         exported = engine.counters
         metrics.clients.set(Double(engine.clientCount))

@@ -1,0 +1,48 @@
+import Foundation
+import Topology
+public import WireProtocol
+
+/// The live map's view of the core: a snapshot with a subscription, the changes after each
+/// batch, the client list and the topology export.
+extension CoordinatorCore {
+    /// Everything the map draws at once: every client, every gateway, the venue's name and revision.
+    public struct MapSnapshot: Sendable {
+        public var clients: [ClientMarker]
+        public var gateways: [GatewayMarker]
+        public var topology: CoordinatorStatus.TopologyInfo
+        /// Milliseconds since 1970.
+        public var time: Int64
+    }
+
+    /// Subscribes to the map's changes and returns the state they apply to: taken together on
+    /// the core's actor, so no change falls between the snapshot and the first update.
+    public func subscribeMap() -> (MapSubscription, MapSnapshot) {
+        let subscription = map.subscribe()
+        engine.tracksMarkers = true
+        let snapshot = MapSnapshot(
+            clients: engine.markers(), gateways: engine.gatewayMarkers,
+            topology: .init(name: engine.venue.topology.name, revision: engine.venue.topology.revision),
+            time: Int64(Date().timeIntervalSince1970 * 1000))
+        mapGatewaysOnline = engine.gateways.online
+        return (subscription, snapshot)
+    }
+
+    /// Hands the map what the last batch changed; stops noting changes once nobody watches.
+    func feedMap(removed: [String]) {
+        let clients = engine.takeTouchedMarkers()
+        var gateways: [GatewayMarker]?
+        if engine.gateways.online != mapGatewaysOnline {
+            mapGatewaysOnline = engine.gateways.online
+            gateways = engine.gatewayMarkers
+        }
+        map.publish(clients: clients, removed: removed, gateways: gateways, topologyChanged: mapTopologyChanged)
+        mapTopologyChanged = false
+        if !map.hasSubscribers { engine.tracksMarkers = false }
+    }
+
+    /// The clients `query` selects (`GET /api/clients`).
+    public func clients(_ query: ClientQuery) -> (total: Int, page: [ClientSnapshot]) { engine.clients(query) }
+
+    /// The venue as `beaconfleet topology export` prints it (`GET /api/topology`).
+    public func topologyJSON() -> String { TopologyExporter().json(engine.venue.topology) }
+}
