@@ -153,18 +153,23 @@ public final class CoordinatorEngine {
     /// Estimates, plans and decides events for every client touched since the last flush;
     /// the decisions are queued for ``takeOutputs()``.
     ///
-    /// - Parameter backlogged: more sightings are queued behind those applied (see
-    ///   ``Configuration/tagEstimateInterval``).
-    public func flush(now: Int64, backlogged: Bool = false) {
+    /// - Parameters:
+    ///   - backlogged: more sightings are queued behind those applied (see
+    ///     ``Configuration/tagEstimateInterval``).
+    ///   - phonesOnly: decide for phones only (a phone's report waits for its answer); every other
+    ///     client stays dirty for the next flush.
+    public func flush(now: Int64, backlogged: Bool = false, phonesOnly: Bool = false) {
         let dirty = dirtyClients
         dirtyClients.removeAll(keepingCapacity: true)
         let interval = configuration.tagEstimateInterval
         for index in dirty {
             // Checked in place: reading the record out copies it.
-            guard let waits = table.records[Int(index)]?.waitsForEstimate(now: now, interval: interval, backlogged: backlogged) else {
+            guard let isPhone = table.records[Int(index)]?.isPhone,
+                let waits = table.records[Int(index)]?.waitsForEstimate(now: now, interval: interval, backlogged: backlogged)
+            else {
                 continue
             }
-            if waits {
+            if waits || (phonesOnly && !isPhone) {
                 dirtyClients.append(index)  // stays dirty; its evidence keeps accumulating
                 continue
             }
