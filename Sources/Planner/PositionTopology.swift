@@ -52,9 +52,13 @@ extension PositionEstimator {
         if set.contains(.regionBeacons) {
             for region in topology.regions where region.identity.major != nil && region.identity.minor != nil {
                 guard let position = region.position else { continue }
+                // A beacon declared stronger or weaker than the model's reference (`power` in
+                // regions.csv) reads that much hot or cold everywhere.
+                let offset = region.measuredPower.map { Double($0) - configuration.pathLoss.referencePower } ?? 0
                 anchors.append(
                     PositionAnchor(
-                        id: Self.anchorID(region: region.id), x: position.x, y: position.y, height: beaconHeight, level: position.level))
+                        id: Self.anchorID(region: region.id), x: position.x, y: position.y, height: beaconHeight, level: position.level,
+                        rssiOffset: offset))
             }
         }
         var bounds: [String: (minX: Double, minY: Double, maxX: Double, maxY: Double)] = [:]

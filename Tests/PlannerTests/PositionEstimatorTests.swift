@@ -2,6 +2,7 @@ import BeaconKit
 import Foundation
 import Planner
 import Testing
+import Topology
 
 /// The estimator on hand-built rooms whose answer is known: readings made from the same
 /// log-distance model the estimator uses, so any error comes from the estimator.
@@ -190,5 +191,38 @@ import Testing
             #expect(abs(model.distance(forRSSI: model.expectedRSSI(atDistance: distance)) - distance) < 1e-9)
         }
         #expect(model.expectedRSSI(atDistance: 1) == -59)
+    }
+}
+
+/// A topology-built estimator reads a region's declared `power` as its beacon's offset from the
+/// model's reference: a beacon declared 8 dB hotter than the venue is expected 8 dB hotter.
+@Suite struct PositionEstimatorDeclaredPowerTests {
+    @Test func aRegionsDeclaredPowerIsItsAnchorsOffset() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("power-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let files = [
+            "venue.conf": "uuid = 11111111-2222-3333-4444-555555555555\npower = -70\n", "levels.csv": "id\nL0\n",
+            "regions.csv": "id,uuid,major,minor,x,y,level,radius,power\nhot,,1,1,0,0,L0,1,-62\nplain,,1,2,10,0,L0,1,\ncold,,1,3,20,0,L0,1,-78\n",
+            "links.csv": "from,to\nhot,plain\nplain,cold\n",
+        ]
+        for (name, text) in files { try Data(text.utf8).write(to: url.appendingPathComponent(name)) }
+        let topology = try Topology.load(directory: url)
+        let model = LogDistanceModel(referencePower: -70, exponent: 2.5)
+        let estimator = try PositionEstimator(
+            topology: topology, anchors: .regionBeacons, configuration: PositionEstimatorConfiguration(pathLoss: model))
+        let offsets = try ["hot", "plain", "cold"].map { id in estimator.anchors[try #require(estimator.anchorIndex(ofRegion: id))].rssiOffset }
+        #expect(offsets == [8, 0, -8])
+        // Readings of the beacons as they really are, from x = 6: the estimate lands there, not
+        // pulled towards the hot beacon nor pushed away from the cold one.
+        let observations = try ["hot", "plain", "cold"].enumerated().map { n, id in
+            let anchor = try #require(estimator.anchorIndex(ofRegion: id))
+            let a = estimator.anchors[anchor]
+            let dz = a.height - estimator.configuration.clientHeight
+            let distance = ((a.x - 6) * (a.x - 6) + dz * dz).squareRoot()
+            return PositionObservation(anchor: anchor, rssi: model.expectedRSSI(atDistance: distance) + [8.0, 0, -8][n], count: 4)
+        }
+        let estimate = try #require(estimator.update(nil, observations: observations, at: Date(timeIntervalSince1970: 0)))
+        #expect(abs(estimate.x - 6) < 1, "\(estimate.x)")
     }
 }
