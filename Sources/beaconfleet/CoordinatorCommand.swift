@@ -104,6 +104,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
     )
     var clientId: String?
 
+    @Flag(help: "Announce clients and gateways to Home Assistant by MQTT discovery (docs/home-assistant.md).")
+    var homeAssistant = false
+
+    @Option(help: "Home Assistant's discovery prefix.")
+    var homeAssistantPrefix: String = HomeAssistantConfiguration.defaultPrefix
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -117,6 +123,16 @@ struct CoordinatorCommand: AsyncParsableCommand {
         if let http { _ = try Self.parseAddress(http) }
         _ = try Self.parsePlanner(planner)
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel): not a level") }
+        _ = try homeAssistantConfiguration()
+    }
+
+    func homeAssistantConfiguration() throws -> HomeAssistantConfiguration? {
+        guard homeAssistant else { return nil }
+        do {
+            return try HomeAssistantConfiguration(prefix: homeAssistantPrefix)
+        } catch {
+            throw ValidationError("--home-assistant-prefix: \(error)")
+        }
     }
 
     static func parsePlanner(_ text: String) throws -> PlannerChoice {
@@ -150,6 +166,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         configuration.sightingsQueueLimit = queueLimit
         configuration.topologyPollInterval = .milliseconds(Int64((topologyPoll * 1000).rounded()))
         connection.apply(to: &configuration.mqtt)
+        configuration.homeAssistant = try homeAssistantConfiguration()
         let client: MQTTClient
         let coordinator: CoordinatorService
         do {
@@ -161,6 +178,20 @@ struct CoordinatorCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         var services: [any Service] = [client, coordinator]
+        if let homeAssistant = configuration.homeAssistant {
+            do {
+                let connection = try MQTTClient(configuration: HomeAssistantBridge.connection(for: configuration.mqtt), logger: logger)
+                services += [
+                    connection,
+                    HomeAssistantBridge(
+                        configuration: homeAssistant, topics: configuration.topics, core: coordinator.core, client: connection,
+                        logger: logger),
+                ]
+            } catch {
+                logger.critical("\(error)")
+                throw ExitCode.failure
+            }
+        }
         if let (host, port) = configuration.http {
             services.append(
                 CoordinatorHTTPServer.make(

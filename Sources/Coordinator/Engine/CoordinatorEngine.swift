@@ -84,6 +84,9 @@ public final class CoordinatorEngine {
     var scratchIndices: [Int32] = []
     var scratchDeparted: [Int32] = []
     let reportDecoder = WireCoding.makeDecoder()
+    /// Clients ``flush(now:backlogged:)`` estimated, for a watcher (``CoordinatorCore/watchClientChanges()``);
+    /// `nil` while nobody watches, so the flush pays one check.
+    var estimated: [Int32]?
 
     /// An engine for `venue`, resuming `restored` clients (from the state store).
     public init(topics: Topics, venue: CoordinatorVenue, configuration: Configuration = Configuration(), restored: [StoredClient] = []) {
@@ -167,6 +170,7 @@ public final class CoordinatorEngine {
             guard var record = table.records[Int(index)] else { continue }
             record.dirty = false
             update(&record, now: now)
+            estimated?.append(index)
             if record.needsPersist { persistPending.append(index) }
             table.records[Int(index)] = record
         }

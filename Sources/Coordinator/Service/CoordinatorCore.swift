@@ -15,6 +15,9 @@ public actor CoordinatorCore {
     private var lastFlush = ContinuousClock.now
     private var topologyError: String?
     private var topologyInfo: CoordinatorStatus.TopologyInfo
+    /// Clients whose state may have changed since a watcher last took them; `nil` while nobody
+    /// watches (see ``watchClientChanges()``).
+    var changedClients: Set<String>?
 
     /// A core on `venue`, resuming the clients in `store`.
     public init(
@@ -100,6 +103,7 @@ public actor CoordinatorCore {
     private func commit() -> [CoordinatorOutput] {
         let outputs = engine.takeOutputs()
         let (changed, removed) = engine.takeChangedClients()
+        if changedClients != nil { noteChanges(outputs, changed, removed) }
         if let store, !changed.isEmpty || !removed.isEmpty {
             do {
                 try store.save(changed, removing: removed)
