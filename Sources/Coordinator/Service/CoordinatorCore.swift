@@ -87,6 +87,21 @@ public actor CoordinatorCore {
         return commit()
     }
 
+    /// Before the coordinator stops (SIGTERM): plans the clients whose sightings wait for the flush
+    /// interval and writes every client whose `lastSeen` the store has not caught up with (it is
+    /// written at most every ``CoordinatorEngine/Configuration/lastSeenPersistInterval`` while
+    /// running), so a restart resumes them as they were and does not expire them early. Returns
+    /// what to publish.
+    public func drain(now: Date = Date()) -> [CoordinatorOutput] {
+        engine.flush(now: Int64(now.timeIntervalSince1970 * 1000))
+        for index in engine.table.records.indices {
+            guard let record = engine.table.records[index], record.lastSeen > record.persistedSeen else { continue }
+            engine.table.records[index]!.needsPersist = true
+            engine.persistPending.append(Int32(index))
+        }
+        return commit()
+    }
+
     /// Swaps in a new topology with its planner and estimator; every client is re-planned.
     public func reload(_ venue: CoordinatorVenue, now: Date = Date()) -> [CoordinatorOutput] {
         engine.replaceVenue(venue, now: Int64(now.timeIntervalSince1970 * 1000))

@@ -110,6 +110,8 @@ public final class CoordinatorService: Service, Sendable {
         } onGracefulShutdown: { [queue] in
             queue.close()
         }
+        // Everything queued is applied (the process loop drains the closed queue): plan what waits and write the rest.
+        await publish(await core.drain())
         // Say goodbye: a clean disconnect does not fire the will.
         if let payload = try? WireCoding.encode(CoordinatorStatus(state: .offline, time: Date())) {
             try? client.enqueue(topic: topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)
