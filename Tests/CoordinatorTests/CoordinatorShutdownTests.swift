@@ -83,7 +83,9 @@ struct CoordinatorShutdownTests {
                 let goodbye = try await seen.message(on: topics.coordinatorStatus, "the offline status", after: stopping) { _ in true }
                 let offline = try WireCoding.decode(CoordinatorStatus.self, from: goodbye.payload, topic: goodbye.topic)
                 #expect(offline.state == .offline && offline.time != nil)
-                #expect(goodbye.payload == (try await retained(broker, topics.coordinatorStatus)), "the offline status is retained")
+                #expect(
+                    try await MessageLog.retained(broker, topics.coordinatorStatus)[topics.coordinatorStatus] == goodbye.payload,
+                    "the offline status is retained")
 
                 // The file holds every client at the version it last published.
                 let stored = Dictionary(uniqueKeysWithValues: try StateStore(path: state).loadClients().map { ($0.id, $0) })
@@ -110,18 +112,6 @@ struct CoordinatorShutdownTests {
                 kill(process.processIdentifier, SIGTERM)
                 process.waitUntilExit()
                 #expect(process.terminationStatus == 0)
-            }
-        }
-    }
-
-    /// The retained payload on `topic`, as a fresh subscriber gets it.
-    func retained(_ broker: MosquittoBroker, _ topic: String) async throws -> [UInt8] {
-        try await withConnectedClient(MQTTConfiguration(url: broker.url)) { late in
-            let messages = late.messages
-            try await late.subscribe(topic)
-            return try await withTimeout(.seconds(10), "the retained \(topic)") {
-                for await message in messages where message.retain { return message.payload }
-                return []
             }
         }
     }
