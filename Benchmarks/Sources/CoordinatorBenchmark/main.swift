@@ -190,7 +190,16 @@ func startCoordinator(_ broker: MosquittoBroker, logger: Logger) async throws ->
     configuration.sightingsQueueLimit = 1_000_000
     let client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
     let service = try CoordinatorService(configuration: configuration, client: client, logger: logger)
-    let group = ServiceGroup(configuration: .init(services: [client, service], logger: logger))
+    var services: [any Service] = [client, service]
+    // BENCH_HOME_ASSISTANT=1: with Home Assistant discovery on (its own connection, watching every client).
+    if ProcessInfo.processInfo.environment["BENCH_HOME_ASSISTANT"] != nil {
+        let connection = try MQTTClient(configuration: HomeAssistantBridge.connection(for: configuration.mqtt), logger: logger)
+        let bridge = HomeAssistantBridge(
+            configuration: try HomeAssistantConfiguration(), topics: topics, core: service.core, client: connection, logger: logger)
+        services += [connection, bridge]
+        print("(with Home Assistant discovery)")
+    }
+    let group = ServiceGroup(configuration: .init(services: services, logger: logger))
     let task = Task { try await group.run() }
     let probe = try MQTTClient(configuration: MQTTConfiguration(url: broker.url))
     try probe.connect()

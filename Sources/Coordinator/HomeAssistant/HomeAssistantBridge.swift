@@ -54,8 +54,9 @@ public final class HomeAssistantBridge: Service, Sendable {
 
     /// How often the bridge takes changes and publishes.
     static let tick = Duration.milliseconds(250)
-    /// Snapshots read from the core per call, so that the core is never held long.
-    static let snapshotBatch = 256
+    /// Clients read from the core per call, so that the core is never held long (a phone's report
+    /// waits at most for one such call).
+    static let snapshotBatch = 64
 
     public func run() async throws {
         await core.watchClientChanges()
@@ -92,8 +93,8 @@ public final class HomeAssistantBridge: Service, Sendable {
     /// What the bridge has published, and who waits.
     struct PublishedState {
         var pacer: HomeAssistantPacer
-        /// Per client: its config and state payloads as last published.
-        var clients: [String: (config: [UInt8], state: [UInt8])] = [:]
+        /// Per client: the kind its config was published for (`nil`: none yet) and its state payload as last published.
+        var clients: [String: (kind: String?, state: [UInt8])] = [:]
         /// Gateways announced, and the topology revision they come from.
         var gateways: Set<String> = []
         var places: HomeAssistantPlaces?
@@ -119,51 +120,63 @@ public final class HomeAssistantBridge: Service, Sendable {
             announceGateways(topology, origin: origin, into: &state)
             // Where a client is depends on the regions: every state again.
             if revised || again { state.pacer.add(state.clients.keys) }
-            if again { state.clients = state.clients.mapValues { _ in ([], []) } }
+            if again { state.clients = state.clients.mapValues { _ in (nil, []) } }
         }
         guard let places = state.places else { return }
         state.pacer.add(await core.takeChangedClients())
-        // Clients per round: a client costs one message, two the first time (config and state).
-        let budget = max(1, Int(Double(configuration.messagesPerSecond) * (HomeAssistantBridge.tick / .seconds(1))))
-        let due = state.pacer.take(upTo: budget, now: .now)
-        var start = due.startIndex
-        while start < due.endIndex {
-            let batch = due[start..<min(start + HomeAssistantBridge.snapshotBatch, due.endIndex)]
-            start = batch.endIndex
-            let snapshots = await core.clients(batch)
+        // Messages per round; a client costs at most two (config and state), so a batch is taken
+        // only while that many remain.
+        let budget = max(2, Int(Double(configuration.messagesPerSecond) * (HomeAssistantBridge.tick / .seconds(1))))
+        var sent = 0
+        while sent + 2 <= budget {
+            let batch = state.pacer.take(upTo: min(HomeAssistantBridge.snapshotBatch, (budget - sent) / 2), now: .now)
+            if batch.isEmpty { break }
+            let snapshots = await core.placements(batch)
             for (id, snapshot) in zip(batch, snapshots) {
                 if let snapshot {
-                    publish(snapshot, places: places, origin: origin, into: &state)
+                    sent += publish(snapshot, places: places, origin: origin, into: &state)
                 } else {
-                    clear(id, into: &state)
+                    sent += clear(id, into: &state)
                 }
             }
         }
     }
 
-    /// The config (when new or changed) and state (when changed) of a client.
+    /// The config (when new, or its kind changed: a tag became a phone) and the state (when
+    /// changed) of a client; returns the messages sent.
     private func publish(
         _ snapshot: ClientSnapshot, places: HomeAssistantPlaces, origin: HomeAssistantDiscovery.Origin, into state: inout PublishedState
-    ) {
+    ) -> Int {
         let object = topics.clientObjectID(snapshot.id)
-        let config = HomeAssistantDiscovery.client(snapshot.id, kind: snapshot.kind, topics: topics, origin: origin).encoded()
         let payload = (try? Array(state.encoder.encode(HomeAssistantClientState(snapshot, places: places)))) ?? []
-        var published = state.clients[snapshot.id] ?? ([], [])
-        if published.config != config, send(topics.config(object), config) { published.config = config }
-        if published.state != payload, send(topics.state(object), payload) { published.state = payload }
+        var published = state.clients[snapshot.id] ?? (nil, [])
+        var sent = 0
+        if published.kind != snapshot.kind {
+            let config = HomeAssistantDiscovery.client(snapshot.id, kind: snapshot.kind, topics: topics, origin: origin).encoded()
+            if send(topics.config(object), config) {
+                published.kind = snapshot.kind
+                sent += 1
+            }
+        }
+        if published.state != payload, send(topics.state(object), payload) {
+            published.state = payload
+            sent += 1
+        }
         state.clients[snapshot.id] = published
         // Not sent (the queue was full): again in the next interval.
-        if published.config != config || published.state != payload { state.pacer.add([snapshot.id]) }
+        if published.kind != snapshot.kind || published.state != payload { state.pacer.add([snapshot.id]) }
+        return sent
     }
 
     /// An expired client: its config and state removed (empty retained payloads), also when this
     /// bridge never announced it (an earlier run may have).
-    private func clear(_ id: String, into state: inout PublishedState) {
+    private func clear(_ id: String, into state: inout PublishedState) -> Int {
         let object = topics.clientObjectID(id)
         send(topics.config(object), [])
         send(topics.state(object), [])
         state.clients[id] = nil
         state.pacer.forget(id)
+        return 2
     }
 
     /// Every gateway of `topology` announced; those no longer in it removed.

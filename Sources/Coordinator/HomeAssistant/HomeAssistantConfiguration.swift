@@ -6,8 +6,9 @@ public struct HomeAssistantConfiguration: Sendable, Equatable {
     /// At most one state message per client in this interval; the newest state wins.
     public var stateInterval: Duration = .seconds(1)
     /// At most this many messages (configs and states together) per second, so a venue of
-    /// thousands of tags does not flood the broker; the rest wait, the oldest change first.
-    public var messagesPerSecond: Int = 5_000
+    /// thousands of tags floods neither the broker nor Home Assistant; the rest wait, the oldest
+    /// change first (with 10,000 tags all moving, each is shown every 5 s).
+    public var messagesPerSecond: Int = 2_000
     /// The origin's `url` in every discovery payload (where operators read about this installation); left out when `nil`.
     public var originURL: String?
 

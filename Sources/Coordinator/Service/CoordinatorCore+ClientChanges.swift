@@ -1,3 +1,4 @@
+import Foundation
 public import Topology
 
 /// Which clients changed, for a watcher that shows them elsewhere (Home Assistant): noted as the
@@ -18,9 +19,17 @@ extension CoordinatorCore {
         return changedClients ?? []
     }
 
-    /// The snapshots of `ids`, in order (`nil`: not known, e.g. expired).
-    public func clients(_ ids: some Collection<String>) -> [ClientSnapshot?] {
-        ids.map { engine.snapshot(of: $0) }
+    /// Where each of `ids` is, in order (`nil`: not known, e.g. expired): their snapshots without
+    /// the monitored sets (`regions` empty), which a watcher showing positions does not need and
+    /// which cost most of a snapshot, so that the core is held as briefly as possible.
+    public func placements(_ ids: some Collection<String>) -> [ClientSnapshot?] {
+        ids.map { id in
+            guard let index = engine.table.byID[id], let record = engine.table.records[Int(index)] else { return nil }
+            return ClientSnapshot(
+                id: record.id, version: record.version, regions: [], inside: record.inside.map { engine.venue.id(ofRegion: $0) },
+                position: engine.position(record), lastSeen: Date(timeIntervalSince1970: Double(record.lastSeen) / 1000),
+                kind: record.isPhone ? "phone" : "tag", present: record.present, advertising: nil)
+        }
     }
 
     /// The topology in use (it changes on reload).
