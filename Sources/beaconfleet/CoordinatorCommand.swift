@@ -62,6 +62,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
                   --topology topology/mall --state /var/lib/beaconfleet/state.sqlite \\
                   --http 0.0.0.0:9090 --budget 18
               beaconfleet coordinator --broker mqtt://localhost --topology topology/museum --planner nearest
+              beaconfleet coordinator --broker mqtt://localhost --topology topology/museum --home-assistant
               beaconfleet coordinator --broker mqtts://broker:8883 --ca-file ca.pem \\
                   --topology venue/
             """)

@@ -48,6 +48,9 @@ struct CommandLineErrorTests {
         Case(
             "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--budget", "30"],
             cause: "Error: --budget 30: must be 1…20"),
+        Case(
+            "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--home-assistant", "--home-assistant-prefix", "ha/#"],
+            cause: "Error: --home-assistant-prefix: discovery prefix 'ha/#': must not"),
     ]
 
     @Test("exits 64 with the cause and the subcommand's usage on stderr", arguments: cases)
