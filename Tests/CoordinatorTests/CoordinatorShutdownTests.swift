@@ -115,4 +115,28 @@ struct CoordinatorShutdownTests {
             }
         }
     }
+
+    @Test("SIGTERM while the broker is unreachable: the coordinator still stops, exit 0", .requiresBeaconFleetBinary)
+    func sigtermWithoutBroker() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-term-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("coordinator.log")
+        // A broker that was there and is gone: its address refuses connections.
+        let broker = try await MosquittoBroker.start()
+        await broker.stop()
+        let port = try LoopbackPort.hold()
+        defer { LoopbackPort.release(port) }
+        let process = try CoordinatorHarness.launch(
+            broker: broker, statePath: directory.appendingPathComponent("state.sqlite").path, httpPort: port, log: log,
+            extraArguments: ["--home-assistant"])
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)  // /healthz answers 503
+        kill(process.processIdentifier, SIGTERM)
+        let status = try await withTimeout(.seconds(30), "the coordinator to exit after SIGTERM without a broker") { [process] in
+            while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+            return process.terminationStatus
+        }
+        #expect(status == 0 && process.terminationReason == .exit)
+    }
 }

@@ -65,11 +65,20 @@ public final class HomeAssistantBridge: Service, Sendable {
             if message.topic == statusTopic, message.payloadString == "online" { republish.store(true, ordering: .relaxed) }
         }
         defer { registration.cancel() }
-        // Subscribing waits for the connection: nothing is published before it.
-        do {
-            try await client.subscribe(statusTopic, qos: .atLeastOnce)
-        } catch {
-            logger.warning("cannot subscribe to \(statusTopic): \(error); configs are not re-sent when Home Assistant restarts")
+        // Nothing is published before the first connection (what is queued before it is lost).
+        // The wait ends at shutdown: a broker that never answers must not hold the coordinator's exit.
+        for await state in client.connectionStates.cancelOnGracefulShutdown() {
+            if case .connected = state { break }
+        }
+        guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
+        // Not awaited here: a subscription waits for its acknowledgement across reconnections, and
+        // ends (closed) when the connection does, after this service.
+        Task { [client, logger] in
+            do {
+                try await client.subscribe(statusTopic, qos: .atLeastOnce)
+            } catch {
+                logger.warning("cannot subscribe to \(statusTopic): \(error); configs are not re-sent when Home Assistant restarts")
+            }
         }
         await withDiscardingTaskGroup { group in
             group.addTask { [self] in
