@@ -62,6 +62,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
                   --topology topology/mall --state /var/lib/beaconfleet/state.sqlite \\
                   --http 0.0.0.0:9090 --budget 18
               beaconfleet coordinator --broker mqtt://localhost --topology topology/museum --planner nearest
+              beaconfleet coordinator --broker mqtt://localhost --topology topology/museum --home-assistant
               beaconfleet coordinator --broker mqtts://broker:8883 --ca-file ca.pem \\
                   --topology venue/
             """)
@@ -113,6 +114,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
     )
     var clientId: String?
 
+    @Flag(help: "Announce clients and gateways to Home Assistant by MQTT discovery (docs/home-assistant.md).")
+    var homeAssistant = false
+
+    @Option(help: "Home Assistant's discovery prefix.")
+    var homeAssistantPrefix: String = HomeAssistantConfiguration.defaultPrefix
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -126,6 +133,16 @@ struct CoordinatorCommand: AsyncParsableCommand {
         if let http { _ = try Self.parseAddress(http) }
         _ = try Self.parsePlanner(planner)
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel): not a level") }
+        _ = try homeAssistantConfiguration()
+    }
+
+    func homeAssistantConfiguration() throws -> HomeAssistantConfiguration? {
+        guard homeAssistant else { return nil }
+        do {
+            return try HomeAssistantConfiguration(prefix: homeAssistantPrefix)
+        } catch {
+            throw ValidationError("--home-assistant-prefix: \(error)")
+        }
     }
 
     /// The HTTP bearer token: `--http-token-file`, else `$BEACONFLEET_HTTP_TOKEN`, else none.
@@ -173,6 +190,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         configuration.topologyPollInterval = .milliseconds(Int64((topologyPoll * 1000).rounded()))
         configuration.httpToken = try httpToken()
         connection.apply(to: &configuration.mqtt)
+        configuration.homeAssistant = try homeAssistantConfiguration()
         let client: MQTTClient
         let coordinator: CoordinatorService
         do {
@@ -184,6 +202,20 @@ struct CoordinatorCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         var services: [any Service] = [client, coordinator]
+        if let homeAssistant = configuration.homeAssistant {
+            do {
+                let connection = try MQTTClient(configuration: HomeAssistantBridge.connection(for: configuration.mqtt), logger: logger)
+                services += [
+                    connection,
+                    HomeAssistantBridge(
+                        configuration: homeAssistant, topics: configuration.topics, core: coordinator.core, client: connection,
+                        logger: logger),
+                ]
+            } catch {
+                logger.critical("\(error)")
+                throw ExitCode.failure
+            }
+        }
         if let (host, port) = configuration.http {
             if configuration.httpToken == nil, !["127.0.0.1", "::1", "localhost"].contains(host) {
                 logger.warning("--http \(host):\(port): the map and the API are open to the network without a token; see --http-token-file")

@@ -54,6 +54,9 @@ struct CommandLineErrorTests {
         Case(
             "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--http", "localhost"],
             cause: "Error: --http localhost: expected PORT or HOST:PORT"),
+        Case(
+            "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--home-assistant", "--home-assistant-prefix", "ha/#"],
+            cause: "Error: --home-assistant-prefix: discovery prefix 'ha/#': must not"),
     ]
 
     @Test("exits 64 with the cause and the subcommand's usage on stderr", arguments: cases)

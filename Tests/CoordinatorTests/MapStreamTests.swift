@@ -55,14 +55,14 @@ struct MapStreamTests {
         let topic = TestVenue.topics.sightings(try Identifier("g0"))
         try engine.feed(topic, TestVenue.batch(seq: 1, at: 0, tags: [(minor: 1, distance: 2)]), at: 0)
         _ = engine.step(at: 0)
-        #expect(engine.takeTouchedMarkers().isEmpty)
-        engine.tracksMarkers = true
+        #expect(engine.takeTouched().isEmpty)
+        engine.tracksTouched = true
         try engine.feed(topic, TestVenue.batch(seq: 2, at: 1, tags: [(minor: 1, distance: 6), (minor: 2, distance: 3)]), at: 1.1)
         _ = engine.step(at: 1.1)
-        let touched = engine.takeTouchedMarkers()
+        let touched = engine.markers(of: engine.takeTouched())
         #expect(Set(touched.map(\.id)) == [TestVenue.tagID(1), TestVenue.tagID(2)])
         #expect(touched.allSatisfy { $0.kind == "tag" && $0.position != nil })
-        #expect(engine.takeTouchedMarkers().isEmpty, "each change is handed over once")
+        #expect(engine.takeTouched().isEmpty, "each change is handed over once")
         // The list: filter and page, in id order, with the total.
         let all = engine.clients(ClientQuery(kind: .tag, limit: 1))
         #expect(all.total == 2 && all.page.map(\.id) == [TestVenue.tagID(1)])

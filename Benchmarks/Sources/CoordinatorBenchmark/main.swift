@@ -199,6 +199,14 @@ func startCoordinator(_ broker: MosquittoBroker, httpPort: Int? = nil, logger: L
             CoordinatorHTTPServer.make(
                 core: service.core, metrics: service.metrics, client: client, host: "127.0.0.1", port: httpPort, logger: logger))
     }
+    // BENCH_HOME_ASSISTANT=1: with Home Assistant discovery on (its own connection, watching every client).
+    if ProcessInfo.processInfo.environment["BENCH_HOME_ASSISTANT"] != nil {
+        let connection = try MQTTClient(configuration: HomeAssistantBridge.connection(for: configuration.mqtt), logger: logger)
+        let bridge = HomeAssistantBridge(
+            configuration: try HomeAssistantConfiguration(), topics: topics, core: service.core, client: connection, logger: logger)
+        services += [connection, bridge]
+        print("(with Home Assistant discovery)")
+    }
     let group = ServiceGroup(configuration: .init(services: services, logger: logger))
     let task = Task { try await group.run() }
     let probe = try MQTTClient(configuration: MQTTConfiguration(url: broker.url))

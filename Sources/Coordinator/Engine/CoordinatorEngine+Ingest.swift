@@ -145,7 +145,7 @@ extension CoordinatorEngine {
                 departedCandidates, coverage: &gateways.tables[g], records: &table.records, persistPending: &persistPending,
                 departures: &departures, exits: &exits)
             counters.departures += UInt64(departures)
-            if tracksMarkers { touched.append(contentsOf: departedCandidates) }
+            if tracksTouched { touched.append(contentsOf: departedCandidates) }
             // Clients that left from inside regions: their exits, in the order they left.
             for client in exits { emitAbsenceExits(client, now: time) }
         }

@@ -11,17 +11,22 @@ extension CoordinatorEngine {
     }
 
     /// The clients whose estimate or presence changed since the last call, while
-    /// ``tracksMarkers`` is on (each once).
-    public func takeTouchedMarkers() -> [ClientMarker] {
+    /// ``tracksTouched`` is on: indices, each once.
+    public func takeTouched() -> [Int32] {
         guard !touched.isEmpty else { return [] }
         defer { touched.removeAll(keepingCapacity: true) }
         var seen = Set<Int32>(minimumCapacity: touched.count)
-        var result: [ClientMarker] = []
-        result.reserveCapacity(touched.count)
-        for index in touched where seen.insert(index).inserted {
-            if let record = table.records[Int(index)] { result.append(marker(record)) }
-        }
-        return result
+        return touched.filter { seen.insert($0).inserted }
+    }
+
+    /// The markers of the clients at `indices` that still exist.
+    public func markers(of indices: [Int32]) -> [ClientMarker] {
+        indices.compactMap { index in table.records[Int(index)].map(marker) }
+    }
+
+    /// The ids of the clients at `indices` that still exist.
+    func ids(of indices: [Int32]) -> [String] {
+        indices.compactMap { index in table.records[Int(index)]?.id }
     }
 
     func marker(_ record: ClientRecord) -> ClientMarker {

@@ -85,8 +85,9 @@ public final class CoordinatorEngine {
     var scratchDeparted: [Int32] = []
     let reportDecoder = WireCoding.makeDecoder()
     /// Whether clients whose estimate or presence changed are noted in `touched` (for the live
-    /// map's stream, see ``takeTouchedMarkers()``); off while nobody watches, so it costs nothing then.
-    public var tracksMarkers = false
+    /// map's stream and Home Assistant, see ``takeTouched()``); off while nobody watches, so it
+    /// costs nothing then.
+    public var tracksTouched = false
     var touched: [Int32] = []
 
     /// An engine for `venue`, resuming `restored` clients (from the state store).
@@ -177,7 +178,7 @@ public final class CoordinatorEngine {
             record.dirty = false
             update(&record, now: now)
             if record.needsPersist { persistPending.append(index) }
-            if tracksMarkers { touched.append(index) }
+            if tracksTouched { touched.append(index) }
             table.records[Int(index)] = record
         }
     }

@@ -27,6 +27,8 @@ public struct CoordinatorConfiguration: Sendable {
     public var topologyPollInterval: Duration = .seconds(2)
     /// How often idle clients are expired and the status refreshed.
     public var housekeepingInterval: Duration = .seconds(5)
+    /// Home Assistant MQTT discovery (`--home-assistant`); `nil`: off. See ``HomeAssistantBridge``.
+    public var homeAssistant: HomeAssistantConfiguration?
 
     /// A configuration for `broker`, with the coordinator's last will (`offline`, retained) set;
     /// with a `clientID`, a persistent session the broker keeps across restarts.

@@ -18,7 +18,7 @@ extension CoordinatorCore {
     /// the core's actor, so no change falls between the snapshot and the first update.
     public func subscribeMap() -> (MapSubscription, MapSnapshot) {
         let subscription = map.subscribe()
-        engine.tracksMarkers = true
+        engine.tracksTouched = true
         let snapshot = MapSnapshot(
             clients: engine.markers(), gateways: engine.gatewayMarkers,
             topology: .init(name: engine.venue.topology.name, revision: engine.venue.topology.revision),
@@ -27,9 +27,9 @@ extension CoordinatorCore {
         return (subscription, snapshot)
     }
 
-    /// Hands the map what the last batch changed; stops noting changes once nobody watches.
-    func feedMap(removed: [String]) {
-        let clients = engine.takeTouchedMarkers()
+    /// Hands the map what the last batch changed (`touched`: client indices).
+    func feedMap(touched: [Int32], removed: [String]) {
+        let clients = engine.markers(of: touched)
         var gateways: [GatewayMarker]?
         if engine.gateways.online != mapGatewaysOnline {
             mapGatewaysOnline = engine.gateways.online
@@ -37,7 +37,6 @@ extension CoordinatorCore {
         }
         map.publish(clients: clients, removed: removed, gateways: gateways, topologyChanged: mapTopologyChanged)
         mapTopologyChanged = false
-        if !map.hasSubscribers { engine.tracksMarkers = false }
     }
 
     /// The clients `query` selects (`GET /api/clients`).

@@ -20,6 +20,9 @@ public actor CoordinatorCore {
     /// The gateways' online states last sent to the map, and whether a reload is yet to be announced.
     var mapGatewaysOnline: [Bool] = []
     var mapTopologyChanged = false
+    /// Clients whose state may have changed since a watcher last took them; `nil` while nobody
+    /// watches (see ``watchClientChanges()``).
+    var changedClients: Set<String>?
 
     /// A core on `venue`, resuming the clients in `store`.
     public init(
@@ -96,6 +99,21 @@ public actor CoordinatorCore {
         return commit()
     }
 
+    /// Before the coordinator stops (SIGTERM): plans the clients whose sightings wait for the flush
+    /// interval and writes every client whose `lastSeen` the store has not caught up with (it is
+    /// written at most every ``CoordinatorEngine/Configuration/lastSeenPersistInterval`` while
+    /// running), so a restart resumes them as they were and does not expire them early. Returns
+    /// what to publish.
+    public func drain(now: Date = Date()) -> [CoordinatorOutput] {
+        engine.flush(now: Int64(now.timeIntervalSince1970 * 1000))
+        for index in engine.table.records.indices {
+            guard let record = engine.table.records[index], record.lastSeen > record.persistedSeen else { continue }
+            engine.table.records[index]!.needsPersist = true
+            engine.persistPending.append(Int32(index))
+        }
+        return commit()
+    }
+
     /// Swaps in a new topology with its planner and estimator; every client is re-planned.
     public func reload(_ venue: CoordinatorVenue, now: Date = Date()) -> [CoordinatorOutput] {
         engine.replaceVenue(venue, now: Int64(now.timeIntervalSince1970 * 1000))
@@ -113,6 +131,10 @@ public actor CoordinatorCore {
     private func commit() -> [CoordinatorOutput] {
         let outputs = engine.takeOutputs()
         let (changed, removed) = engine.takeChangedClients()
+        // What the watchers (the live map, Home Assistant) are told changed; nothing is noted
+        // while neither watches.
+        let touched = engine.tracksTouched ? engine.takeTouched() : []
+        if changedClients != nil { noteChanges(touched, outputs, changed, removed) }
         if let store, !changed.isEmpty || !removed.isEmpty {
             do {
                 try store.save(changed, removing: removed)
@@ -121,7 +143,10 @@ public actor CoordinatorCore {
                 log.warning("\(error)", source: "state-store")
             }
         }
-        if engine.tracksMarkers { feedMap(removed: removed) }
+        if engine.tracksTouched {
+            if map.hasSubscribers { feedMap(touched: touched, removed: removed) }
+            engine.tracksTouched = map.hasSubscribers || changedClients != nil
+        }
         metrics.record(engine.counters, since: exported)
         exported = engine.counters
         metrics.clients.set(Double(engine.clientCount))

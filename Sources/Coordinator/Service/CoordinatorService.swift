@@ -88,7 +88,13 @@ public final class CoordinatorService: Service, Sendable {
                 try await withThrowingDiscardingTaskGroup { group in
                     // Apply and publish.
                     group.addTask { [self] in await self.processLoop() }
-                    // Subscribe and announce.
+                    // Subscribe and announce, once connected. A subscription waits for the broker
+                    // however long it takes; waiting for the connection ends at SIGTERM instead, so a
+                    // coordinator whose broker is unreachable still stops.
+                    for await state in client.connectionStates.cancelOnGracefulShutdown() {
+                        if case .connected = state { break }
+                    }
+                    if Task.isShuttingDownGracefully || Task.isCancelled { return }
                     do {
                         for filter in [topics.allGatewayStatus, topics.allSightings, topics.allClientReports] {
                             try await client.subscribe(filter, qos: .atLeastOnce)
@@ -110,6 +116,8 @@ public final class CoordinatorService: Service, Sendable {
         } onGracefulShutdown: { [queue] in
             queue.close()
         }
+        // Everything queued is applied (the process loop drains the closed queue): plan what waits and write the rest.
+        await publish(await core.drain())
         // Say goodbye: a clean disconnect does not fire the will.
         if let payload = try? WireCoding.encode(CoordinatorStatus(state: .offline, time: Date())) {
             try? client.enqueue(topic: topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)

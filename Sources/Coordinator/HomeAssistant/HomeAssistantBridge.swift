@@ -1,0 +1,212 @@
+import Foundation
+public import Logging
+public import MQTT
+public import ServiceLifecycle
+import Synchronization
+import Topology
+public import WireProtocol
+
+/// Announces the coordinator's clients and gateways to Home Assistant by MQTT discovery and keeps
+/// their states (``HomeAssistantConfiguration``, docs/home-assistant.md):
+///
+/// - per client (phone or tag) one retained device-based discovery config on
+///   `<prefix>/device/<object id>/config`: a `device_tracker` and a distance `sensor`, available
+///   while the coordinator's retained status says `online` (its last will says `offline`);
+/// - per client its state, retained, on `<prefix>/device/<object id>/state`
+///   (``HomeAssistantClientState``), at most once per ``HomeAssistantConfiguration/stateInterval``
+///   and only when it changed;
+/// - per gateway of the topology one config with a connectivity `binary_sensor` on the gateway's
+///   own status topic;
+/// - every config again when Home Assistant announces `online` on `<prefix>/status`, or when the
+///   bridge reconnects;
+/// - an expired (or merged) client's config and state cleared with empty retained payloads.
+///
+/// It watches the ``CoordinatorCore`` for changed clients (``CoordinatorCore/watchClientChanges()``)
+/// and reads their snapshots a batch at a time, at its own pace, off the path from a report to its
+/// `regions`; it publishes over its own connection (``connection(for:)``), so its messages never
+/// queue before the phones'. Run it after that client in the coordinator's `ServiceGroup`.
+public final class HomeAssistantBridge: Service, Sendable {
+    public let configuration: HomeAssistantConfiguration
+    public let topics: HomeAssistantTopics
+    public let core: CoordinatorCore
+    public let client: MQTTClient
+    private let logger: Logger
+    /// Set when Home Assistant announced itself (or the connection came back): everything again.
+    private let republish = Atomic<Bool>(false)
+
+    public init(configuration: HomeAssistantConfiguration, topics: Topics, core: CoordinatorCore, client: MQTTClient, logger: Logger) {
+        self.configuration = configuration
+        self.topics = HomeAssistantTopics(prefix: configuration.prefix, topics: topics)
+        self.core = core
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The bridge's own connection: the coordinator's broker, credentials and TLS files, under
+    /// its own client id, a clean session and no last will (availability is the coordinator's).
+    public static func connection(for coordinator: MQTTConfiguration) -> MQTTConfiguration {
+        var configuration = coordinator
+        configuration.clientID = String((coordinator.clientID + "-home-assistant").prefix(128))
+        configuration.cleanSession = true
+        configuration.will = nil
+        return configuration
+    }
+
+    /// How often the bridge takes changes and publishes.
+    static let tick = Duration.milliseconds(250)
+    /// Clients read from the core per call, so that the core is never held long (a phone's report
+    /// waits at most for one such call).
+    static let snapshotBatch = 64
+
+    public func run() async throws {
+        await core.watchClientChanges()
+        let statusTopic = topics.status
+        let registration = client.handleMessages { [self] message in
+            if message.topic == statusTopic, message.payloadString == "online" { republish.store(true, ordering: .relaxed) }
+        }
+        defer { registration.cancel() }
+        // Nothing is published before the first connection (what is queued before it is lost).
+        // The wait ends at shutdown: a broker that never answers must not hold the coordinator's exit.
+        for await state in client.connectionStates.cancelOnGracefulShutdown() {
+            if case .connected = state { break }
+        }
+        guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
+        // Not awaited here: a subscription waits for its acknowledgement across reconnections, and
+        // ends (closed) when the connection does, after this service.
+        Task { [client, logger] in
+            do {
+                try await client.subscribe(statusTopic, qos: .atLeastOnce)
+            } catch {
+                logger.warning("cannot subscribe to \(statusTopic): \(error); configs are not re-sent when Home Assistant restarts")
+            }
+        }
+        await withDiscardingTaskGroup { group in
+            group.addTask { [self] in
+                // A reconnection (the broker may have restarted and lost what was retained): everything again.
+                var connections = 0
+                for await state in client.connectionStates {
+                    guard case .connected = state else { continue }
+                    connections += 1
+                    if connections > 1 { republish.store(true, ordering: .relaxed) }
+                }
+            }
+            var state = PublishedState(configuration: configuration)
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                await step(&state)
+                try? await Task.sleep(for: HomeAssistantBridge.tick)
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// What the bridge has published, and who waits.
+    struct PublishedState {
+        var pacer: HomeAssistantPacer
+        /// Per client: the kind its config was published for (`nil`: none yet) and its state payload as last published.
+        var clients: [String: (kind: String?, state: [UInt8])] = [:]
+        /// Gateways announced, and the topology revision they come from.
+        var gateways: Set<String> = []
+        var places: HomeAssistantPlaces?
+        let encoder: JSONEncoder
+
+        init(configuration: HomeAssistantConfiguration) {
+            pacer = HomeAssistantPacer(interval: configuration.stateInterval)
+            encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        }
+    }
+
+    /// One round: the topology's gateways, a re-announcement if asked, then the changed clients
+    /// that are due, within the message budget.
+    func step(_ state: inout PublishedState) async {
+        let origin = HomeAssistantDiscovery.Origin(url: configuration.originURL)
+        let topology = await core.topology
+        let again = republish.exchange(false, ordering: .relaxed)
+        if state.places?.topology.revision != topology.revision || again {
+            let places = HomeAssistantPlaces(topology: topology)
+            let revised = state.places != nil
+            state.places = places
+            announceGateways(topology, origin: origin, into: &state)
+            // Where a client is depends on the regions: every state again.
+            if revised || again { state.pacer.add(state.clients.keys) }
+            if again { state.clients = state.clients.mapValues { _ in (nil, []) } }
+        }
+        guard let places = state.places else { return }
+        state.pacer.add(await core.takeChangedClients())
+        // Messages per round; a client costs at most two (config and state), so a batch is taken
+        // only while that many remain.
+        let budget = max(2, Int(Double(configuration.messagesPerSecond) * (HomeAssistantBridge.tick / .seconds(1))))
+        var sent = 0
+        while sent + 2 <= budget {
+            let batch = state.pacer.take(upTo: min(HomeAssistantBridge.snapshotBatch, (budget - sent) / 2), now: .now)
+            if batch.isEmpty { break }
+            let snapshots = await core.placements(batch)
+            for (id, snapshot) in zip(batch, snapshots) {
+                if let snapshot {
+                    sent += publish(snapshot, places: places, origin: origin, into: &state)
+                } else {
+                    sent += clear(id, into: &state)
+                }
+            }
+        }
+    }
+
+    /// The config (when new, or its kind changed: a tag became a phone) and the state (when
+    /// changed) of a client; returns the messages sent.
+    private func publish(
+        _ snapshot: ClientSnapshot, places: HomeAssistantPlaces, origin: HomeAssistantDiscovery.Origin, into state: inout PublishedState
+    ) -> Int {
+        let object = topics.clientObjectID(snapshot.id)
+        let payload = (try? Array(state.encoder.encode(HomeAssistantClientState(snapshot, places: places)))) ?? []
+        var published = state.clients[snapshot.id] ?? (nil, [])
+        var sent = 0
+        if published.kind != snapshot.kind {
+            let config = HomeAssistantDiscovery.client(snapshot.id, kind: snapshot.kind, topics: topics, origin: origin).encoded()
+            if send(topics.config(object), config) {
+                published.kind = snapshot.kind
+                sent += 1
+            }
+        }
+        if published.state != payload, send(topics.state(object), payload) {
+            published.state = payload
+            sent += 1
+        }
+        state.clients[snapshot.id] = published
+        // Not sent (the queue was full): again in the next interval.
+        if published.kind != snapshot.kind || published.state != payload { state.pacer.add([snapshot.id]) }
+        return sent
+    }
+
+    /// An expired client: its config and state removed (empty retained payloads), also when this
+    /// bridge never announced it (an earlier run may have).
+    private func clear(_ id: String, into state: inout PublishedState) -> Int {
+        let object = topics.clientObjectID(id)
+        send(topics.config(object), [])
+        send(topics.state(object), [])
+        state.clients[id] = nil
+        state.pacer.forget(id)
+        return 2
+    }
+
+    /// Every gateway of `topology` announced; those no longer in it removed.
+    private func announceGateways(_ topology: Topology, origin: HomeAssistantDiscovery.Origin, into state: inout PublishedState) {
+        let ids = Set(topology.gateways.map(\.id))
+        for gone in state.gateways.subtracting(ids) { send(topics.config(topics.gatewayObjectID(gone)), []) }
+        for id in topology.gateways.map(\.id) {
+            send(topics.config(topics.gatewayObjectID(id)), HomeAssistantDiscovery.gateway(id, topics: topics, origin: origin).encoded())
+        }
+        state.gateways = ids
+    }
+
+    /// Queues a retained QoS 1 message; whether it was queued (when not, the error is logged).
+    @discardableResult
+    private func send(_ topic: String, _ payload: [UInt8]) -> Bool {
+        do {
+            try client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: true)
+            return true
+        } catch {
+            logger.warning("cannot publish on \(topic): \(error)")
+            return false
+        }
+    }
+}
