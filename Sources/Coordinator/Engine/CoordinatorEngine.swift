@@ -159,10 +159,17 @@ public final class CoordinatorEngine {
     ///     ``Configuration/tagEstimateInterval``).
     ///   - phonesOnly: decide for phones only (a phone's report waits for its answer); every other
     ///     client stays dirty for the next flush.
-    public func flush(now: Int64, backlogged: Bool = false, phonesOnly: Bool = false) {
+    ///   - limit: decide for at most this many clients other than phones; the rest stay dirty.
+    ///     Gateways' windows arrive together, so without a bound one flush may estimate
+    ///     thousands of tags while a phone's report waits behind it.
+    /// - Returns: whether clients that could be decided now were left for the next flush.
+    @discardableResult
+    public func flush(now: Int64, backlogged: Bool = false, phonesOnly: Bool = false, limit: Int = .max) -> Bool {
         let dirty = dirtyClients
         dirtyClients.removeAll(keepingCapacity: true)
         let interval = configuration.tagEstimateInterval
+        var decided = 0
+        var deferred = false
         for index in dirty {
             // Checked in place: reading the record out copies it.
             guard let isPhone = table.records[Int(index)]?.isPhone,
@@ -174,6 +181,14 @@ public final class CoordinatorEngine {
                 dirtyClients.append(index)  // stays dirty; its evidence keeps accumulating
                 continue
             }
+            if !isPhone {
+                if decided >= limit {
+                    dirtyClients.append(index)
+                    deferred = true
+                    continue
+                }
+                decided += 1
+            }
             guard var record = table.records[Int(index)] else { continue }
             record.dirty = false
             update(&record, now: now)
@@ -181,6 +196,7 @@ public final class CoordinatorEngine {
             if tracksTouched { touched.append(index) }
             table.records[Int(index)] = record
         }
+        return deferred
     }
 
     func update(_ record: inout ClientRecord, now: Int64) {

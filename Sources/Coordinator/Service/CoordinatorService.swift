@@ -250,7 +250,9 @@ public final class CoordinatorService: Service, Sendable {
     /// Plans sighting-only clients even when no new message arrives to trigger it.
     private func flushLoop() async {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: .milliseconds(200))
+            // Tags left over from a bounded flush go at once, a chunk per call, so reports
+            // interleave with them on the core.
+            if await core.flushPending { await Task.yield() } else { try? await Task.sleep(for: .milliseconds(200)) }
             await publish(await core.flushIfDue(backlogged: sightingsBacklogged))
         }
     }
