@@ -76,7 +76,10 @@ extension CoordinatorEngine {
     public func applySightings(gateway: String, batch: DecodedSightingsBatch, now: Int64) {
         counters.sightingsBatches += 1
         counters.sightings += UInt64(batch.sightings.count)
-        guard gateways.accept(gateway: gateway, seq: batch.seq, missed: &counters.missedBatches) else {
+        var resets: UInt64 = 0
+        let accepted = gateways.accept(gateway: gateway, seq: batch.seq, epoch: batch.epoch, missed: &counters.missedBatches, resets: &resets)
+        counters.sequenceResets += resets
+        guard accepted else {
             counters.duplicateBatches += 1
             return
         }
@@ -342,6 +345,7 @@ extension CoordinatorEngine {
     /// anyone leave (silence from a dead gateway is not evidence).
     public func applyGatewayStatus(gateway: String, status: GatewayStatus) {
         counters.gatewayStatuses += 1
+        if gateways.noteStatus(gateway: gateway, online: status.state == .online) { counters.sequenceResets += 1 }
         guard let g = venue.topology.gatewayIndex(id: gateway) else { return }
         switch status.state {
         case .online:

@@ -13,6 +13,9 @@ public struct IngestCounters: Sendable, Equatable {
     /// Batches that repeated or came after a later one of the same gateway (skipped), and gaps in `seq`.
     public var duplicateBatches: UInt64 = 0
     public var missedBatches: UInt64 = 0
+    /// Times a gateway's duplicate check started over: a batch with a new spool epoch, or (for a
+    /// gateway without epochs) an `online` status after an `offline` one.
+    public var sequenceResets: UInt64 = 0
     /// Batches from gateways the topology does not place (their sightings cannot locate anyone).
     public var unknownGatewayBatches: UInt64 = 0
     /// Sightings of the venue's own region beacons (not clients).
