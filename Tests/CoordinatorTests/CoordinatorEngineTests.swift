@@ -119,6 +119,8 @@ struct CoordinatorEngineTests {
         // Sightings without tx power, read with the estimator's default model (-59 dBm at 1 m).
         let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 20, estimator: .init()))
         let gateways = topology.gateways
+        // A tag the museum's clients.csv admits (the simulated tags' UUID).
+        let museumTagUUID = "5A1D0000-BEAC-4F1E-9E70-000000000001"
         // The tag walks the museum's corridor (x = 10) from corridor-5 (y = 46) south at 1.2 m/s;
         // every gateway hears it each second at the log-distance model's RSSI (no noise).
         var trueY = 46.0
@@ -135,14 +137,14 @@ struct CoordinatorEngineTests {
                     seq: UInt64(second + 1), start: start, end: start.addingTimeInterval(1),
                     sightings: [
                         Sighting(
-                            format: "ibeacon", uuid: TestVenue.tagUUID, major: 7, minor: 3, address: "AA:BB:CC:DD:EE:03",
+                            format: "ibeacon", uuid: museumTagUUID, major: 7, minor: 3, address: "AA:BB:CC:DD:EE:03",
                             rssi: (rssi * 10).rounded() / 10, rssiMax: Int(rssi.rounded()), count: 5, txPower: -59, distance: nil)
                     ])
                 try engine.feed(gw(gateway.id), batch, at: Double(second))
             }
             events += engine.step(at: Double(second) + 0.9).events
         }
-        let position = try #require(engine.snapshot(of: TestVenue.tagID(3))?.position)
+        let position = try #require(engine.snapshot(of: "\(museumTagUUID).7.3")?.position)
         #expect(abs(position.y - trueY) < 3, "estimated y \(position.y), true y \(trueY)")
         #expect(events.contains { $0.type == .exit && $0.region == "corridor-5" }, "the tag left corridor-5")
         #expect(events.contains { $0.type == .enter && $0.region == "corridor-3" }, "and entered corridor-3 on its way (y = 30)")

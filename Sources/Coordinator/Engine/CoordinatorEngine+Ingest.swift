@@ -72,7 +72,9 @@ extension CoordinatorEngine {
     }
 
     /// Applies one gateway window. Sightings of region beacons are counted and skipped; every other
-    /// identity is a mobile client (or the phone that declared it as its advertising identity).
+    /// identity already tracked is a mobile client (or the phone that declared it as its advertising
+    /// identity); a new one becomes a client when the venue's ``Topology/ClientPolicy`` admits it
+    /// (always, without a policy), and is otherwise counted per gateway and reason, not tracked.
     public func applySightings(gateway: String, batch: DecodedSightingsBatch, now: Int64) {
         counters.sightingsBatches += 1
         counters.sightings += UInt64(batch.sightings.count)
@@ -110,6 +112,8 @@ extension CoordinatorEngine {
         // check per sighting; a new client goes through clientIndex(forBeacon:) with it put back.
         var byBeacon = table.byBeacon
         table.byBeacon = [:]
+        let policy = venue.topology.clientPolicy
+        var refused = AdmissionCounts()
         for i in sightings.indices {
             let key = sightings[i].key
             if checkRegions, regionIDs.mayContain(key), regionByBeacon[key] != nil {
@@ -121,6 +125,19 @@ extension CoordinatorEngine {
                 indices.append(index)
                 continue
             }
+            if let policy {
+                switch policy.verdict(for: key, address: sightings[i].address) {
+                case .client: break
+                case .venue:
+                    refused.venue += 1
+                    indices.append(-1)
+                    continue
+                case .unlisted:
+                    refused.unlisted += 1
+                    indices.append(-1)
+                    continue
+                }
+            }
             table.byBeacon = byBeacon
             byBeacon = [:]
             indices.append(clientIndex(forBeacon: key, now: now))
@@ -129,6 +146,8 @@ extension CoordinatorEngine {
         }
         table.byBeacon = byBeacon
         counters.regionBeaconSightings += regionBeacons
+        refused.region = regionBeacons
+        if refused != AdmissionCounts() { counters.notAdmitted[gateway, default: AdmissionCounts()].add(refused) }
         CoordinatorEngine.observe(
             sightings, clients: indices, gateway: gatewayIndex, time: time, now: now, stamp: stamp,
             configuration: configuration, records: &table.records, seen: &seenStamp, coverage: &gateways.tables[g],

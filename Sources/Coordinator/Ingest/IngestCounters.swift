@@ -20,6 +20,9 @@ public struct IngestCounters: Sendable, Equatable {
     public var unknownGatewayBatches: UInt64 = 0
     /// Sightings of the venue's own region beacons (not clients).
     public var regionBeaconSightings: UInt64 = 0
+    /// Sightings not tracked as clients, by gateway id: region beacons, the venue's other beacons
+    /// and identities the venue's client policy does not admit.
+    public var notAdmitted: [String: AdmissionCounts] = [:]
     /// Report entries naming a region or beacon the topology does not know (skipped one by one).
     public var unknownReferences: UInt64 = 0
     /// Sightings shed because the ingest queue was full.

@@ -87,6 +87,15 @@ public final class CoordinatorMetrics: Sendable {
         add(departures, counters.departures, previous.departures)
         add(reconciliations, counters.reconciliations, previous.reconciliations)
         add(plans, counters.plans, previous.plans)
+        for (gateway, counts) in counters.notAdmitted where counts != previous.notAdmitted[gateway] {
+            let before = previous.notAdmitted[gateway] ?? AdmissionCounts()
+            for ((reason, now), (_, then)) in zip(counts.byReason, before.byReason) where now > then {
+                registry.makeCounter(
+                    name: "beaconfleet_coordinator_unadmitted_sightings_total", labels: [("gateway", gateway), ("reason", reason)],
+                    help: "Sightings that made no client, by gateway and reason (region beacon, the venue's other beacons, not admitted by clients.csv)"
+                ).increment(by: Int64(now - then))
+            }
+        }
     }
 
     /// The Prometheus text exposition.
