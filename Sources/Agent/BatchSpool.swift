@@ -47,8 +47,8 @@ public struct SpoolStatistics: Sendable, Equatable {
 ///
 /// On disk, a directory holds:
 /// - `batches-<first seq>.spool` segment files of records `magic, length, seq, crc32, payload`;
-/// - `state`: the next sequence number, the acknowledged-through cursor and the replay checkpoint,
-///   64 bytes with a CRC, rewritten in place;
+/// - `state`: the next sequence number, the acknowledged-through cursor, the replay checkpoint and
+///   the spool's ``epoch``, 64 bytes with a CRC, rewritten in place;
 /// - `lock`: held with `flock` while an agent uses the directory.
 ///
 /// Past `limitBytes`, whole segments are dropped oldest first; their unacknowledged batches are
@@ -95,6 +95,11 @@ public final class BatchSpool {
     public private(set) var acknowledgedThrough: UInt64 = 0
     /// Where the replay stood when the last batch was spooled.
     public private(set) var checkpoint: SourceCheckpoint?
+    /// This spool's epoch: a random number from 1 to 2^53 − 1 drawn when the spool is new (no
+    /// valid `state` file: a first start, a wiped or re-imaged gateway) and kept in its state
+    /// afterwards. Batches carry it, so a consumer can tell a gateway whose `seq` restarted at 1
+    /// from one re-sending batches it already has.
+    public private(set) var epoch: UInt64 = 0
     private var acknowledgedAhead: Set<UInt64> = []
     private var dropped: UInt64 = 0
     private var truncated: UInt64 = 0
@@ -316,7 +321,9 @@ public final class BatchSpool {
             acknowledgedThrough = Self.get64(state, 16)
             let source = Self.get64(state, 24)
             if source != 0 { checkpoint = SourceCheckpoint(source: source, position: Self.get64(state, 32)) }
+            epoch = Self.get64(state, 40)  // 0 in a state written before epochs: a new one below
         }
+        if epoch == 0 { epoch = Self.newEpoch() }
 
         // Segment files, in sequence order (the names are zero-padded).
         var names: [String] = []
@@ -385,6 +392,7 @@ public final class BatchSpool {
         Self.put64(acknowledgedThrough, into: &state)
         Self.put64(checkpoint?.source ?? 0, into: &state)
         Self.put64(checkpoint?.position ?? 0, into: &state)
+        Self.put64(epoch, into: &state)
         while state.count < 60 { state.append(0) }
         Self.put32(CRC32.checksum(state), into: &state)
         try writeAll(state, to: stateDescriptor, at: 0, path: directory + "/state")
@@ -403,6 +411,12 @@ public final class BatchSpool {
             }
             written += count
         }
+    }
+
+    /// A new epoch: random, from 1 to 2^53 − 1 (exact in a JavaScript number, like every integer
+    /// of the wire contract). Not time-based: a gateway without a real-time clock boots in 1970.
+    static func newEpoch() -> UInt64 {
+        UInt64.random(in: 1...(1 << 53) - 1)
     }
 
     // MARK: - Little-endian fields

@@ -56,8 +56,9 @@ public final class GatewayAgent: Service, Sendable {
         self.logger = logger
         let spool = try BatchSpool(
             directory: configuration.spoolDirectory, limitBytes: configuration.spoolLimitBytes, synchronous: configuration.spoolSynchronous)
-        let (stats, nextSequence) = (spool.statistics, spool.nextSequence)
+        let (stats, nextSequence, epoch) = (spool.statistics, spool.nextSequence, spool.epoch)
         self.spool = SpoolBox(spool)
+        logger.info("spool opened", metadata: ["spool": "\(configuration.spoolDirectory)", "epoch": "\(epoch)", "nextSeq": "\(nextSequence)"])
         if stats.batches > 0 || stats.truncatedRecords > 0 {
             logger.notice(
                 "spool recovered",
@@ -123,9 +124,10 @@ public final class GatewayAgent: Service, Sendable {
             let checkpoint = checkpointSource.map { SourceCheckpoint(source: $0, position: position) }
             do {
                 try spool.withLock { spool in
+                    let epoch = spool.epoch
                     try spool.append(checkpoint: checkpoint) { seq in
                         writer.encode(
-                            gateway: gateway.rawValue, seq: seq, startMicros: window.startMicros, endMicros: window.endMicros,
+                            gateway: gateway.rawValue, seq: seq, epoch: epoch, startMicros: window.startMicros, endMicros: window.endMicros,
                             sightings: window.sightings)
                     }
                 }

@@ -40,6 +40,9 @@ public final class Topology: Sendable {
     /// reading (``RadioEnvironment/reach(measuredPower:)``): beyond it the region is *quiet*, and
     /// monitoring it wakes a suspended phone when it comes into range.
     public let reachRanges: [Double]
+    /// Which identities heard by gateways are clients (`clients.csv`); nil when the venue has none:
+    /// every identity that is not a region beacon is then a client.
+    public let clientPolicy: ClientPolicy?
 
     let levelIndexByID: [String: Int]
     let regionIndexByID: [String: Int]
@@ -53,9 +56,11 @@ public final class Topology: Sendable {
 
     init(
         name: String, revision: String, budget: Int?, radio: RadioEnvironment = RadioEnvironment(), levels: [Level], regions: [Region],
-        waypoints: [Waypoint], gateways: [Gateway], links: [Link], regionNode: [Int32], graph: WalkingGraph
+        waypoints: [Waypoint], gateways: [Gateway], links: [Link], regionNode: [Int32], graph: WalkingGraph,
+        clientPolicy: ClientPolicy? = nil
     ) {
         self.name = name
+        self.clientPolicy = clientPolicy
         self.revision = revision
         self.budget = budget
         self.radio = radio

@@ -2,7 +2,7 @@ import BeaconKit
 public import Foundation
 
 /// Reads a venue directory (`venue.conf`, `levels.csv`, `regions.csv`, `waypoints.csv`,
-/// `gateways.csv`, `links.csv`; see `topology/README.md`) and validates it.
+/// `gateways.csv`, `links.csv`, `clients.csv`; see `topology/README.md`) and validates it.
 ///
 /// Every problem found is reported, not only the first, each with its file and line.
 public struct TopologyLoader: Sendable {
@@ -29,6 +29,7 @@ public struct TopologyLoader: Sendable {
         public static let waypoints = "waypoints.csv"
         public static let gateways = "gateways.csv"
         public static let links = "links.csv"
+        public static let clients = "clients.csv"
     }
 
     /// Loads and validates the venue in `directory`, collecting every error and warning.
@@ -75,6 +76,8 @@ struct LoadContext {
     var waypoints: [Waypoint] = []
     var gateways: [Gateway] = []
     var rawLinks: [RawLink] = []
+    /// `clients.csv`'s rules; nil when the venue has no such file.
+    var clientRules: [ClientPolicy.Rule]?
     var digest = FNV1a()
 
     struct RawLink {
@@ -136,6 +139,13 @@ struct LoadContext {
         if let bytes = read(F.waypoints, directory: directory, required: false) { parseWaypoints(bytes) }
         if let bytes = read(F.gateways, directory: directory, required: false) { parseGateways(bytes) }
         if let bytes = read(F.links, directory: directory, required: true) { parseLinks(bytes) }
+        if let bytes = read(F.clients, directory: directory, required: false) {
+            parseClients(bytes)
+        } else {
+            warning(
+                F.clients, 0,
+                "missing: every identity the gateways hear that is not a region beacon becomes a client (the venue's own Eddystone frames and neighbours' beacons too); write the identities to admit")
+        }
     }
 
     // MARK: venue.conf

@@ -235,7 +235,8 @@ extension LoadContext {
         }
         let topology = Topology(
             name: name ?? directoryName, revision: digest.hex, budget: venueBudget, radio: radio, levels: levels, regions: regions,
-            waypoints: waypoints, gateways: gateways, links: links, regionNode: regionNode, graph: graph
+            waypoints: waypoints, gateways: gateways, links: links, regionNode: regionNode, graph: graph,
+            clientPolicy: clientRules.map { ClientPolicy(rules: $0, venueUUIDs: regions.map(\.identity.uuid)) }
         )
         return TopologyLoader.Result(topology: topology, diagnostics: diagnostics)
     }

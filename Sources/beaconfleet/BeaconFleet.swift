@@ -26,6 +26,7 @@ struct BeaconFleet: AsyncParsableCommand {
             TopologyCommand.self,
             SimulateCommand.self,
             WatchCommand.self,
+            CredentialsCommand.self,
         ]
     )
 

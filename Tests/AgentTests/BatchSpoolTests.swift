@@ -34,6 +34,48 @@ import Testing
         #expect(try reopened.append { self.payload($0) } == 6)
     }
 
+    @Test("the epoch is drawn with the spool, kept across reopening, and new when the spool is wiped")
+    func epochLivesWithTheSpool() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first: UInt64
+        do {
+            let spool = try BatchSpool(directory: directory, synchronous: false)
+            first = spool.epoch
+            try spool.append { self.payload($0) }
+        }
+        #expect((1...(UInt64(1) << 53) - 1).contains(first))
+        #expect(try BatchSpool(directory: directory, synchronous: false).epoch == first)
+        try FileManager.default.removeItem(atPath: directory)
+        let wiped = try BatchSpool(directory: directory, synchronous: false)
+        #expect(wiped.epoch != first)
+        #expect(wiped.nextSequence == 1)
+    }
+
+    @Test("a state file written before epochs (zeros there) gets an epoch, keeps its sequence, and keeps the epoch next time")
+    func stateWithoutEpochGetsOne() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            let spool = try BatchSpool(directory: directory, synchronous: false)
+            for _ in 0..<3 { try spool.append { self.payload($0) } }
+        }
+        // Rewrite bytes 40..<48 (the epoch) as zero and fix the CRC: the layout of an older agent's state.
+        let path = directory + "/state"
+        var state = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        for i in 40..<48 { state[i] = 0 }
+        let crc = CRC32.checksum(Array(state[0..<60]))
+        for i in 0..<4 { state[60 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
+        try Data(state).write(to: URL(fileURLWithPath: path))
+        let epoch: UInt64
+        do {
+            let upgraded = try BatchSpool(directory: directory, synchronous: false)
+            #expect(upgraded.epoch != 0)
+            #expect(upgraded.nextSequence == 4)
+            epoch = upgraded.epoch
+            try upgraded.append { self.payload($0) }
+        }
+        #expect(try BatchSpool(directory: directory, synchronous: false).epoch == epoch)
+    }
+
     @Test func pendingStopsAtTheByteLimitButAlwaysReturnsOneBatch() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let spool = try BatchSpool(directory: directory, synchronous: false)

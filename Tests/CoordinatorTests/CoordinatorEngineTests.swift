@@ -119,6 +119,8 @@ struct CoordinatorEngineTests {
         // Sightings without tx power, read with the estimator's default model (-59 dBm at 1 m).
         let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 20, estimator: .init()))
         let gateways = topology.gateways
+        // A tag the museum's clients.csv admits (the simulated tags' UUID).
+        let museumTagUUID = "5A1D0000-BEAC-4F1E-9E70-000000000001"
         // The tag walks the museum's corridor (x = 10) from corridor-5 (y = 46) south at 1.2 m/s;
         // every gateway hears it each second at the log-distance model's RSSI (no noise).
         var trueY = 46.0
@@ -135,14 +137,14 @@ struct CoordinatorEngineTests {
                     seq: UInt64(second + 1), start: start, end: start.addingTimeInterval(1),
                     sightings: [
                         Sighting(
-                            format: "ibeacon", uuid: TestVenue.tagUUID, major: 7, minor: 3, address: "AA:BB:CC:DD:EE:03",
+                            format: "ibeacon", uuid: museumTagUUID, major: 7, minor: 3, address: "AA:BB:CC:DD:EE:03",
                             rssi: (rssi * 10).rounded() / 10, rssiMax: Int(rssi.rounded()), count: 5, txPower: -59, distance: nil)
                     ])
                 try engine.feed(gw(gateway.id), batch, at: Double(second))
             }
             events += engine.step(at: Double(second) + 0.9).events
         }
-        let position = try #require(engine.snapshot(of: TestVenue.tagID(3))?.position)
+        let position = try #require(engine.snapshot(of: "\(museumTagUUID).7.3")?.position)
         #expect(abs(position.y - trueY) < 3, "estimated y \(position.y), true y \(trueY)")
         #expect(events.contains { $0.type == .exit && $0.region == "corridor-5" }, "the tag left corridor-5")
         #expect(events.contains { $0.type == .enter && $0.region == "corridor-3" }, "and entered corridor-3 on its way (y = 30)")
@@ -295,6 +297,46 @@ struct CoordinatorEngineTests {
         try engine.feed(gw("g0"), TestVenue.batch(seq: 9, at: 1, tags: [(1, 1)]), at: 1)
         try engine.feed(gw("g0"), TestVenue.batch(seq: 8, at: 1, tags: [(1, 1)]), at: 1)
         #expect(engine.counters.duplicateBatches == 2 && engine.counters.missedBatches == 3)
+    }
+
+    @Test("a new epoch starts the duplicate check over: a gateway whose spool was wiped is heard again from seq 1")
+    func newEpochResets() throws {
+        let engine = engine()
+        for seq in 1...5 { try engine.feed(gw("g0"), TestVenue.batch(seq: UInt64(seq), epoch: 11, at: Double(seq), tags: [(1, 1)]), at: Double(seq)) }
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 5, epoch: 11, at: 6, tags: [(1, 1)]), at: 6)
+        #expect(engine.counters.duplicateBatches == 1, "a re-delivery within the epoch is still a duplicate")
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 1, epoch: 22, at: 7, tags: [(1, 1)]), at: 7)
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 2, epoch: 22, at: 8, tags: [(1, 1)]), at: 8)
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 2, epoch: 22, at: 8, tags: [(1, 1)]), at: 8)
+        #expect(engine.counters.duplicateBatches == 2, "only the re-delivery of the new epoch's seq 2")
+        #expect(engine.counters.sequenceResets == 1 && engine.counters.missedBatches == 0)
+        // Without epochs (the same test on a legacy gateway), seq 1 after 5 is a duplicate.
+        try engine.feed(gw("g1"), TestVenue.batch(seq: 5, at: 1, tags: [(1, 1)]), at: 1)
+        try engine.feed(gw("g1"), TestVenue.batch(seq: 1, at: 2, tags: [(1, 1)]), at: 2)
+        #expect(engine.counters.duplicateBatches == 3)
+    }
+
+    @Test("online after offline resets a gateway without epochs; a gateway with epochs keeps its check across the restart")
+    func onlineAfterOffline() throws {
+        let engine = engine()
+        func status(_ gateway: String, _ state: GatewayStatus.State) throws {
+            try engine.feed(
+                topics.gatewayStatus(try Identifier(gateway)), GatewayStatus(state: state, version: "test", adapter: "replay:x"), at: 0)
+        }
+        for g in ["g0", "g1"] {
+            try engine.feed(gw(g), TestVenue.batch(seq: 9, epoch: g == "g1" ? 5 : nil, at: 1, tags: [(1, 1)]), at: 1)
+        }
+        try status("g0", .online)  // online without an offline before it: nothing to reset
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 2, tags: [(1, 1)]), at: 2)
+        #expect(engine.counters.duplicateBatches == 1 && engine.counters.sequenceResets == 0)
+        for g in ["g0", "g1"] {
+            try status(g, .offline)
+            try status(g, .online)
+        }
+        #expect(engine.counters.sequenceResets == 1, "only the gateway without epochs")
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 3, tags: [(1, 1)]), at: 3)
+        try engine.feed(gw("g1"), TestVenue.batch(seq: 9, epoch: 5, at: 3, tags: [(1, 1)]), at: 3)
+        #expect(engine.counters.duplicateBatches == 2, "g0's seq 1 is applied; g1's re-sent seq 9 is still a duplicate")
     }
 
     @Test("restored clients continue their versions; idle ones expire and their regions are cleared")

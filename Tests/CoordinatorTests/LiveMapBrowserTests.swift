@@ -14,7 +14,7 @@ import WireProtocol
 struct LiveMapBrowserTests {
     let topics = try! Topics()
     static let phones = ["phone-a", "phone-b", "phone-c"]
-    static let tagUUID = "11111111-2222-3333-4444-555555555555"
+    static let tagUUID = "5A1D0000-BEAC-4F1E-9E70-000000000001"  // a tag the museum's clients.csv admits
     static let tag = "\(tagUUID).7.1"
 
     @Test(

@@ -10,9 +10,15 @@ import WireProtocol
 /// and estimated by the real planner and estimator.
 enum TestVenue {
     static let regionUUID = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
-    static let tagUUID = "11111111-2222-3333-4444-555555555555"
+    /// The simulated tags' UUID, which the example venues' `clients.csv` admit (tests that run on them need that).
+    static let tagUUID = "5A1D0000-BEAC-4F1E-9E70-000000000001"
 
     static func topology(regions count: Int = 30, skipping: Set<String> = []) throws -> Topology {
+        try load(files(regions: count, skipping: skipping))
+    }
+
+    /// The corridor's files, by name.
+    static func files(regions count: Int = 30, skipping: Set<String> = []) -> [String: String] {
         var regions = "id,uuid,major,minor,x,y,level,radius,tags\nvenue,,,,,,,,pinned\n"
         var links = "from,to\n"
         var previous: String?
@@ -23,20 +29,26 @@ enum TestVenue {
         }
         var gateways = "id,x,y,level\n"
         for g in 0...(count * 5 / 20) { gateways += "g\(g),\(g * 20),0,L0\n" }
-        return try load([
+        return [
             "venue.conf": "name = corridor\nuuid = \(regionUUID)\n", "levels.csv": "id\nL0\n",
             "regions.csv": regions, "links.csv": links, "gateways.csv": gateways,
-        ])
+        ]
     }
 
     /// A venue from its files' text (written to a temporary directory and loaded).
     static func load(_ files: [String: String]) throws -> Topology {
+        let directory = try write(files)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try Topology.load(directory: directory)
+    }
+
+    /// Writes a venue's files to a new temporary directory (the caller removes it).
+    static func write(_ files: [String: String]) throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "coordinator-test-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         for (name, text) in files { try Data(text.utf8).write(to: directory.appendingPathComponent(name)) }
-        return try Topology.load(directory: directory)
+        return directory
     }
 
     /// The corridor as the coordinator uses it, planning `budget` slots at most with `planner`.
@@ -58,7 +70,9 @@ enum TestVenue {
 
     /// A sightings batch payload from `gateway` hearing tags (minor → distance in metres along the
     /// floor, sent as the model's RSSI for it).
-    static func batch(seq: UInt64, at seconds: Double, tags: [(minor: UInt16, distance: Double)], regionBeacons: [UInt16] = []) -> [UInt8] {
+    static func batch(
+        seq: UInt64, epoch: UInt64? = nil, at seconds: Double, tags: [(minor: UInt16, distance: Double)], regionBeacons: [UInt16] = []
+    ) -> [UInt8] {
         let start = Date(timeIntervalSince1970: 1_795_424_400 + seconds)
         var sightings = tags.map {
             Sighting(
@@ -70,7 +84,7 @@ enum TestVenue {
             Sighting(
                 format: "ibeacon", uuid: regionUUID, major: 1, minor: $0, address: "AA:BB:CC:DD:EE:02", rssi: -70, rssiMax: -65, count: 5)
         }
-        return try! WireCoding.encode(SightingsBatch(seq: seq, start: start, end: start.addingTimeInterval(1), sightings: sightings))
+        return try! WireCoding.encode(SightingsBatch(seq: seq, epoch: epoch, start: start, end: start.addingTimeInterval(1), sightings: sightings))
     }
 
     static func millis(_ seconds: Double) -> Int64 { Int64((1_795_424_400 + seconds) * 1000) }

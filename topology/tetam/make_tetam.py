@@ -49,3 +49,7 @@ with open(os.path.join(out, "links.csv"), "w") as f:
                 r2, c2 = r + dr, c + dc
                 if r2 in rows and c2 in cols:
                     f.write("%s,%s,,\n" % (rid(r, c), rid(r2, c2)))
+with open(os.path.join(out, "clients.csv"), "w") as f:
+    f.write("# Which identities heard by the sensors are clients (topology/README.md): the simulated tags.\n")
+    f.write("role,uuid,major,namespace,address,note\n")
+    f.write("client,5A1D0000-BEAC-4F1E-9E70-000000000001,,,,simulated tags and phones\n")

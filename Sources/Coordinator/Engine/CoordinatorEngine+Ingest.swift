@@ -72,11 +72,16 @@ extension CoordinatorEngine {
     }
 
     /// Applies one gateway window. Sightings of region beacons are counted and skipped; every other
-    /// identity is a mobile client (or the phone that declared it as its advertising identity).
+    /// identity already tracked is a mobile client (or the phone that declared it as its advertising
+    /// identity); a new one becomes a client when the venue's ``Topology/ClientPolicy`` admits it
+    /// (always, without a policy), and is otherwise counted per gateway and reason, not tracked.
     public func applySightings(gateway: String, batch: DecodedSightingsBatch, now: Int64) {
         counters.sightingsBatches += 1
         counters.sightings += UInt64(batch.sightings.count)
-        guard gateways.accept(gateway: gateway, seq: batch.seq, missed: &counters.missedBatches) else {
+        var resets: UInt64 = 0
+        let accepted = gateways.accept(gateway: gateway, seq: batch.seq, epoch: batch.epoch, missed: &counters.missedBatches, resets: &resets)
+        counters.sequenceResets += resets
+        guard accepted else {
             counters.duplicateBatches += 1
             return
         }
@@ -107,6 +112,8 @@ extension CoordinatorEngine {
         // check per sighting; a new client goes through clientIndex(forBeacon:) with it put back.
         var byBeacon = table.byBeacon
         table.byBeacon = [:]
+        let policy = venue.topology.clientPolicy
+        var refused = AdmissionCounts()
         for i in sightings.indices {
             let key = sightings[i].key
             if checkRegions, regionIDs.mayContain(key), regionByBeacon[key] != nil {
@@ -118,6 +125,19 @@ extension CoordinatorEngine {
                 indices.append(index)
                 continue
             }
+            if let policy {
+                switch policy.verdict(for: key, address: sightings[i].address) {
+                case .client: break
+                case .venue:
+                    refused.venue += 1
+                    indices.append(-1)
+                    continue
+                case .unlisted:
+                    refused.unlisted += 1
+                    indices.append(-1)
+                    continue
+                }
+            }
             table.byBeacon = byBeacon
             byBeacon = [:]
             indices.append(clientIndex(forBeacon: key, now: now))
@@ -126,6 +146,8 @@ extension CoordinatorEngine {
         }
         table.byBeacon = byBeacon
         counters.regionBeaconSightings += regionBeacons
+        refused.region = regionBeacons
+        if refused != AdmissionCounts() { counters.notAdmitted[gateway, default: AdmissionCounts()].add(refused) }
         CoordinatorEngine.observe(
             sightings, clients: indices, gateway: gatewayIndex, time: time, now: now, stamp: stamp,
             configuration: configuration, records: &table.records, seen: &seenStamp, coverage: &gateways.tables[g],
@@ -342,6 +364,7 @@ extension CoordinatorEngine {
     /// anyone leave (silence from a dead gateway is not evidence).
     public func applyGatewayStatus(gateway: String, status: GatewayStatus) {
         counters.gatewayStatuses += 1
+        if gateways.noteStatus(gateway: gateway, online: status.state == .online) { counters.sequenceResets += 1 }
         guard let g = venue.topology.gatewayIndex(id: gateway) else { return }
         switch status.state {
         case .online:

@@ -13,10 +13,16 @@ public struct IngestCounters: Sendable, Equatable {
     /// Batches that repeated or came after a later one of the same gateway (skipped), and gaps in `seq`.
     public var duplicateBatches: UInt64 = 0
     public var missedBatches: UInt64 = 0
+    /// Times a gateway's duplicate check started over: a batch with a new spool epoch, or (for a
+    /// gateway without epochs) an `online` status after an `offline` one.
+    public var sequenceResets: UInt64 = 0
     /// Batches from gateways the topology does not place (their sightings cannot locate anyone).
     public var unknownGatewayBatches: UInt64 = 0
     /// Sightings of the venue's own region beacons (not clients).
     public var regionBeaconSightings: UInt64 = 0
+    /// Sightings not tracked as clients, by gateway id: region beacons, the venue's other beacons
+    /// and identities the venue's client policy does not admit.
+    public var notAdmitted: [String: AdmissionCounts] = [:]
     /// Report entries naming a region or beacon the topology does not know (skipped one by one).
     public var unknownReferences: UInt64 = 0
     /// Sightings shed because the ingest queue was full.

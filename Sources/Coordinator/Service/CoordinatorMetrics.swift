@@ -8,6 +8,7 @@ public final class CoordinatorMetrics: Sendable {
     let messagesOut: [String: Counter]
     let shed: Counter
     let duplicates: Counter
+    let sequenceResets: Counter
     let departures: Counter
     let reconciliations: Counter
     let plans: Counter
@@ -39,6 +40,9 @@ public final class CoordinatorMetrics: Sendable {
             name: "beaconfleet_coordinator_shed_sightings_batches_total", help: "Sightings batches shed because the ingest queue was full")
         duplicates = registry.makeCounter(
             name: "beaconfleet_coordinator_duplicate_batches_total", help: "Sightings batches skipped as repeated or late")
+        sequenceResets = registry.makeCounter(
+            name: "beaconfleet_coordinator_sequence_resets_total",
+            help: "Gateways whose duplicate check started over (a new spool epoch, or online after offline without epochs)")
         departures = registry.makeCounter(
             name: "beaconfleet_coordinator_departures_total", help: "Clients judged gone by absence from healthy gateways' windows")
         reconciliations = registry.makeCounter(
@@ -79,9 +83,19 @@ public final class CoordinatorMetrics: Sendable {
         add(messagesOut["event"], counters.eventsPublished, previous.eventsPublished)
         add(messagesOut["clear"], counters.expired, previous.expired)
         add(duplicates, counters.duplicateBatches, previous.duplicateBatches)
+        add(sequenceResets, counters.sequenceResets, previous.sequenceResets)
         add(departures, counters.departures, previous.departures)
         add(reconciliations, counters.reconciliations, previous.reconciliations)
         add(plans, counters.plans, previous.plans)
+        for (gateway, counts) in counters.notAdmitted where counts != previous.notAdmitted[gateway] {
+            let before = previous.notAdmitted[gateway] ?? AdmissionCounts()
+            for ((reason, now), (_, then)) in zip(counts.byReason, before.byReason) where now > then {
+                registry.makeCounter(
+                    name: "beaconfleet_coordinator_unadmitted_sightings_total", labels: [("gateway", gateway), ("reason", reason)],
+                    help: "Sightings that made no client, by gateway and reason (region beacon, the venue's other beacons, not admitted by clients.csv)"
+                ).increment(by: Int64(now - then))
+            }
+        }
     }
 
     /// The Prometheus text exposition.

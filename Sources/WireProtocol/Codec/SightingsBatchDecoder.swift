@@ -33,13 +33,18 @@ public struct DecodedSighting: Sendable, Equatable {
 /// One validated sightings window of one gateway.
 public struct DecodedSightingsBatch: Sendable, Equatable {
     public var seq: UInt64
+    /// The gateway's spool epoch, when the batch carries one.
+    public var epoch: UInt64?
     /// The window's start and end, milliseconds since 1970.
     public var startMilliseconds: Int64
     public var endMilliseconds: Int64
     public var sightings: [DecodedSighting]
 
-    public init(seq: UInt64 = 0, startMilliseconds: Int64 = 0, endMilliseconds: Int64 = 0, sightings: [DecodedSighting] = []) {
+    public init(
+        seq: UInt64 = 0, epoch: UInt64? = nil, startMilliseconds: Int64 = 0, endMilliseconds: Int64 = 0, sightings: [DecodedSighting] = []
+    ) {
         self.seq = seq
+        self.epoch = epoch
         self.startMilliseconds = startMilliseconds
         self.endMilliseconds = endMilliseconds
         self.sightings = sightings
@@ -110,6 +115,7 @@ public struct SightingsBatchDecoder: Sendable {
         try s.expect(0x7B, "a JSON object")
         var version: Int64?
         var seq: UInt64?
+        var epoch: UInt64?
         var start: Int64?
         var end: Int64?
         var sawSightings = false
@@ -132,6 +138,9 @@ public struct SightingsBatchDecoder: Sendable {
                 } else if key.equals("seq") {
                     field = FieldPath("seq")
                     seq = try s.unsigned64()
+                } else if key.equals("epoch") {
+                    field = FieldPath("epoch")
+                    if !s.consumeNull() { epoch = try s.unsigned64() }
                 } else if key.equals("v") {
                     field = FieldPath("v")
                     version = try s.integer(in: Int64(Int32.min)...Int64(Int32.max))
@@ -173,6 +182,7 @@ public struct SightingsBatchDecoder: Sendable {
             throw JSONScanner.Failure(message: "the window ends before it starts", offset: -1)
         }
         batch.seq = seq
+        batch.epoch = epoch
         batch.startMilliseconds = start
         batch.endMilliseconds = end
         return 1

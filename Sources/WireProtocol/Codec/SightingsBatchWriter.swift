@@ -11,10 +11,14 @@ public struct SightingsBatchWriter {
         out.reserveCapacity(64 * 1024)
     }
 
-    /// The JSON of a batch for `gateway` with `seq`, covering `startMicros…endMicros` (µs since 1970).
-    public mutating func encode(gateway: String, seq: UInt64, startMicros: Int64, endMicros: Int64, sightings: [Sighting]) -> [UInt8] {
+    /// The JSON of a batch for `gateway` with `seq` (and the spool's `epoch`, when given), covering
+    /// `startMicros…endMicros` (µs since 1970).
+    public mutating func encode(
+        gateway: String, seq: UInt64, epoch: UInt64? = nil, startMicros: Int64, endMicros: Int64, sightings: [Sighting]
+    ) -> [UInt8] {
         out.removeAll(keepingCapacity: true)
         out.appendJSONMember("{\"end\":", endMicros, Self.appendTime)
+        out.appendJSONMember(",\"epoch\":", epoch, JSONBytes.appendUnsigned)
         out.appendJSONMember(",\"gateway\":", gateway, JSONBytes.appendString)
         out.appendJSONMember(",\"seq\":", seq, JSONBytes.appendUnsigned)
         out.appendJSONMember(",\"sightings\":", sightings) { $1.appendJSONArray($0, Self.appendSighting) }

@@ -11,14 +11,18 @@ public struct SightingsBatch: VersionedPayload, Equatable {
     public var gateway: String?
     /// Per-gateway monotonic sequence number.
     public var seq: UInt64
+    /// The gateway's spool epoch (1…2^53 − 1), new when its spool is new; optional (older agents
+    /// send none). A batch with another epoch than the last one of its gateway starts a new `seq` run.
+    public var epoch: UInt64?
     /// The window's own start and end, as heard (not as published).
     public var start: Date
     public var end: Date
     public var sightings: [Sighting]
 
-    public init(gateway: String? = nil, seq: UInt64, start: Date, end: Date, sightings: [Sighting]) {
+    public init(gateway: String? = nil, seq: UInt64, epoch: UInt64? = nil, start: Date, end: Date, sightings: [Sighting]) {
         self.gateway = gateway
         self.seq = seq
+        self.epoch = epoch
         self.start = start
         self.end = end
         self.sightings = sightings
