@@ -23,7 +23,10 @@ let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 let museum = root.appendingPathComponent("topology/museum")
 
 func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+/// The `p` quantile of `values`; NaN when there are none (a phase that measured nothing reads
+/// "not measured" through `verdict`, it must not trap first).
 func percentile(_ values: [Double], _ p: Double) -> Double {
+    guard !values.isEmpty else { return .nan }
     let sorted = values.sorted()
     return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
 }

@@ -297,7 +297,6 @@ extension CoordinatorEngine {
             let at = event.time.map { Int64($0.timeIntervalSince1970 * 1000) } ?? time
             record.regionEvidenceTime = max(record.regionEvidenceTime, at)
         }
-        let heardWindow = Int64(FrontierPlannerConfiguration().heardWindow * 1000)
         for beacon in report.ranged {
             guard let key = BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor),
                 let region = venue.regionByBeacon[key]
@@ -305,7 +304,7 @@ extension CoordinatorEngine {
                 counters.unknownReferences += 1
                 continue
             }
-            record.hear(region, at: time, window: heardWindow)
+            record.hear(region, at: time, window: Self.heardWindow)
             guard beacon.rssi != 0, venue.topology.regions[Int(region)].position != nil else { continue }  // unmeasured, or no place
             record.observe(
                 CompactObservation(anchor: -(region + 1), rssi: Float(beacon.rssi), time: time),

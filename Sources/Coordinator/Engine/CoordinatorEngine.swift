@@ -322,12 +322,15 @@ public final class CoordinatorEngine {
         return constraints
     }
 
+    /// How long a ranged beacon counts as heard, milliseconds: the planner's window, read once.
+    static let heardWindow = Int64(FrontierPlannerConfiguration().heardWindow * 1000)
+
     /// The regions whose beacons the phone ranged in its latest report's last seconds
     /// (``FrontierPlannerConfiguration/heardWindow``), while that report is recent: *inside* for
     /// iOS as soon as they are monitored, so no use for waking it. Measured on the report's own
     /// clock (a phone's clock may be off; a simulation's runs faster).
     func heard(by record: ClientRecord, now: Int64) -> [String] {
-        let window = Int64(FrontierPlannerConfiguration().heardWindow * 1000)
+        let window = Self.heardWindow
         guard record.isPhone, now - record.lastSeen <= window, let newest = record.heard.lazy.map(\.time).max() else { return [] }
         return record.heard.lazy.filter { newest - $0.time < window }.map { self.venue.id(ofRegion: $0.region) }.sorted()
     }
