@@ -13,6 +13,16 @@ public enum MQTTProtocolVersion: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The version for a command-line value: `5`, `3.1.1` (also `311`); `nil` for anything else
+    /// (`auto` is ``MQTTConfiguration/fallsBackToV311``, not a version).
+    public init?(commandLine text: String) {
+        switch text.lowercased() {
+        case "5", "5.0", "v5": self = .v5
+        case "3.1.1", "311", "v311": self = .v311
+        default: return nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .v5: "MQTT 5"
