@@ -151,13 +151,17 @@ extension ClientCore {
             if let detail, !reason.contains(detail) { reason += " (\(detail))" }
             error = .connectionLost(broker: broker, reason: reason)
         }
-        let firstFailure = state.withLock { state -> Bool in
+        let shouldLog = state.withLock { state -> Bool in
+            // Every failed attempt is said (libmosquitto reports a refused TCP connection through the
+            // disconnect callback first, so the state alone would hide it); a lost connection was
+            // said by didDisconnect already.
+            let failedAttempt = !state.attemptAccepted
             switch state.connection {
             case .disconnected(let previous):
                 // Keep a refusal recorded by didConnect for this attempt; replace older generic reasons.
-                if previous.isConfigurationProblem && !error.isConfigurationProblem { return false }
+                if previous.isConfigurationProblem && !error.isConfigurationProblem { return failedAttempt }
                 state.setConnection(.disconnected(error))
-                return false
+                return failedAttempt
             case .closed, .idle:
                 return false
             case .connecting, .connected:
@@ -169,8 +173,10 @@ extension ClientCore {
                 return true
             }
         }
-        if firstFailure {
-            logger.warning("MQTT connection failed; retrying", metadata: ["broker": "\(broker)", "error": "\(error)"])
+        if shouldLog && !isStopping {
+            let delay = state.withLock { $0.reconnectDelay }
+            logger.warning(
+                "MQTT connection failed; retrying", metadata: ["broker": "\(broker)", "error": "\(error)", "retryIn": "\(delay)"])
         }
     }
 

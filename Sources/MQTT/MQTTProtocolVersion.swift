@@ -23,6 +23,14 @@ public enum MQTTProtocolVersion: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `5` or `3.1.1`, as `--mqtt-version` takes it and status messages carry it.
+    public var number: String {
+        switch self {
+        case .v5: "5"
+        case .v311: "3.1.1"
+        }
+    }
+
     public var description: String {
         switch self {
         case .v5: "MQTT 5"
