@@ -35,10 +35,4 @@ extension MQTTConfiguration {
             throw .invalidConfiguration(field: "--mqtt-version", reason: "'\(text)' is not \(Self.versionChoices)")
         }
     }
-
-    /// Whether `text` is a valid `--mqtt-version`.
-    public static func isValidVersion(_ text: String) -> Bool {
-        var probe = MQTTConfiguration(url: BrokerURL(host: "localhost"), clientID: "probe")
-        return (try? probe.setVersion(commandLine: text)) != nil
-    }
 }
