@@ -52,6 +52,8 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var spoolSynchronous: Bool
     public var filter: BeaconFilter
     public var scan: ScanParameters
+    /// `--mqtt-version`: `5`, `3.1.1` or `auto`.
+    public var mqttVersion: String = "auto"
     public var caFile: String?
     public var certFile: String?
     public var keyFile: String?
@@ -200,6 +202,8 @@ public struct AgentConfiguration: Sendable, Equatable {
         }
         scan = ScanParameters(active: scanType == "active", interval: interval, window: scanWindow)
 
+        mqttVersion = value("mqtt-version")?.text ?? "auto"
+        guard ["5", "3.1.1", "auto"].contains(mqttVersion) else { throw invalid("mqtt-version", "5, 3.1.1 or auto") }
         caFile = value("ca-file")?.text
         certFile = value("cert-file")?.text
         keyFile = value("key-file")?.text

@@ -76,7 +76,10 @@ public struct AgentSettings: Sendable, Equatable {
 
     /// Every setting, in the order `--print-config` writes them.
     public static let keys: [Key] = [
-        Key(name: "broker", defaultValue: "mqtt://localhost:1883", help: "MQTT broker URL: mqtt://[user:pass@]host[:port] or mqtts://…"),
+        Key(
+            name: "broker", defaultValue: "mqtt://localhost:1883",
+            help: "MQTT broker URL: mqtt://[user:pass@]host[:port] or mqtts://…; several, comma-separated, are tried in turn"),
+        Key(name: "mqtt-version", defaultValue: "auto", help: "MQTT version: 5, 3.1.1, or auto (3.1.1 when the broker refuses 5)"),
         Key(name: "gateway", defaultValue: nil, help: "this gateway's id, [A-Za-z0-9._-]{1,64}"),
         Key(name: "adapter", defaultValue: nil, help: "live Bluetooth adapter, hciN (exclusive with replay)"),
         Key(name: "replay", defaultValue: nil, help: "capture file to replay instead of an adapter (btsnoop, pcap, pcapng)"),
@@ -188,7 +191,12 @@ public struct AgentSettings: Sendable, Equatable {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// `url` (or each URL of a comma-separated list) with its password as `***`.
     static func maskPassword(_ url: String) -> String {
+        url.split(separator: ",", omittingEmptySubsequences: false).map { maskPassword(one: String($0)) }.joined(separator: ",")
+    }
+
+    private static func maskPassword(one url: String) -> String {
         guard let scheme = url.range(of: "://"), let at = url.range(of: "@", range: scheme.upperBound..<url.endIndex),
             let colon = url.range(of: ":", range: scheme.upperBound..<at.lowerBound)
         else { return url }

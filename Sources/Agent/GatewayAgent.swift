@@ -175,7 +175,9 @@ public final class GatewayAgent: Service, Sendable {
                 "reports": "\(counters.snapshot.reports)", "windows": "\(counters.snapshot.windows)",
                 "spooled": "\(remaining.batches)", "dropped": "\(remaining.dropped)",
             ])
-        await publishStatus(.offline, started: started, reportsPerSecond: 0, timeout: 2)
+        if brokerState.current == "connected" {
+            await publishStatus(.offline, started: started, reportsPerSecond: 0, timeout: 2)
+        }
     }
 
     // MARK: - Pipeline thread
@@ -275,6 +277,8 @@ public final class GatewayAgent: Service, Sendable {
         let deadline = ContinuousClock.now + .milliseconds(Int64(configuration.drainTimeout * 1000))
         while ContinuousClock.now < deadline {
             if spool.withLock({ $0.statistics.batches }) == 0 { return }
+            // Nothing can be acknowledged without a broker: stop at once (the batches stay spooled).
+            if brokerState.current != "connected" { return }
             try? await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -312,13 +316,16 @@ public final class GatewayAgent: Service, Sendable {
         let counts = counters.snapshot
         let stats = spool.withLock { $0.statistics }
         let lastSeq = spool.withLock { $0.nextSequence } - 1
-        let status = GatewayStatus(
+        var status = GatewayStatus(
             state: state, version: version, adapter: configuration.source.statusName, started: started, time: Date(),
             counters: GatewayStatus.Counters(
                 reportsPerSecond: (reportsPerSecond * 10).rounded() / 10, reports: counts.reports, malformed: counts.malformed,
                 dropped: stats.dropped + unspooled.current, spooled: stats.batches, spoolBytes: stats.bytes,
                 spoolLimitBytes: stats.limitBytes,
                 broker: brokerState.current, lastSeq: lastSeq))
+        if let version = client.negotiatedProtocolVersion, let broker = client.connectedBroker {
+            status.mqtt = BrokerConnection(protocol: version.number, broker: broker.description)
+        }
         guard let payload = try? WireCoding.encode(status) else { return }
         let topic = configuration.topics.gatewayStatus(configuration.gateway)
         let client = self.client

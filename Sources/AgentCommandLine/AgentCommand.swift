@@ -98,6 +98,9 @@ public struct AgentCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("LE scan window, at most the interval (default 100ms).", valueName: "DURATION"))
     var scanWindow: String?
 
+    @Option(help: ArgumentHelp("MQTT version: 5, 3.1.1, or auto (default: 5, and 3.1.1 when the broker refuses 5).", valueName: "VERSION"))
+    var mqttVersion: String?
+
     @Option(help: ArgumentHelp("CA certificate for mqtts://.", valueName: "FILE"))
     var caFile: String?
 
@@ -162,9 +165,8 @@ public struct AgentCommand: AsyncParsableCommand {
         let client: MQTTClient
         let agent: GatewayAgent
         do {
-            var url = try BrokerURL(parsing: configuration.broker)
-            url = url.withCredentials(username: url.username, password: url.password)
-            var mqtt = MQTTConfiguration(url: url, clientID: "beaconfleet-agent-\(configuration.gateway)")
+            var mqtt = try MQTTConfiguration(brokers: configuration.broker, clientID: "beaconfleet-agent-\(configuration.gateway)")
+            try mqtt.setVersion(commandLine: configuration.mqttVersion)
             mqtt.will = GatewayAgent.lastWill(configuration: configuration, version: BeaconFleetVersion.current)
             mqtt.tls = MQTTTLSFiles(caFile: configuration.caFile, certificateFile: configuration.certFile, keyFile: configuration.keyFile)
             mqtt.reconnectDelayMin = .milliseconds(250)
@@ -197,7 +199,7 @@ public struct AgentCommand: AsyncParsableCommand {
             ("prefix", prefix), ("window", window), ("spool", spool), ("spool-limit", spoolLimit), ("spool-fsync", spoolFsync),
             ("allow-uuid", allowUuid), ("formats", formats), ("min-rssi", minRssi), ("deny-address", denyAddress),
             ("scan", scan), ("scan-interval", scanInterval), ("scan-window", scanWindow),
-            ("ca-file", caFile), ("cert-file", certFile), ("key-file", keyFile),
+            ("mqtt-version", mqttVersion), ("ca-file", caFile), ("cert-file", certFile), ("key-file", keyFile),
             ("status-interval", statusInterval), ("drain-timeout", drainTimeout), ("max-inflight", maxInflight),
         ]
         for (key, value) in flags {

@@ -6,8 +6,12 @@ import Logging
 extension ClientCore {
     func didConnect(code: Int32, sessionPresent: Bool) {
         if code == 0 {
+            let url = currentURL
+            let version = spokenVersion
             state.withLock { state in
                 state.reconnectDelay = configuration.reconnectDelayMin
+                state.attemptAccepted = true
+                state.negotiated = (url, version)
                 state.setConnection(.connected)
                 for (filter, subscription) in state.subscriptions where !sessionPresent || !subscription.confirmed {
                     state.subscriptions[filter]?.confirmed = false
@@ -16,7 +20,11 @@ extension ClientCore {
                 for waiter in state.connectWaiters { waiter.resume(returning: .success(())) }
                 state.connectWaiters.removeAll()
             }
-            logger.info("MQTT connected", metadata: ["broker": "\(broker)", "sessionPresent": "\(sessionPresent)"])
+            logger.info(
+                "MQTT connected", metadata: ["broker": "\(url)", "protocol": "\(version)", "sessionPresent": "\(sessionPresent)"])
+        } else if code == Self.unsupportedProtocolVersion && spokenVersion == .v5 && configuration.fallsBackToV311 {
+            // Not a failure yet: the network loop retries this broker with MQTT 3.1.1 at once.
+            state.withLock { $0.fallbackPending = true }
         } else {
             let error = refusal(code: code)
             state.withLock { state in
@@ -28,10 +36,14 @@ extension ClientCore {
         }
     }
 
+    /// The MQTT 5 CONNACK reason code of a broker that speaks an older version only (libmosquitto
+    /// reports a 3.1.1 broker's "unacceptable protocol version" so too).
+    static let unsupportedProtocolVersion: Int32 = 132
+
     /// Maps a CONNACK failure code to the error that names its cause.
     func refusal(code: Int32) -> MQTTError {
-        let user = configuration.url.username
-        switch configuration.protocolVersion {
+        let user = currentURL.username
+        switch spokenVersion {
         case .v311:
             switch code {
             case 4: return .badCredentials(broker: broker, user: user)

@@ -15,7 +15,17 @@ extension ClientCore {
         if topic.isEmpty { throw .invalidTopic(topic, reason: "empty") }
         var properties: OpaquePointer?
         defer { if properties != nil { mosquitto_property_free_all(&properties) } }
-        if !userProperties.isEmpty {
+        if !userProperties.isEmpty && spokenVersion == .v311 && configuration.protocolVersion == .v5 {
+            // Asked for MQTT 5, fell back to 3.1.1, which has no user properties: send the message without them.
+            let first = state.withLock { state in
+                defer { state.droppedUserProperties = true }
+                return !state.droppedUserProperties
+            }
+            if first {
+                logger.notice(
+                    "MQTT 3.1.1 has no user properties: publishing without them", metadata: ["broker": "\(broker)", "topic": "\(topic)"])
+            }
+        } else if !userProperties.isEmpty {
             guard configuration.protocolVersion == .v5 else {
                 throw .invalidConfiguration(
                     field: "userProperties", reason: "need MQTT 5 (protocolVersion is \(configuration.protocolVersion))")

@@ -23,11 +23,16 @@ final class ClientCore: Sendable {
     let droppedMessages = Atomic<Int>(0)
     /// Wakes the network thread from its reconnect delay when the client closes.
     let wakeup = NSCondition()
+    /// Which of ``MQTTConfiguration/brokers`` the network thread connects to (or tries) now.
+    let brokerIndex = Atomic<Int>(0)
+    /// Whether the current attempt speaks MQTT 3.1.1 (configured, or fallen back from 5).
+    let speaksV311: Atomic<Bool>
 
     init(configuration: MQTTConfiguration, logger: Logger) throws(MQTTError) {
         _ = MosquittoLibrary.initialized
         self.configuration = configuration
         self.logger = logger
+        self.speaksV311 = Atomic(configuration.protocolVersion == .v311)
         guard let handle = mosquitto_new(configuration.clientID, configuration.cleanSession, nil) else {
             throw .library(operation: "mosquitto_new", code: Int(errno), message: String(cString: strerror(errno)))
         }
@@ -41,7 +46,12 @@ final class ClientCore: Sendable {
         }
     }
 
-    var broker: String { configuration.url.description }
+    /// The broker connected to or being tried now.
+    var currentURL: BrokerURL { configuration.brokers[brokerIndex.load(ordering: .relaxed)] }
+    /// ``currentURL`` for messages (password hidden).
+    var broker: String { currentURL.description }
+    /// The protocol version of the current attempt.
+    var spokenVersion: MQTTProtocolVersion { speaksV311.load(ordering: .relaxed) ? .v311 : .v5 }
 
     // MARK: Configuration
 
@@ -166,6 +176,14 @@ struct CoreState {
 
     var phase: Phase = .created
     var connection: MQTTConnectionState = .idle
+    /// The broker and version of the last accepted connection (kept while reconnecting).
+    var negotiated: (url: BrokerURL, version: MQTTProtocolVersion)?
+    /// Whether the broker accepted the current connection attempt (decides failover after a failure).
+    var attemptAccepted = false
+    /// The broker refused MQTT 5 as unsupported and the configuration allows 3.1.1: retry with it at once.
+    var fallbackPending = false
+    /// User properties were dropped because the broker speaks 3.1.1 (logged once).
+    var droppedUserProperties = false
     var reconnectDelay: Duration
     var subscriptions: [String: Subscription] = [:]
     var subscribeRequests: [Int32: String] = [:]

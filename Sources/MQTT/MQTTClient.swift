@@ -78,6 +78,18 @@ public final class MQTTClient: Sendable {
         try result.get()
     }
 
+    /// The protocol version the broker accepted on the last connection (MQTT 3.1.1 when it refused
+    /// MQTT 5 and ``MQTTConfiguration/fallsBackToV311`` allowed it); `nil` before the first connection.
+    public var negotiatedProtocolVersion: MQTTProtocolVersion? {
+        core.state.withLock { $0.negotiated?.version }
+    }
+
+    /// The broker of the last accepted connection (one of ``MQTTConfiguration/brokers``); `nil` before
+    /// the first connection.
+    public var connectedBroker: BrokerURL? {
+        core.state.withLock { $0.negotiated?.url }
+    }
+
     /// The connection state now.
     public var connectionState: MQTTConnectionState {
         core.state.withLock { $0.connection }

@@ -5,8 +5,15 @@ public struct MQTTConfiguration: Sendable {
     /// The MQTT client identifier; must be unique per broker (a second connection with the same id
     /// takes over and the first one is disconnected).
     public var clientID: String
-    /// MQTT 5 (default) or 3.1.1.
+    /// Further brokers (the nodes of a cluster, a standby), tried in turn after ``url`` when a
+    /// connection attempt fails; see ``brokers``. Each may carry its own credentials; TLS files are shared.
+    public var failoverURLs: [BrokerURL] = []
+    /// The version asked for first: MQTT 5 (default) or 3.1.1.
     public var protocolVersion: MQTTProtocolVersion = .v5
+    /// With ``protocolVersion`` `.v5`: speak MQTT 3.1.1 to a broker that refuses MQTT 5 as an
+    /// unsupported protocol version (NATS answers so), instead of retrying MQTT 5 forever.
+    /// ``MQTTClient/negotiatedProtocolVersion`` tells which one the broker took.
+    public var fallsBackToV311: Bool = true
     /// Keep-alive interval: the broker drops the client (and publishes its will) after 1.5× this without traffic.
     /// 0 disables it; otherwise 5 s to 65535 s.
     public var keepAlive: Duration = .seconds(30)
@@ -44,6 +51,9 @@ public struct MQTTConfiguration: Sendable {
         self.clientID = clientID ?? Self.randomClientID()
     }
 
+    /// Every broker in the order they are tried: ``url``, then ``failoverURLs``.
+    public var brokers: [BrokerURL] { [url] + failoverURLs }
+
     /// A fresh client id `prefix-` followed by 12 hex digits.
     public static func randomClientID(prefix: String = "beaconfleet") -> String {
         var generator = SystemRandomNumberGenerator()
@@ -77,8 +87,11 @@ public struct MQTTConfiguration: Sendable {
             throw .invalidConfiguration(
                 field: "reconnectDelayMin/Max", reason: "need 0 < min ≤ max (are \(reconnectDelayMin), \(reconnectDelayMax))")
         }
-        if url.password != nil && url.username == nil {
-            throw .invalidConfiguration(field: "url", reason: "has a password but no user name")
+        for broker in brokers where broker.password != nil && broker.username == nil {
+            throw .invalidConfiguration(field: "url", reason: "\(broker) has a password but no user name")
+        }
+        if Set(brokers.map(\.usesTLS)).count > 1 {
+            throw .invalidConfiguration(field: "failoverURLs", reason: "mix mqtt:// and mqtts:// (one set of TLS files serves them all)")
         }
         if (tls.certificateFile == nil) != (tls.keyFile == nil) {
             throw .invalidConfiguration(field: "tls", reason: "a client certificate file needs its key file and vice versa")

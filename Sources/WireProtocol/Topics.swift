@@ -22,11 +22,19 @@ public struct Topics: Sendable, Hashable {
 
     private var root: String { prefix + "/v1" }
 
-    public func gatewayStatus(_ gateway: Identifier) -> String { "\(root)/gateways/\(gateway)/status" }
-    public func sightings(_ gateway: Identifier) -> String { "\(root)/gateways/\(gateway)/sightings" }
-    public func clientReport(_ client: Identifier) -> String { "\(root)/clients/\(client)/report" }
-    public func clientRegions(_ client: Identifier) -> String { "\(root)/clients/\(client)/regions" }
-    public func clientEvents(_ client: Identifier) -> String { "\(root)/clients/\(client)/events" }
+    public func gatewayStatus(_ gateway: Identifier) -> String { "\(root)/gateways/\(Self.level(gateway))/status" }
+    public func sightings(_ gateway: Identifier) -> String { "\(root)/gateways/\(Self.level(gateway))/sightings" }
+    public func clientReport(_ client: Identifier) -> String { "\(root)/clients/\(Self.level(client))/report" }
+    public func clientRegions(_ client: Identifier) -> String { "\(root)/clients/\(Self.level(client))/regions" }
+    public func clientEvents(_ client: Identifier) -> String { "\(root)/clients/\(Self.level(client))/events" }
+
+    /// An identifier as its topic level: each `.` written as `:`. NATS maps MQTT's `/` to its subject
+    /// separator `.` and disconnects a publisher whose topic holds one, so a tag's id
+    /// (`UUID.MAJOR.MINOR`) could not appear in a topic there; `:` is not an identifier character,
+    /// so ``route(_:)`` reads it back unambiguously. Ids without `.` are unchanged.
+    public static func level(_ id: Identifier) -> String {
+        id.rawValue.contains(".") ? id.rawValue.replacingOccurrences(of: ".", with: ":") : id.rawValue
+    }
     public var coordinatorStatus: String { "\(root)/coordinator/status" }
 
     /// Subscription filters.
@@ -57,7 +65,8 @@ public struct Topics: Sendable, Hashable {
             return .coordinatorStatus
         }
         guard parts.count == 3 else { throw .unknownTopic(topic) }
-        let idText = String(decoding: parts[1], as: UTF8.self)
+        var idText = String(decoding: parts[1], as: UTF8.self)
+        if idText.contains(":") { idText = idText.replacingOccurrences(of: ":", with: ".") }
         guard let id = Identifier(validating: idText) else { throw .invalidIdentifier(idText) }
         let kind = String(decoding: parts[2], as: UTF8.self)
         if parts[0].elementsEqual("gateways".utf8) {

@@ -8,8 +8,13 @@ import WireProtocol
 
 /// How the coordinator and `watch` reach the broker: URL plus optional TLS files.
 struct CoordinatorBrokerOptions: ParsableArguments {
-    @Option(help: "Broker URL: mqtt://[user:pass@]host[:port] or mqtts://…")
+    @Option(
+        help:
+            "Broker URL: mqtt://[user:pass@]host[:port] or mqtts://…; several separated by commas are tried in turn when one fails (a cluster's nodes).")
     var broker: String
+
+    @Option(help: "MQTT version: 5, 3.1.1, or auto (5, and 3.1.1 when the broker refuses 5, as NATS does).")
+    var mqttVersion: String = "auto"
 
     @Option(help: "CA certificate file for mqtts://")
     var caFile: String?
@@ -23,9 +28,10 @@ struct CoordinatorBrokerOptions: ParsableArguments {
     @Option(help: "Topic prefix.")
     var prefix: String = Topics.defaultPrefix
 
+    /// The first broker of `--broker`; ``apply(to:)`` adds the others.
     func url() throws -> BrokerURL {
         do {
-            return try BrokerURL(parsing: broker)
+            return try MQTTConfiguration.brokers(parsing: broker)[0]
         } catch {
             throw ValidationError("--broker \(broker): \(error)")
         }
@@ -39,8 +45,14 @@ struct CoordinatorBrokerOptions: ParsableArguments {
         }
     }
 
-    func apply(to configuration: inout MQTTConfiguration) {
+    func apply(to configuration: inout MQTTConfiguration) throws {
         configuration.tls = MQTTTLSFiles(caFile: caFile, certificateFile: certFile, keyFile: keyFile)
+        do {
+            configuration.failoverURLs = Array(try MQTTConfiguration.brokers(parsing: broker).dropFirst())
+            try configuration.setVersion(commandLine: mqttVersion)
+        } catch {
+            throw ValidationError("\(error)")
+        }
     }
 }
 
@@ -63,6 +75,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
                   --http 0.0.0.0:9090 --budget 18
               beaconfleet coordinator --broker mqtt://localhost --topology topology/museum --planner nearest
               beaconfleet coordinator --broker mqtt://localhost --topology topology/museum --home-assistant
+              beaconfleet coordinator --broker mqtt://127.0.0.1:4301,mqtt://127.0.0.1:4302,mqtt://127.0.0.1:4303 \\
+                  --topology topology/museum          # a NATS cluster (scripts/nats-cluster): MQTT 3.1.1, failover
               beaconfleet coordinator --broker mqtts://broker:8883 --ca-file ca.pem \\
                   --topology venue/
             """)
@@ -189,7 +203,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         configuration.sightingsQueueLimit = queueLimit
         configuration.topologyPollInterval = .milliseconds(Int64((topologyPoll * 1000).rounded()))
         configuration.httpToken = try httpToken()
-        connection.apply(to: &configuration.mqtt)
+        try connection.apply(to: &configuration.mqtt)
         configuration.homeAssistant = try homeAssistantConfiguration()
         let client: MQTTClient
         let coordinator: CoordinatorService

@@ -93,7 +93,7 @@ struct CredentialsCommand: AsyncParsableCommand {
     static func send(_ commands: [DynamicSecurityPlan.Command], connection: CoordinatorBrokerOptions) async throws {
         var configuration = MQTTConfiguration(
             url: try connection.url(), clientID: MQTTConfiguration.randomClientID(prefix: "beaconfleet-credentials"))
-        connection.apply(to: &configuration)
+        try connection.apply(to: &configuration)
         let url = configuration.url
         let mqtt = try MQTTClient(configuration: configuration)
         try mqtt.connect()

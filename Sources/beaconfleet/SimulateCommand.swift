@@ -63,9 +63,14 @@ struct SimulateCommand: AsyncParsableCommand {
     var appRegions: Int = 2
 
     @Option(
-        name: .long, help: "Run walkers live over MQTT against the coordinator on this broker: mqtt://[user:pass@]host[:port] or mqtts://…."
+        name: .long,
+        help:
+            "Run walkers live over MQTT against the coordinator on this broker: mqtt://[user:pass@]host[:port] or mqtts://…; several, comma-separated, are tried in turn."
     )
     var broker: String?
+
+    @Option(name: .customLong("mqtt-version"), help: "Live: MQTT version: 5, 3.1.1, or auto (3.1.1 when the broker refuses 5).")
+    var mqttVersion: String = "auto"
 
     @Option(name: .long, help: "Live: phones (report and apply regions) or tags (heard by simulated gateways).")
     var mode: String = "phones"
@@ -183,12 +188,13 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     private func runLive(broker: String) async throws {
-        let url: BrokerURL
+        let brokers: [BrokerURL]
         do {
-            url = try BrokerURL(parsing: broker)
+            brokers = try MQTTConfiguration.brokers(parsing: broker)
         } catch {
             throw ValidationError("--broker \(broker): \(error)")
         }
+        let url = brokers[0]
         let topics: Topics
         do {
             topics = try Topics(prefix: prefix)
@@ -199,6 +205,12 @@ struct SimulateCommand: AsyncParsableCommand {
         var configuration = LiveSimulation.Configuration(
             broker: url, topology: venue, topics: topics, clients: clients, mode: LiveSimulation.Mode(rawValue: mode)!)
         configuration.broker.tls = MQTTTLSFiles(caFile: caFile, certificateFile: certFile, keyFile: keyFile)
+        configuration.broker.failoverURLs = Array(brokers.dropFirst())
+        do {
+            try configuration.broker.setVersion(commandLine: mqttVersion)
+        } catch {
+            throw ValidationError("\(error)")
+        }
         configuration.duration = SimulationDuration.seconds(duration)!
         configuration.speedup = speedup
         configuration.seed = seed

@@ -38,7 +38,7 @@ struct WatchCommand: AsyncParsableCommand {
         let formatter = EventFormatter(topics: topics, client: client)
         var configuration = MQTTConfiguration(
             url: try connection.url(), clientID: MQTTConfiguration.randomClientID(prefix: "beaconfleet-watch"))
-        connection.apply(to: &configuration)
+        try connection.apply(to: &configuration)
         let mqtt: MQTTClient
         do {
             mqtt = try MQTTClient(configuration: configuration)

@@ -138,3 +138,38 @@ struct ConnectionTests {
         }
     }
 }
+
+@Suite("A list of brokers", .timeLimit(.minutes(1)))
+struct BrokerListTests {
+    @Test("a broker that refuses the connection hands over to the next URL of the list; MQTT 5 is kept where it is spoken")
+    func failsOverToTheNextURL() async throws {
+        try await withMosquittoBroker { broker in
+            // A reserved port nobody listens on: connections to it are refused.
+            let deadPort = try LoopbackPort.hold()
+            defer { LoopbackPort.release(deadPort) }
+            var configuration = try MQTTConfiguration(brokers: "mqtt://127.0.0.1:\(deadPort),\(broker.url.unredactedString)")
+                .reconnecting(after: .milliseconds(50), atMost: .milliseconds(200))
+            #expect(configuration.brokers.count == 2)
+            configuration.clientID = MQTTConfiguration.randomClientID(prefix: "listed")
+            try await withConnectedClient(configuration) { client in
+                #expect(client.connectedBroker == broker.url)
+                #expect(client.negotiatedProtocolVersion == .v5)
+            }
+        }
+    }
+
+    @Test("--broker lists and --mqtt-version values are parsed, and bad ones named")
+    func commandLine() throws {
+        #expect(try MQTTConfiguration.brokers(parsing: "mqtt://a:1,mqtt://b:2").map(\.endpoint) == ["a:1", "b:2"])
+        #expect(throws: MQTTError.self) { try MQTTConfiguration.brokers(parsing: "mqtt://a:1,,mqtt://b") }
+        #expect(throws: MQTTError.self) { try MQTTConfiguration.brokers(parsing: "mqtt://a:1,http://b") }
+        var configuration = MQTTConfiguration(url: BrokerURL(host: "a"))
+        try configuration.setVersion(commandLine: "3.1.1")
+        #expect(configuration.protocolVersion == .v311 && !configuration.fallsBackToV311)
+        try configuration.setVersion(commandLine: "5")
+        #expect(configuration.protocolVersion == .v5 && !configuration.fallsBackToV311)
+        try configuration.setVersion(commandLine: "auto")
+        #expect(configuration.protocolVersion == .v5 && configuration.fallsBackToV311)
+        #expect(throws: MQTTError.self) { try configuration.setVersion(commandLine: "4") }
+    }
+}

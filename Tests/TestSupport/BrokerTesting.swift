@@ -35,3 +35,16 @@ public func withConnectedClient<Result>(
         throw error
     }
 }
+
+/// Runs `body` with a fresh ``NATSCluster`` (`scripts/nats-cluster`) and stops it afterwards, also when `body` throws.
+public func withNATSCluster<Result>(_ body: (NATSCluster) async throws -> Result) async throws -> Result {
+    let cluster = try await NATSCluster.start(script: SharedData.packageRoot.appendingPathComponent("scripts/nats-cluster"))
+    do {
+        let result = try await body(cluster)
+        await cluster.stop()
+        return result
+    } catch {
+        await cluster.stop()
+        throw error
+    }
+}

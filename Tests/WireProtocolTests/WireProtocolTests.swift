@@ -26,6 +26,11 @@ struct WireProtocolTests {
         #expect(try topics.route(topics.clientRegions(client)) == .clientRegions(client))
         #expect(try topics.route(topics.clientEvents(client)) == .clientEvents(client))
         #expect(try topics.route(topics.coordinatorStatus) == .coordinatorStatus)
+        // A `.` in an id (tags are UUID.MAJOR.MINOR) is written `:` in its topic level, which NATS accepts.
+        let tag = try Identifier("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0.1.2")
+        #expect(topics.clientRegions(tag) == "venue/x/v1/clients/E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2/regions")
+        #expect(try topics.route(topics.clientRegions(tag)) == .clientRegions(tag))
+        #expect(try topics.route(topics.sightings(try Identifier("gw.lobby"))) == .sightings(try Identifier("gw.lobby")))
         #expect(throws: WireError.unknownTopic("venue/x/v2/clients/a/report")) { try topics.route("venue/x/v2/clients/a/report") }
         #expect(throws: WireError.unknownTopic("venue/x/v1/clients/a/b/report")) { try topics.route("venue/x/v1/clients/a/b/report") }
         #expect(throws: WireError.invalidIdentifier("a b")) { try topics.route("venue/x/v1/clients/a b/report") }

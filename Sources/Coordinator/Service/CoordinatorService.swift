@@ -38,6 +38,8 @@ public final class CoordinatorService: Service, Sendable {
     private let logger: Logger
     private let started = Date()
     private let topologyStamp: TopologyStamp
+    /// Whether the subscriptions went through (a shutdown before that closes the client at once).
+    private let subscribed = Mutex(false)
 
     /// Loads the topology (an error here is fatal: it names the file and line) and the state store.
     public init(
@@ -99,7 +101,10 @@ public final class CoordinatorService: Service, Sendable {
                         for filter in [topics.allGatewayStatus, topics.allSightings, topics.allClientReports] {
                             try await client.subscribe(filter, qos: .atLeastOnce)
                         }
+                        self.subscribed.withLock { $0 = true }
                     } catch {
+                        // Stopped before the broker was ever reached (see onGracefulShutdown): a clean end.
+                        if case MQTTError.closed = error, Task.isShuttingDownGracefully { return }
                         throw CoordinatorError("cannot subscribe at \(configuration.mqtt.url): \(error)")
                     }
                     await publishStatus()
@@ -113,8 +118,13 @@ public final class CoordinatorService: Service, Sendable {
             } onCancel: { [queue] in
                 queue.close()
             }
-        } onGracefulShutdown: { [queue] in
+        } onGracefulShutdown: { [queue, client, self] in
             queue.close()
+            // Still waiting for a broker that never answered: nothing was published and nothing is
+            // owed, so close the client now; the subscribe waiting for it ends and so does the service.
+            if !self.subscribed.withLock({ $0 }) {
+                Task { await client.disconnect() }
+            }
         }
         // Everything queued is applied (the process loop drains the closed queue): plan what waits and write the rest.
         await publish(await core.drain())
@@ -237,7 +247,10 @@ public final class CoordinatorService: Service, Sendable {
     }
 
     private func publishStatus() async {
-        let status = await core.status(started: started, version: CoordinatorService.version)
+        var status = await core.status(started: started, version: CoordinatorService.version)
+        if let version = client.negotiatedProtocolVersion, let broker = client.connectedBroker {
+            status.mqtt = BrokerConnection(protocol: version.number, broker: broker.description)
+        }
         guard let payload = try? WireCoding.encode(status) else { return }
         do {
             try client.enqueue(topic: configuration.topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)

@@ -14,6 +14,8 @@ public struct CoordinatorStatus: VersionedPayload, Equatable {
     public var time: Date?
     /// The last topology reload error, when the coordinator kept the previous topology.
     public var error: String?
+    /// The broker and MQTT version of the current connection (absent before the first one).
+    public var mqtt: BrokerConnection?
 
     public struct TopologyInfo: Codable, Sendable, Equatable {
         public var name: String

@@ -17,6 +17,8 @@ public struct GatewayStatus: VersionedPayload, Equatable {
     public var time: Date?
     /// Live counters, refreshed periodically while online.
     public var counters: Counters?
+    /// The broker and MQTT version of the current connection (absent before the first one).
+    public var mqtt: BrokerConnection?
 
     /// An agent's running counters.
     public struct Counters: Codable, Sendable, Equatable {
