@@ -14,14 +14,13 @@ struct CredentialsTests {
     let topics = try! Topics()
 
     /// `mosquitto_ctrl dynsec init FILE admin PASSWORD`: the plugin's file with its admin account.
-    func initializePlugin(_ file: String, password: String) throws {
+    func initializePlugin(_ file: String, password: String) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_ctrl")
         process.arguments = ["dynsec", "init", file, "admin", password]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(await process.exited() == 0)
     }
 
     /// A connected client logging in as `user`.
@@ -44,7 +43,7 @@ struct CredentialsTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("dynamic-security.json").path
-        try initializePlugin(file, password: "admin-secret")
+        try await initializePlugin(file, password: "admin-secret")
         let configuration = MosquittoBroker.Configuration(
             allowAnonymous: false, extraConfiguration: ["plugin \(Self.plugin)", "plugin_opt_config_file \(file)"])
         try await withMosquittoBroker(configuration) { broker in

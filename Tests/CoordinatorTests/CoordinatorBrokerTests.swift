@@ -35,7 +35,7 @@ struct CoordinatorBrokerTests {
             var configuration = LiveSimulation.Configuration(broker: broker.url, topology: topology, topics: topics, clients: 2)
             configuration.routes = [route, route.reversed()]
             configuration.duration = 150
-            configuration.speedup = Double(ProcessInfo.processInfo.environment["COORDINATOR_TEST_SPEEDUP"] ?? "") ?? 10
+            configuration.speedup = Double(ProcessInfo.processInfo.environment["COORDINATOR_TEST_SPEEDUP"] ?? "") ?? 5
             configuration.tick = 0.25
             let report = try await LiveSimulation(configuration: configuration).run { debug($0.summary + " missed: \($0.missed)") }
             debug("simulation done; missed \(report.missed)")
@@ -78,7 +78,7 @@ struct CoordinatorBrokerTests {
             try await Task.sleep(for: .seconds(4))
             // kill -9: no clean shutdown, no chance to write anything more.
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            _ = await process.exited()
             let store = try StateStore(path: state)
             let before = Dictionary(uniqueKeysWithValues: try store.loadClients().map { ($0.id, $0) })
             #expect(before.count == 3, "every phone was planned before the kill")
@@ -94,7 +94,7 @@ struct CoordinatorBrokerTests {
             let report = try await simulation.value
             let after = try store.loadClients()
             kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+            _ = await process.exited()
             #expect(report.versionRepeats == 0, "no version was ever reused: \(report.summary)")
             for client in after {
                 #expect(client.version >= before[client.id]?.version ?? 0, "\(client.id) continued from its stored version")
@@ -119,7 +119,7 @@ struct CoordinatorBrokerTests {
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            _ = await process.exited()
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { phone in
                 // Sent while no coordinator is connected: only the broker's session for it can keep it.
                 let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "hall-entrance")]))
@@ -139,7 +139,7 @@ struct CoordinatorBrokerTests {
                 #expect(regions.regions.contains { $0.id == "hall-entrance" })
             }
             kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+            _ = await process.exited()
         }
     }
 
@@ -224,7 +224,7 @@ struct CoordinatorBrokerTests {
                 _ = try await nextStatus("a status without the error") { $0.error == nil && $0.state == .online }
             }
             kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+            _ = await process.exited()
         }
     }
 

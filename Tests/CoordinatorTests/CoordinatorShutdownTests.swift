@@ -110,7 +110,7 @@ struct CoordinatorShutdownTests {
                     #expect(next.version == (published[phone] ?? 0) + 1, "\(phone)'s versions continue")
                 }
                 kill(process.processIdentifier, SIGTERM)
-                process.waitUntilExit()
+                _ = await process.exited()
                 #expect(process.terminationStatus == 0)
             }
         }

@@ -123,7 +123,7 @@ struct HomeAssistantBrokerTests {
                     // A kill -9: the broker publishes the coordinator's last will on the availability topic.
                     let killed = seen.count
                     kill(process.processIdentifier, SIGKILL)
-                    process.waitUntilExit()
+                    _ = await process.exited()
                     let status = try await seen.message(on: topics.coordinatorStatus, "the coordinator's last will", after: killed) { _ in
                         true
                     }

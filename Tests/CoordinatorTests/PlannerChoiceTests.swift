@@ -36,7 +36,7 @@ struct PlannerChoiceTests {
     }
 
     @Test("`--planner` accepts frontier and nearest only", .requiresBeaconFleetBinary)
-    func commandLine() throws {
+    func commandLine() async throws {
         let binary = try #require(BuiltProduct.beaconfleet)
         let process = Process()
         process.executableURL = binary
@@ -47,9 +47,9 @@ struct PlannerChoiceTests {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        process.waitUntilExit()
+        let status = await process.exited()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus != 0)
+        #expect(status != 0)
         #expect(text.contains("--planner farthest: expected frontier or nearest"), "\(text)")
     }
 }

@@ -208,6 +208,8 @@ public struct PhoneSimulation: Sendable {
         let ticks = Int((configuration.duration / configuration.tick).rounded(.down))
 
         for tick in 0...ticks {
+            // A long walk is minutes of work on a shared thread pool: let other tasks run between ticks.
+            await Task.yield()
             if tick > 0 { walker.advance(by: configuration.tick) }
             let now = Double(tick) * configuration.tick
             let truth = walker.position

@@ -12,7 +12,8 @@ final class SightingsCollector: @unchecked Sendable {
         var payloads: [UInt64: [UInt8]] = [:]
         var repeats = 0
         var differingRepeats = 0
-        var status: GatewayStatus?
+        /// Every status received, oldest first.
+        var statuses: [GatewayStatus] = []
         var invalid: [String] = []
     }
 
@@ -54,7 +55,7 @@ final class SightingsCollector: @unchecked Sendable {
                     received.payloads[batch.seq] = message.payload
                 }
             case .gatewayStatus:
-                received.status = try WireCoding.decode(GatewayStatus.self, from: message.payload, topic: message.topic)
+                received.statuses.append(try WireCoding.decode(GatewayStatus.self, from: message.payload, topic: message.topic))
             default:
                 break
             }
@@ -78,11 +79,14 @@ final class SightingsCollector: @unchecked Sendable {
         return snapshot
     }
 
-    /// Waits until a status with `state` arrives.
+    /// Waits until the agent's own status with `state` arrives: one that carries its counters.
+    /// The last will (`offline` without counters) does not count: a broker that went away while
+    /// the agent was connected publishes it, and a persistent session may hand it over after the
+    /// restart, before or after the agent's final status.
     func waitForStatus(_ state: GatewayStatus.State, within limit: Duration) async -> GatewayStatus? {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
-            if let status = snapshot.status, status.state == state { return status }
+            if let status = snapshot.statuses.last(where: { $0.state == state && $0.counters != nil }) { return status }
             try? await Task.sleep(for: .milliseconds(50))
         }
         return nil
