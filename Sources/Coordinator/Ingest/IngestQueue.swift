@@ -123,15 +123,18 @@ public final class IngestQueue: Sendable {
         waiter?.resume()
     }
 
-    /// Takes up to `limit` messages, reports and statuses first, without waiting (empty when none is queued).
+    /// Takes up to `limit` messages, reports and statuses first (see ``pop(upTo:from:)``), without
+    /// waiting (empty when none is queued).
     public func poll(upTo limit: Int) -> [InboundMessage] {
         state.withLock { IngestQueue.pop(upTo: limit, from: &$0) }
     }
 
-    /// Up to `limit` messages off `state`'s lanes, reports and statuses first.
+    /// Up to `limit` messages off `state`'s lanes: reports and statuses alone while any wait, so
+    /// a phone's answer is not decided in the same step as a window of sightings; else sightings.
     private static func pop(upTo limit: Int, from state: inout State) -> [InboundMessage] {
         var out: [InboundMessage] = []
         while out.count < limit, let item = state.priority.popFirst() { out.append(item) }
+        guard out.isEmpty else { return out }
         while out.count < limit, let item = state.sightings.popFirst() { out.append(item) }
         return out
     }
