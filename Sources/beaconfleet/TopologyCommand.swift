@@ -17,7 +17,7 @@ struct TopologyCommand: AsyncParsableCommand {
               beaconfleet topology generate --regions 100000 --levels 3 --seed 7 \\
                   --out /tmp/venue
             """,
-        subcommands: [Check.self, Export.self, Generate.self]
+        subcommands: [Check.self, Export.self, Generate.self, ImportIMDF.self, ExportGeoJSON.self]
     )
 
     /// `beaconfleet topology check DIR`.
