@@ -236,6 +236,7 @@ public struct IMDFImporter: Sendable {
             if let container = containers.min(by: { units[$0].polygon.area < units[$1].polygon.area }) {
                 links.append((units[index].areaID, units[container].areaID, nil, "walk"))
                 units[index].linked = true
+                units[container].linked = true
             } else if !units[index].linked {
                 warnings.append("unit.geojson: feature '\(units[index].feature.id)': no opening and inside no other unit; its room is kept, with no waypoint")
             }
