@@ -77,13 +77,18 @@ extension TopologyCommand {
             let topology = try loadTopologyOrExit(directory)
             let text: String
             do { text = try GeoJSONExporter().rooms(topology) } catch { throw ValidationError("\(directory): \(error)") }
-            if let out {
-                do { try Data(text.utf8).write(to: URL(fileURLWithPath: out)) } catch {
-                    throw ValidationError("cannot write \(out): \(error.localizedDescription)")
-                }
-            } else {
-                FileHandle.standardOutput.write(Data(text.utf8))
-            }
+            try writeOutput(text, to: out)
         }
+    }
+}
+
+/// Writes `text` to the file `out`, or to standard output when it is nil.
+func writeOutput(_ text: String, to out: String?) throws {
+    if let out {
+        do { try Data(text.utf8).write(to: URL(fileURLWithPath: out)) } catch {
+            throw ValidationError("cannot write \(out): \(error.localizedDescription)")
+        }
+    } else {
+        FileHandle.standardOutput.write(Data(text.utf8))
     }
 }

@@ -108,14 +108,7 @@ struct TopologyCommand: AsyncParsableCommand {
 
         func run() async throws {
             let topology = try loadTopologyOrExit(directory)
-            let json = TopologyExporter().json(topology)
-            if let out {
-                do { try Data(json.utf8).write(to: URL(fileURLWithPath: out)) } catch {
-                    throw ValidationError("cannot write \(out): \(error.localizedDescription)")
-                }
-            } else {
-                FileHandle.standardOutput.write(Data(json.utf8))
-            }
+            try writeOutput(TopologyExporter().json(topology), to: out)
         }
     }
 

@@ -21,9 +21,7 @@ import Testing
         TopologyLoader().load(directory: try VenueFixture.directory(files))
     }
 
-    func messages(_ result: TopologyLoader.Result) -> [String] {
-        result.diagnostics.map { "\(URL(fileURLWithPath: $0.location.file).lastPathComponent):\($0.location.line): \($0.message)" }
-    }
+    func messages(_ result: TopologyLoader.Result) -> [String] { VenueFixture.messages(result) }
 
     @Test("a point's room is the polygon holding it; regions know their room; the export lists the rooms")
     func roomsLoad() throws {

@@ -103,11 +103,7 @@ struct IMDFFeature {
                 problems.append(problem("geometry", "malformed \(type) coordinates"))
                 return nil
             }
-            let points = outer.compactMap(Self.position)
-            guard points.count == outer.count, points.count >= 4 else {
-                problems.append(problem("geometry", "a ring needs at least 4 [longitude, latitude] positions (closed), got \(outer.count)"))
-                return nil
-            }
+            guard let points = positions(outer, atLeast: 4, of: "a ring (closed)", problems: &problems) else { return nil }
             result.append(points)
         }
         return result
@@ -124,9 +120,16 @@ struct IMDFFeature {
             problems.append(problem("geometry", "expected a LineString, got \(type)"))
             return nil
         }
-        let points = coordinates.compactMap(Self.position)
-        guard points.count == coordinates.count, points.count >= 2 else {
-            problems.append(problem("geometry", "a LineString needs at least 2 [longitude, latitude] positions"))
+        return positions(coordinates, atLeast: 2, of: "a LineString", problems: &problems)
+    }
+
+    /// Every item of `list` as a position, at least `count` of them; nil with a geometry problem.
+    private func positions(
+        _ list: [Any], atLeast count: Int, of what: String, problems: inout [IMDFError.Problem]
+    ) -> [(lon: Double, lat: Double)]? {
+        let points = list.compactMap(Self.position)
+        guard points.count == list.count, points.count >= count else {
+            problems.append(problem("geometry", "\(what) needs at least \(count) [longitude, latitude] positions, got \(list.count) (\(points.count) readable)"))
             return nil
         }
         return points
