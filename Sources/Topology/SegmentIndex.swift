@@ -94,7 +94,7 @@ extension SegmentIndex.Grid {
                             let cell = row * columns + column
                             for slot in Int(cells.cellStart[cell])..<Int(cells.cellStart[cell + 1]) {
                                 let id = cells.ids[slot]
-                                let hit = project(x: x, y: y, onto: segments[Int(id)], graph: graph)
+                                let hit = Self.project(x: x, y: y, onto: segments[Int(id)], graph: graph)
                                 if let current = best {
                                     if hit.distance < current.distance || (hit.distance == current.distance && id < bestID) {
                                         best = hit
@@ -117,7 +117,7 @@ extension SegmentIndex.Grid {
         return best
     }
 
-    private func project(x: Double, y: Double, onto segment: SegmentIndex.Segment, graph: WalkingGraph) -> SegmentIndex.Hit {
+    static func project(x: Double, y: Double, onto segment: SegmentIndex.Segment, graph: WalkingGraph) -> SegmentIndex.Hit {
         let ax = graph.x[Int(segment.a)]
         let ay = graph.y[Int(segment.a)]
         let bx = graph.x[Int(segment.b)]

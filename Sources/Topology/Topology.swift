@@ -43,6 +43,16 @@ public final class Topology: Sendable {
     /// Which identities heard by gateways are clients (`clients.csv`); nil when the venue has none:
     /// every identity that is not a region beacon is then a client.
     public let clientPolicy: ClientPolicy?
+    /// The venue's rooms (`areas.csv`), in file order; empty when it has none (walls are then
+    /// ignored: inside-ness and snapping are by distance alone).
+    public let areas: [Area]
+    /// Where the local metres sit on the Earth (`venue.conf`'s `origin-lat`, `origin-lon`).
+    public let origin: GeoOrigin?
+    /// Per region: the index of the room its beacon is in, nil when unplaced or in none.
+    public let regionRooms: [Int?]
+    let roomIndex: RoomIndex
+    /// Per room: the snapping segments inside it (see ``snap(_:)``).
+    let roomSegments: RoomSegments
 
     let levelIndexByID: [String: Int]
     let regionIndexByID: [String: Int]
@@ -57,8 +67,13 @@ public final class Topology: Sendable {
     init(
         name: String, revision: String, budget: Int?, radio: RadioEnvironment = RadioEnvironment(), levels: [Level], regions: [Region],
         waypoints: [Waypoint], gateways: [Gateway], links: [Link], regionNode: [Int32], graph: WalkingGraph,
-        clientPolicy: ClientPolicy? = nil
+        clientPolicy: ClientPolicy? = nil, areas: [Area] = [], origin: GeoOrigin? = nil
     ) {
+        self.areas = areas
+        self.origin = origin
+        let roomIndex = RoomIndex(areas: areas)
+        self.roomIndex = roomIndex
+        regionRooms = regions.map { region in region.position.flatMap { roomIndex.room(at: $0) } }
         self.name = name
         self.clientPolicy = clientPolicy
         self.revision = revision
@@ -81,6 +96,7 @@ public final class Topology: Sendable {
         maximumRadius = regions.reduce(0) { Swift.max($0, $1.position == nil ? 0 : $1.radius) }
         segmentIndex = SegmentIndex(graph: graph, levelCount: levels.count)
         regionGrid = RegionGrid(regions: regions, levelIndex: levelIndexByID, levelCount: levels.count)
+        roomSegments = RoomSegments(rooms: roomIndex, segments: segmentIndex, graph: graph, levels: levels)
     }
 
     // MARK: Lookups
@@ -136,8 +152,12 @@ public final class Topology: Sendable {
     /// to where the point falls along it.
     public func snap(_ point: VenuePoint) throws(TopologyQueryError) -> GraphLocation {
         guard let level = levelIndexByID[point.level] else { throw .unknownLevel(point.level) }
-        guard let hit = segmentIndex.nearest(x: point.x, y: point.y, level: level, graph: graph) else {
+        guard var hit = segmentIndex.nearest(x: point.x, y: point.y, level: level, graph: graph) else {
             throw .noWalkableGraph(level: point.level)
+        }
+        // Never through a wall: in a room, the nearest link of that room when it has one.
+        if let room = roomIndex.room(at: point), let inRoom = roomSegments.nearest(x: point.x, y: point.y, room: room, hit: hit, graph: graph) {
+            hit = inRoom
         }
         let segment = hit.segment
         if segment.a == segment.b || hit.fraction == 0 {

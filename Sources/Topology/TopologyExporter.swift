@@ -13,6 +13,9 @@ public struct TopologyExporter: Sendable {
         out += "\"format\": \"beaconfleet-topology\",\n\"version\": 1,\n"
         out += "\"name\": \(Self.quoted(topology.name)),\n\"revision\": \(Self.quoted(topology.revision)),\n"
         out += "\"budget\": \(topology.budget.map(String.init) ?? "null"),\n"
+        if let origin = topology.origin {
+            out += "\"origin\": {\"lat\": \(Self.number(origin.latitude)), \"lon\": \(Self.number(origin.longitude))},\n"
+        }
         func list<T>(_ key: String, _ items: [T], last: Bool = false, _ render: (T) -> String) {
             out += "\"\(key)\": ["
             for (index, item) in items.enumerated() {
@@ -45,6 +48,13 @@ public struct TopologyExporter: Sendable {
         }
         list("gateways", topology.gateways) { gateway in
             "{\"id\": \(Self.quoted(gateway.id)), \"x\": \(Self.number(gateway.position.x)), \"y\": \(Self.number(gateway.position.y)), \"level\": \(Self.quoted(gateway.position.level)), \"z\": \(gateway.height.map(Self.number) ?? "null")}"
+        }
+        if !topology.areas.isEmpty {
+            list("areas", topology.areas) { area in
+                let outline = area.polygon.points.map { "[\(Self.number($0.x)), \(Self.number($0.y))]" }.joined(separator: ", ")
+                return
+                    "{\"id\": \(Self.quoted(area.id)), \"level\": \(Self.quoted(area.level)), \"name\": \(Self.quoted(area.name)), \"kind\": \(Self.quoted(area.kind)), \"polygon\": [\(outline)]}"
+            }
         }
         list("links", topology.links, last: true) { link in
             "{\"from\": \(Self.quoted(link.from)), \"to\": \(Self.quoted(link.to)), \"distance\": \(Self.number(link.distance)), \"kind\": \"\(link.kind.rawValue)\", \"derived\": \(link.isDerived)}"

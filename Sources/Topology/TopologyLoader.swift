@@ -30,6 +30,7 @@ public struct TopologyLoader: Sendable {
         public static let gateways = "gateways.csv"
         public static let links = "links.csv"
         public static let clients = "clients.csv"
+        public static let areas = "areas.csv"
     }
 
     /// Loads and validates the venue in `directory`, collecting every error and warning.
@@ -78,6 +79,11 @@ struct LoadContext {
     var rawLinks: [RawLink] = []
     /// `clients.csv`'s rules; nil when the venue has no such file.
     var clientRules: [ClientPolicy.Rule]?
+    /// `areas.csv`'s rooms (empty without the file).
+    var areas: [Area] = []
+    /// `venue.conf`'s `origin-lat` / `origin-lon`, as read (both are needed).
+    var originLatitude: Double?
+    var originLongitude: Double?
     var digest = FNV1a()
 
     struct RawLink {
@@ -139,6 +145,7 @@ struct LoadContext {
         if let bytes = read(F.waypoints, directory: directory, required: false) { parseWaypoints(bytes) }
         if let bytes = read(F.gateways, directory: directory, required: false) { parseGateways(bytes) }
         if let bytes = read(F.links, directory: directory, required: true) { parseLinks(bytes) }
+        if let bytes = read(F.areas, directory: directory, required: false) { parseAreas(bytes) }
         if let bytes = read(F.clients, directory: directory, required: false) {
             parseClients(bytes)
         } else {
@@ -198,11 +205,19 @@ struct LoadContext {
                 } else {
                     error(file, line, "shadowing: '\(value)' is not a standard deviation in dB from 0 to 20")
                 }
+            case "origin-lat":
+                if let degrees = Double(value), (-90...90).contains(degrees) { originLatitude = degrees } else {
+                    error(file, line, "origin-lat: '\(value)' is not a latitude in degrees from -90 to 90")
+                }
+            case "origin-lon":
+                if let degrees = Double(value), (-180...180).contains(degrees) { originLongitude = degrees } else {
+                    error(file, line, "origin-lon: '\(value)' is not a longitude in degrees from -180 to 180")
+                }
             case "description": break
             default:
                 warning(
                     file, line,
-                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, shadowing, description)")
+                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, shadowing, origin-lat, origin-lon, description)")
             }
         }
     }

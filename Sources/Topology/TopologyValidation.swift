@@ -50,6 +50,7 @@ extension LoadContext {
         }
         let gatewayByID: [String: Int]
         (gateways, gatewayByID) = keepingFirstOfEachID(gateways, kind: "gateway")
+        finishAreas()
 
         // Nodes: placed regions, then waypoints.
         let levelIndex = Dictionary(levels.enumerated().map { ($1.id, Int32($0)) }, uniquingKeysWith: { a, _ in a })
@@ -236,7 +237,8 @@ extension LoadContext {
         let topology = Topology(
             name: name ?? directoryName, revision: digest.hex, budget: venueBudget, radio: radio, levels: levels, regions: regions,
             waypoints: waypoints, gateways: gateways, links: links, regionNode: regionNode, graph: graph,
-            clientPolicy: clientRules.map { ClientPolicy(rules: $0, venueUUIDs: regions.map(\.identity.uuid)) }
+            clientPolicy: clientRules.map { ClientPolicy(rules: $0, venueUUIDs: regions.map(\.identity.uuid)) },
+            areas: areas, origin: origin
         )
         return TopologyLoader.Result(topology: topology, diagnostics: diagnostics)
     }

@@ -84,11 +84,12 @@ public struct EventFormatter: Sendable {
         return "\(clock)  \(who.padding(12))  \(text)"
     }
 
-    /// `12.3,4.5 L0 ±2.1m`.
+    /// `12.3,4.5 L0 ±2.1m`, then ` in ROOM` when the venue has rooms.
     public static func describe(_ position: Position) -> String {
         func metres(_ value: Double) -> String { String(format: "%.1f", value) }
         var text = "\(metres(position.x)),\(metres(position.y)) \(position.level)"
         if let confidence = position.confidence { text += " ±\(metres(confidence))m" }
+        if let room = position.room { text += " in \(room)" }
         return text
     }
 }

@@ -17,7 +17,7 @@ struct TopologyCommand: AsyncParsableCommand {
               beaconfleet topology generate --regions 100000 --levels 3 --seed 7 \\
                   --out /tmp/venue
             """,
-        subcommands: [Check.self, Export.self, Generate.self]
+        subcommands: [Check.self, Export.self, Generate.self, ImportIMDF.self, ExportGeoJSON.self]
     )
 
     /// `beaconfleet topology check DIR`.
@@ -108,14 +108,7 @@ struct TopologyCommand: AsyncParsableCommand {
 
         func run() async throws {
             let topology = try loadTopologyOrExit(directory)
-            let json = TopologyExporter().json(topology)
-            if let out {
-                do { try Data(json.utf8).write(to: URL(fileURLWithPath: out)) } catch {
-                    throw ValidationError("cannot write \(out): \(error.localizedDescription)")
-                }
-            } else {
-                FileHandle.standardOutput.write(Data(json.utf8))
-            }
+            try writeOutput(TopologyExporter().json(topology), to: out)
         }
     }
 

@@ -88,6 +88,21 @@ struct HomeAssistantTests {
         #expect(encoded.contains("\"distance\":null"))
     }
 
+    @Test("in a venue with rooms the state is the room's name (the region stays an attribute); away is still not_home")
+    func clientStateInRoom() throws {
+        let topology = try Topology.load(directory: CoordinatorHarness.museum)
+        let places = HomeAssistantPlaces(topology: topology)
+        func snapshot(_ position: Position?, present: Bool = true) -> ClientSnapshot {
+            ClientSnapshot(
+                id: "p1", version: 1, regions: [], inside: ["hall"], position: position, lastSeen: Date(), kind: "phone", present: present,
+                advertising: nil)
+        }
+        let inRoom = HomeAssistantClientState(snapshot(Position(x: 10, y: 7, level: "G", room: "Entrance hall")), places: places)
+        #expect(inRoom.state == "Entrance hall" && inRoom.attributes.room == "Entrance hall" && inRoom.attributes.region == "hall")
+        let gone = HomeAssistantClientState(snapshot(Position(x: 10, y: 7, level: "G", room: "Entrance hall"), present: false), places: places)
+        #expect(gone.state == "not_home")
+    }
+
     @Test("the pacer sends each client at most once per interval, the longest waiting first, within the limit")
     func pacer() {
         var pacer = HomeAssistantPacer(interval: .seconds(1))

@@ -23,9 +23,7 @@ import Testing
         return TopologyLoader().load(directory: try VenueFixture.directory(files))
     }
 
-    func messages(_ result: TopologyLoader.Result) -> [String] {
-        result.diagnostics.map { "\(URL(fileURLWithPath: $0.location.file).lastPathComponent):\($0.location.line): \($0.message)" }
-    }
+    func messages(_ result: TopologyLoader.Result) -> [String] { VenueFixture.messages(result) }
 
     @Test("the rules decide: venue rules first, then client rules, then a region's UUID is the venue's, the rest unlisted")
     func verdicts() throws {

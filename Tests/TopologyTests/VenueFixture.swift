@@ -1,11 +1,17 @@
 import Foundation
 import TestSupport
+import Topology
 
 /// Example venues and scratch venue directories for the tests.
 enum VenueFixture {
     /// `topology/NAME` in the package.
     static func example(_ name: String) -> URL {
         SharedData.packageRoot.appendingPathComponent("topology/\(name)", isDirectory: true)
+    }
+
+    /// Each diagnostic as `FILE:LINE: message`, the file by its name only.
+    static func messages(_ result: TopologyLoader.Result) -> [String] {
+        result.diagnostics.map { "\(URL(fileURLWithPath: $0.location.file).lastPathComponent):\($0.location.line): \($0.message)" }
     }
 
     /// A fresh temporary directory holding the given files (name → contents).

@@ -99,9 +99,11 @@ extension CoordinatorEngine {
     /// Where the coordinator believes the client is, as the wire says it.
     func position(_ record: ClientRecord) -> Position? {
         guard let location = record.location else { return nil }
+        let level = venue.level(of: location)
         return Position(
-            x: (location.x * 100).rounded() / 100, y: (location.y * 100).rounded() / 100, level: venue.level(of: location),
-            confidence: (record.confidence * 100).rounded() / 100)
+            x: (location.x * 100).rounded() / 100, y: (location.y * 100).rounded() / 100, level: level,
+            confidence: (record.confidence * 100).rounded() / 100,
+            room: venue.topology.roomName(at: VenuePoint(x: location.x, y: location.y, level: level)))
     }
 
     /// Milliseconds since 1970 as the estimator's clock (seconds since the reference date), and back.

@@ -78,14 +78,15 @@ public struct CoordinatorVenue: Sendable {
         VenuePoint(x: state.x, y: state.y, level: level(of: state))
     }
 
-    /// Non-pinned regions whose disc contains `point`, nearest centre first (ties by index).
+    /// Non-pinned regions whose disc contains `point` and whose room (if any) is the point's,
+    /// nearest centre first (ties by index).
     func regionsContaining(_ point: VenuePoint) -> [Int32] {
         let candidates = topology.regions(near: point, within: 0)
         guard !candidates.isEmpty else { return [] }
         var inside: [(index: Int32, distance: Double)] = []
         for index in candidates {
             let region = topology.regions[index]
-            guard !region.isPinned, let centre = region.position else { continue }
+            guard !region.isPinned, let centre = region.position, topology.sharesRoom(point, region: index) else { continue }
             inside.append((Int32(index), point.distance(to: centre)))
         }
         inside.sort { $0.distance < $1.distance || ($0.distance == $1.distance && $0.index < $1.index) }

@@ -173,10 +173,11 @@ enum MapPage {
           nodes.clear();
           for (const r of topo.regions) if (r.x !== null && r.level !== null) nodes.set(r.id, { x: r.x, y: r.y, level: r.level });
           for (const w of topo.waypoints) nodes.set(w.id, { x: w.x, y: w.y, level: w.level });
-          // Room outlines: issue 17 adds `areas` (polygons per level) to the topology.
+          // Room outlines: `areas` (polygons per level, [[x, y], …]) when the venue has rooms.
           for (const a of topo.areas || []) {
-            if (a.level !== level || !a.points) continue;
-            el("polygon", { class: "area", "data-area-id": a.id, points: a.points.map(p => `${p.x},${-p.y}`).join(" ") }, $("areas"));
+            if (a.level !== level || !a.polygon) continue;
+            const room = el("polygon", { class: "area", "data-area-id": a.id, points: a.polygon.map(([x, y]) => `${x},${-y}`).join(" ") }, $("areas"));
+            const t = document.createElementNS(NS, "title"); t.textContent = a.name || a.id; room.appendChild(t);
           }
           for (const l of topo.links) {
             const a = nodes.get(l.from), b = nodes.get(l.to);
@@ -350,6 +351,7 @@ enum MapPage {
             ["last report", d.lastSeen ? new Date(d.lastSeen).toLocaleString() : "never"],
             ["position", d.position ? `${d.position.level} ${d.position.x}, ${d.position.y}` : "not placed"],
             ["confidence", d.position && d.position.confidence != null ? d.position.confidence + " m" : "–"],
+            ["room", d.position && d.position.room ? d.position.room : "–"],
             ["present", String(d.present)], ["inside", d.inside.join(", ") || "none"],
             ["monitored", `${d.regions.length}: ${d.regions.join(", ")}`],
           ];

@@ -4,7 +4,8 @@ import Topology
 /// What a client's Home Assistant entities show, as the JSON on its state topic:
 /// `{"state": …, "distance": …, "attributes": {"x", "y", "level", "confidence", "region", "kind", "present"}}`.
 ///
-/// `state` (the `device_tracker`'s) names where the client is: the region it is inside (of those
+/// `state` (the `device_tracker`'s) names where the client is: the room its estimate is in, when
+/// the venue has rooms (`areas.csv`; also the `room` attribute), else the region it is inside (of those
 /// with a beacon, the nearest beacon), else the nearest region whose beacon it is within detection
 /// range of, else a level- or venue-wide region it is inside, else `home` (present, somewhere in
 /// the venue); `not_home` once it has left (absent from every healthy gateway, or no estimate and
@@ -18,6 +19,8 @@ struct HomeAssistantClientState: Encodable, Sendable, Equatable {
         var level: String?
         var confidence: Double?
         var region: String?
+        /// The room (`areas.csv`) the estimate is in, when the venue has rooms.
+        var room: String?
         var kind: String
         var present: Bool
     }
@@ -34,7 +37,10 @@ struct HomeAssistantClientState: Encodable, Sendable, Equatable {
         let position = snapshot.position
         let point = position.map { VenuePoint(x: $0.x, y: $0.y, level: $0.level) }
         let place = snapshot.present ? places.place(of: point, inside: snapshot.inside) : nil
-        if let place {
+        if snapshot.present, let room = position?.room {
+            state = room
+            distance = place?.distance.map(Self.tenth)
+        } else if let place {
             state = place.region
             distance = place.distance.map(Self.tenth)
         } else {
@@ -43,7 +49,8 @@ struct HomeAssistantClientState: Encodable, Sendable, Equatable {
         }
         attributes = Attributes(
             x: position.map { Self.tenth($0.x) }, y: position.map { Self.tenth($0.y) }, level: position?.level,
-            confidence: position?.confidence.map(Self.tenth), region: place?.region, kind: snapshot.kind, present: snapshot.present)
+            confidence: position?.confidence.map(Self.tenth), region: place?.region, room: position?.room, kind: snapshot.kind,
+            present: snapshot.present)
     }
 
     static func tenth(_ value: Double) -> Double { (value * 10).rounded() / 10 }

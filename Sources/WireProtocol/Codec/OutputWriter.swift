@@ -64,6 +64,7 @@ public struct OutputWriter {
             out.append(UInt8(ascii: ","))
         }
         out.appendJSONMember("\"level\":", position.level, JSONBytes.appendString)
+        out.appendJSONMember(",\"room\":", position.room, JSONBytes.appendString)
         out.appendJSONMember(",\"x\":", position.x, JSONBytes.appendNumber)
         out.appendJSONMember(",\"y\":", position.y, JSONBytes.appendNumber)
         out.append(UInt8(ascii: "}"))

@@ -67,12 +67,16 @@ public struct Position: Codable, Sendable, Equatable {
     public var level: String
     /// Radius in metres within which the client probably is.
     public var confidence: Double?
+    /// The name of the room (the venue's `areas.csv`) the position is in; absent when the venue
+    /// has no rooms or the position is in none.
+    public var room: String?
 
-    public init(x: Double, y: Double, level: String, confidence: Double? = nil) {
+    public init(x: Double, y: Double, level: String, confidence: Double? = nil, room: String? = nil) {
         self.x = x
         self.y = y
         self.level = level
         self.confidence = confidence
+        self.room = room
     }
 }
 
