@@ -14,6 +14,9 @@ public actor RegionEventLog {
     private var baseline: [String: RegionState] = [:]
     private var pending: [RegionEvent] = []
     private var failed: [String: RegionMonitorError] = [:]
+    /// Events recorded so far, and the count when each region last heard from iOS (see ``answered(_:since:)``).
+    private var recorded: UInt64 = 0
+    private var lastHeard: [String: UInt64] = [:]
 
     /// A log whose baseline has `inside` (the region ids last known inside, e.g. from ``RegionSyncState/inside``).
     public init(configuration: RegionSyncConfiguration = RegionSyncConfiguration(), inside: [String] = []) {
@@ -24,6 +27,8 @@ public actor RegionEventLog {
     /// Records one event at `time`.
     public func record(_ event: RegionMonitorEvent, at time: Date = Date()) {
         guard let id = configuration.region(forIdentifier: event.identifier) else { return }
+        recorded += 1
+        lastHeard[id] = recorded
         switch event {
         case .enter, .state(_, .inside):
             if baseline[id] != .inside { pending.append(RegionEvent(type: .enter, region: id, time: time)) }
@@ -65,6 +70,15 @@ public actor RegionEventLog {
         return failed
     }
 
+    /// Where the log is now, to ask later what iOS said since (``answered(_:since:)``).
+    public var mark: UInt64 { recorded }
+
+    /// Whether iOS has said something (a state, an enter or exit, a failure) about each of
+    /// `regions` since `mark`: the answers to `requestState` for regions just added.
+    public func answered(_ regions: some Sequence<String>, since mark: UInt64) -> Bool {
+        regions.allSatisfy { (lastHeard[$0] ?? 0) > mark }
+    }
+
     /// The region ids known inside now, sorted.
     public var inside: [String] { baseline.filter { $0.value == .inside }.map(\.key).sorted() }
 
@@ -72,5 +86,6 @@ public actor RegionEventLog {
     public func keepOnly(_ regions: some Sequence<String>) {
         let keep = Set(regions)
         baseline = baseline.filter { keep.contains($0.key) }
+        lastHeard = lastHeard.filter { keep.contains($0.key) }
     }
 }

@@ -3,7 +3,8 @@ public import WireProtocol
 
 /// Everything one wake needs, within iOS's ~10 s: connect, report what happened, read the
 /// retained `regions` message, apply it, wait briefly for a newer version (the coordinator's
-/// answer to the report), apply that, report what iOS really holds, disconnect.
+/// answer to the report), apply that, wait for the states of the regions added, report what iOS
+/// really holds, disconnect.
 ///
 /// Every wait is bounded by the wake's deadline (``Options/wakeBudget`` from the start, less
 /// ``Options/reportReserve`` kept for the last report); at the deadline it gives up cleanly and
@@ -88,7 +89,7 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         }
 
         await publishReport(ranged: ranged, advertising: advertising, until: work, into: &outcome)
-
+        let mark = await events.mark
         if pump != nil {
             var until = min(clock.now.advanced(by: options.regionsWait), work)
             while let payload = await next(from: mailbox, until: until) {
@@ -107,6 +108,15 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
             if clock.now >= work, outcome.applied.isEmpty { outcome.errors.append(.deadline("a regions message arrived")) }
         }
         pump?.cancel()
+        // The states asked for the regions added (iOS answers `requestState` within milliseconds,
+        // through the app's event pump): wait for them, so that this wake's report says which of
+        // them the phone is already inside. A region refused silently is not held, nor waited for.
+        if let last = outcome.applied.last(where: { $0.path != .ignored }) {
+            let added = Set(outcome.applied.flatMap(\.started)).intersection(last.held)
+            while clock.now < work, await !events.answered(added, since: mark) {
+                try? await clock.sleep(until: min(clock.now.advanced(by: .milliseconds(10)), work), tolerance: nil)
+            }
+        }
 
         let held = await applier.monitor.monitoredRegions()
         await events.keepOnly(held.compactMap { applier.configuration.region(forIdentifier: $0.identifier) })
