@@ -22,7 +22,9 @@ struct RegionSyncSessionBrokerTests {
                     topic: topics.clientRegions(client), payload: try WireCoding.encode(message(1, v1)), qos: .atLeastOnce, retain: true)
 
                 // The phone: two app regions, beacon r5 of an earlier set in range before the wake.
-                let fake = FakeRegionMonitor(options: .init(), clock: ContinuousClock())
+                // The phone stands still through the test: a detection holds (the default, 1 s, ran out
+                // before r2 was added when the suite's load stretched this test to 25 s).
+                let fake = FakeRegionMonitor(options: .init(inRangeWindow: .seconds(100)), clock: ContinuousClock())
                 await fake.addAppRegion(identifier: "app-1")
                 await fake.addAppRegion(identifier: "app-2")
                 let store = InMemoryRegionSyncStore()
