@@ -13,16 +13,23 @@ public struct CalibrationConfiguration: Sendable, Hashable, Codable {
     public var maximumOffset: Double
     /// The exponent assumed when a gateway's beacons are all at about one distance.
     public var defaultExponent: Double
-    /// Pair means weaker than this are not used, dBm: near the receivers' sensitivity only the
-    /// lucky readings are heard, so their mean reads hot and would flatten the line.
-    public var minimumRSSI: Double
+    /// How strongly each gateway's exponent is pulled towards the venue's pooled one (the slope
+    /// of all gateways' lines together), in units of Σ (log10 d − mean)² over its beacons: a
+    /// gateway that hears beacons over a short range of distances cannot tell its exponent from
+    /// its offset, and an exponent error there becomes an offset error.
+    public var exponentPrior: Double
+    /// A gateway uses the beacons within the largest distance inside which at least this share of
+    /// the venue's beacons is heard steadily: beyond it only lucky readings of far beacons get
+    /// through the receiver's sensitivity, and their means read hot (a censoring bias that
+    /// flattens the line and skews the offset).
+    public var completeness: Double
     /// Pairs closer than this (metres, 3-D) are not used (the near field, the model's minimum distance).
     public var minimumDistance: Double
     /// Huber threshold, robust standard deviations.
     public var huber: Double
     /// A beacon whose residuals across gateways (after its own power is fitted) scatter by more
-    /// than this (dB, robust) while the gateways' lines scatter much less, or whose power is off
-    /// by more than this from its neighbours, is flagged and left out of the gateways' fits.
+    /// than this (dB, robust) and more than three times the typical beacon's, or whose power is
+    /// off by more than this from the others', is flagged `moved` and left out of the gateways' fits.
     public var movedThreshold: Double
     /// Gateways a beacon must be heard by before its power is fitted or it can be flagged.
     public var minimumGateways: Int
@@ -34,7 +41,7 @@ public struct CalibrationConfiguration: Sendable, Hashable, Codable {
     public init(
         minimumBeacons: Int = 4, minimumReadings: Double = 50, minimumPairReadings: Double = 5,
         exponentRange: ClosedRange<Double> = 1.5...4.5, maximumOffset: Double = 20, defaultExponent: Double = 2,
-        minimumRSSI: Double = -88, minimumDistance: Double = 1, huber: Double = 1.345, movedThreshold: Double = 6,
+        exponentPrior: Double = 20, completeness: Double = 0.9, minimumDistance: Double = 1, huber: Double = 1.345, movedThreshold: Double = 4,
         minimumGateways: Int = 3, halfLife: Double = 900, rounds: Int = 6
     ) {
         self.minimumBeacons = minimumBeacons
@@ -43,7 +50,8 @@ public struct CalibrationConfiguration: Sendable, Hashable, Codable {
         self.exponentRange = exponentRange
         self.maximumOffset = maximumOffset
         self.defaultExponent = defaultExponent
-        self.minimumRSSI = minimumRSSI
+        self.exponentPrior = exponentPrior
+        self.completeness = completeness
         self.minimumDistance = minimumDistance
         self.huber = huber
         self.movedThreshold = movedThreshold

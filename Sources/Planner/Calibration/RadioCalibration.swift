@@ -102,8 +102,8 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
     public func beacon(_ id: String) -> BeaconFit? { beacons.first { $0.id == id } }
 
     /// Fits gateways and beacons from aggregated `pairs` (indices into `gateways` and `beacons`).
-    /// Pairs across levels, closer than the minimum distance or weaker than the minimum RSSI are
-    /// not used.
+    /// Pairs across levels, closer than the minimum distance or beyond the gateway's complete
+    /// radius (see ``CalibrationConfiguration/completeness``) are not used.
     public static func fit(
         gateways: [GatewayInput], beacons: [BeaconInput], pairs: [CalibrationPair], configuration: CalibrationConfiguration = .init()
     ) -> RadioCalibration {
@@ -111,10 +111,43 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
             var gateway: Int, beacon: Int
             var x: Double, rssi: Double, readings: Double
         }
+        // Each gateway uses the beacons within its *complete* radius: the largest distance within
+        // which at least `completeness` of the venue's beacons are heard steadily (at least half as
+        // many readings as its best pair). Beyond it only the lucky readings of far beacons are
+        // heard, and their means would read hot and flatten the line; choosing by distance, never
+        // by the RSSI heard, keeps the fit unbiased.
+        var radius = [Double](repeating: .infinity, count: gateways.count)
+        do {
+            var pairIndex: [Int: [Int: Double]] = [:]
+            for pair in pairs { pairIndex[pair.gateway, default: [:]][pair.beacon] = pair.readings }
+            for (g, gateway) in gateways.enumerated() {
+                let heard = pairIndex[g] ?? [:]
+                let steady = 0.5 * (heard.values.max() ?? 0)
+                var candidates: [(d: Double, heard: Bool)] = []
+                for (b, beacon) in beacons.enumerated() where beacon.level == gateway.level {
+                    let dx = gateway.x - beacon.x
+                    let dy = gateway.y - beacon.y
+                    let dz = gateway.height - beacon.height
+                    let d = (dx * dx + dy * dy + dz * dz).squareRoot()
+                    guard d >= configuration.minimumDistance else { continue }
+                    candidates.append((d, (heard[b] ?? 0) >= max(steady, configuration.minimumPairReadings)))
+                }
+                candidates.sort { $0.d < $1.d }
+                var count = 0
+                var heardCount = 0
+                var best = 0.0
+                for candidate in candidates {
+                    count += 1
+                    if candidate.heard { heardCount += 1 }
+                    if candidate.heard, Double(heardCount) >= configuration.completeness * Double(count) { best = candidate.d }
+                }
+                radius[g] = best
+            }
+        }
         var points: [Point] = []
         for pair in pairs {
             guard gateways.indices.contains(pair.gateway), beacons.indices.contains(pair.beacon),
-                pair.readings >= configuration.minimumPairReadings, pair.rssi >= configuration.minimumRSSI, pair.rssi.isFinite
+                pair.readings >= configuration.minimumPairReadings, pair.rssi.isFinite
             else { continue }
             let g = gateways[pair.gateway]
             let b = beacons[pair.beacon]
@@ -123,7 +156,7 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
             let dy = g.y - b.y
             let dz = g.height - b.height
             let d = (dx * dx + dy * dy + dz * dz).squareRoot()
-            guard d >= configuration.minimumDistance else { continue }
+            guard d >= configuration.minimumDistance, d <= radius[pair.gateway] + 1e-9 else { continue }
             points.append(Point(gateway: pair.gateway, beacon: pair.beacon, x: log10(d), rssi: pair.rssi, readings: pair.readings))
         }
         var byGateway = [[Int]](repeating: [], count: gateways.count)
@@ -145,15 +178,34 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
         }
 
         for _ in 0..<max(configuration.rounds, 1) {
-            // Gateway lines on the beacons not flagged.
-            for (g, gateway) in gateways.enumerated() {
-                let used = byGateway[g].filter { !excluded[points[$0].beacon] }
-                let data = used.map { i -> (x: Double, y: Double, weight: Double) in
+            // Gateway lines on the beacons not flagged: first each on its own, for the venue's
+            // pooled slope (weighted by each gateway's spread in distance), then pulled towards it.
+            func data(_ g: Int) -> [(x: Double, y: Double, weight: Double)] {
+                byGateway[g].filter { !excluded[points[$0].beacon] }.map { i in
                     let p = points[i]
-                    return (p.x, p.rssi - beacons[p.beacon].power - correction[p.beacon], 1)
+                    return (p.x, p.rssi - beacons[p.beacon].power, 1)
                 }
+            }
+            var pooledSum = 0.0
+            var pooledWeight = 0.0
+            for g in gateways.indices where gateways[g].fixedExponent == nil {
+                let points = data(g)
+                guard points.count >= 2,
+                    let line = RobustLine.fit(
+                        points, fixedIntercept: gateways[g].fixedOffset, fallbackSlope: -10 * configuration.defaultExponent,
+                        slopeRange: slopeRange, huber: configuration.huber)
+                else { continue }
+                let mean = points.reduce(0) { $0 + $1.x } / Double(points.count)
+                let sxx = points.reduce(0) { $0 + ($1.x - mean) * ($1.x - mean) }
+                pooledSum += line.slope * sxx
+                pooledWeight += sxx
+            }
+            let pooled = pooledWeight > 0.05 ? pooledSum / pooledWeight : -10 * configuration.defaultExponent
+            for (g, gateway) in gateways.enumerated() {
+                let data = data(g)
                 lines[g] = RobustLine.fit(
                     data, fixedIntercept: gateway.fixedOffset, fixedSlope: gateway.fixedExponent.map { -10 * $0 },
+                    slopePrior: (min(max(pooled, slopeRange.lowerBound), slopeRange.upperBound), configuration.exponentPrior),
                     fallbackSlope: -10 * configuration.defaultExponent, slopeRange: slopeRange, huber: configuration.huber)
                 if var line = lines[g], gateway.fixedOffset == nil, abs(line.intercept) > configuration.maximumOffset {
                     // An offset out of bounds: hold it at the bound and refit the exponent through it.
@@ -192,8 +244,10 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
             var powerDeviations = beacons.indices.filter { !beacons[$0].powerFixed && byBeacon[$0].count >= configuration.minimumGateways }
                 .map { abs(correction[$0]) }
             let typical = max(1.4826 * RobustLine.median(&powerDeviations), 1)
+            var spreads = beacons.indices.filter { byBeacon[$0].count >= configuration.minimumGateways }.map { beaconSpread[$0] }
+            let typicalSpread = RobustLine.median(&spreads)
             for b in beacons.indices where byBeacon[b].count >= configuration.minimumGateways {
-                let scattered = beaconSpread[b] > configuration.movedThreshold
+                let scattered = beaconSpread[b] > max(configuration.movedThreshold, 3 * typicalSpread)
                 let powerOff = !beacons[b].powerFixed && abs(correction[b]) > max(configuration.movedThreshold, 3 * typical)
                 excluded[b] = scattered || powerOff
             }

@@ -27,8 +27,11 @@ public struct RobustLine: Sendable, Hashable, Codable {
     ///   - slopeRange: the slope is clamped into it.
     ///   - huber: the Huber threshold in robust standard deviations.
     ///   - minimumSpread: the scale never drops below this (keeps weights sane on exact data).
+    ///   - slopePrior: a free slope is pulled towards `slope` as if by `strength` more units of
+    ///     Σ weight · (x − mean x)² (ridge): with little spread in x the line keeps the prior's slope.
     public static func fit(
         _ points: [(x: Double, y: Double, weight: Double)], fixedIntercept: Double? = nil, fixedSlope: Double? = nil,
+        slopePrior: (slope: Double, strength: Double)? = nil,
         fallbackSlope: Double, slopeRange: ClosedRange<Double>, huber: Double = 1.345, minimumSpread: Double = 0.5,
         minimumXSpread: Double = 0.1, iterations: Int = 12
     ) -> RobustLine? {
@@ -68,7 +71,9 @@ public struct RobustLine: Sendable, Hashable, Codable {
                 }
                 intercept = a
             case (nil, nil):
-                if varX.squareRoot() < minimumXSpread {
+                if let prior = slopePrior, prior.strength > 0 {
+                    slope = ((sxy - sx * sy / sw) + prior.strength * prior.slope) / (max(sxx - sx * sx / sw, 0) + prior.strength)
+                } else if varX.squareRoot() < minimumXSpread {
                     slope = fallbackSlope
                 } else {
                     slope = (sxy / sw - meanX * sy / sw) / varX
