@@ -57,6 +57,13 @@ extension CoordinatorEngine {
         venue = venue.replacingEstimator(estimator)
     }
 
+    /// Applies a fit the state store kept from a previous run.
+    public func restore(_ fit: RadioCalibration, fitted: Int64) {
+        calibration.latest = fit
+        calibration.fittedAt = fitted
+        apply(fit)
+    }
+
     /// The calibration as `GET /api/calibration` shows it.
     public var calibrationSnapshot: CalibrationSnapshot { calibration.snapshot }
 
