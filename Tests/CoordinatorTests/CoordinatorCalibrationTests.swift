@@ -2,6 +2,7 @@ import BeaconKit
 import Coordinator
 import Foundation
 import Planner
+import Simulator
 import Testing
 import Topology
 import WireProtocol
@@ -22,9 +23,8 @@ import WireProtocol
 
     /// One window of every gateway hearing every region beacon within 30 m at its gain
     /// (exponent 2.2, the venue's −70 dBm at 1 m, a deterministic ±1 dB ripple unrelated to distance).
-    static func feed(_ engine: CoordinatorEngine, topology: Topology, windows: Int) throws {
-        let topics = try Topics()
-        let encoder = WireCoding.makeEncoder()
+    static func batches(topology: Topology, windows: Int) -> [(now: Int64, batch: SightingsBatch)] {
+        var result: [(Int64, SightingsBatch)] = []
         for window in 0..<windows {
             let now = Int64(1_800_000_000_000) + Int64(window) * 1000
             for (g, gateway) in topology.gateways.enumerated() {
@@ -37,15 +37,55 @@ import WireProtocol
                     let rssi = (-70 + gains[g] - 22 * log10(d) + ripple).rounded()
                     sightings.append(
                         Sighting(
-                            format: "ibeacon", uuid: TestVenue.regionUUID, major: major, minor: minor, address: "BE:AC:00:00:00:\(String(format: "%02X", r))",
-                            rssi: rssi, rssiMax: Int(rssi), count: 10, txPower: -70, distance: nil))
+                            format: "ibeacon", uuid: TestVenue.regionUUID, major: major, minor: minor,
+                            address: "BE:AC:00:00:00:\(String(format: "%02X", r))", rssi: rssi, rssiMax: Int(rssi), count: 10, txPower: -70,
+                            distance: nil))
                 }
-                let batch = SightingsBatch(
-                    gateway: gateway.id, seq: UInt64(window + 1), start: Date(timeIntervalSince1970: Double(now) / 1000 - 1),
-                    end: Date(timeIntervalSince1970: Double(now) / 1000), sightings: sightings)
-                let payload = try encoder.encode(batch)
-                try payload.withUnsafeBytes { try engine.handle(topic: topics.sightings(Identifier(validating: gateway.id)!), payload: $0, now: now) }
+                result.append(
+                    (now,
+                     SightingsBatch(
+                        gateway: gateway.id, seq: UInt64(window + 1), start: Date(timeIntervalSince1970: Double(now) / 1000 - 1),
+                        end: Date(timeIntervalSince1970: Double(now) / 1000), sightings: sightings)))
             }
+        }
+        return result
+    }
+
+    static func feed(_ engine: CoordinatorEngine, topology: Topology, windows: Int) throws {
+        let topics = try Topics()
+        let encoder = WireCoding.makeEncoder()
+        for (now, batch) in batches(topology: topology, windows: windows) {
+            let payload = try encoder.encode(batch)
+            let topic = topics.sightings(Identifier(validating: batch.gateway!)!)
+            try payload.withUnsafeBytes { try engine.handle(topic: topic, payload: $0, now: now) }
+        }
+    }
+
+    /// `beaconfleet calibrate` on the same batches recorded as JSON Lines (half bare payloads,
+    /// half `TOPIC PAYLOAD`) fits what the coordinator fits; a bad line names the file and line.
+    @Test func theOfflineFitOfARecordingIsTheCoordinators() throws {
+        let topology = try TestVenue.load(Self.files())
+        let engine = CoordinatorEngine(topics: try Topics(), venue: try CoordinatorVenue(topology: topology, budget: 20))
+        try Self.feed(engine, topology: topology, windows: 10)
+        let online = try #require(engine.recalibrate(now: 1_800_000_009_000))
+        let encoder = WireCoding.makeEncoder()
+        var lines: [String] = []
+        for (n, (_, batch)) in Self.batches(topology: topology, windows: 10).enumerated() {
+            let json = String(decoding: try encoder.encode(batch), as: UTF8.self)
+            lines.append(n % 2 == 0 ? json : "beaconfleet/v1/gateways/\(batch.gateway!)/sightings " + json)
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("calibrate-\(UUID().uuidString).jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        var offline = RecordedCalibration(topology: topology)
+        try offline.read(file: url)
+        #expect(offline.fit() == online)
+        try (lines[0] + "\n{\"v\":1,\"seq\":\n").write(to: url, atomically: true, encoding: .utf8)
+        var broken = RecordedCalibration(topology: topology)
+        #expect {
+            try broken.read(file: url)
+        } throws: { error in
+            "\(error)".contains(url.path) && "\(error)".contains(":2")
         }
     }
 
