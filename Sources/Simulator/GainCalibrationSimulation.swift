@@ -135,24 +135,12 @@ public struct GainCalibrationSimulation: Sendable {
         let beaconRadio = BeaconRadio(topology: topology, seed: config.seed)
         var walkers = (0..<config.tags).map { Walker(graph: graph, simulationSeed: config.seed, client: $0) }
         var inside = walkers.map { beaconRadio.regionsWithin($0.position) }
-        var noise = SplitMix64(seed: SplitMix64.mix(config.seed &+ 0xC0FFEE))
-        func normal() -> Double {
-            let u1 = max(Double(noise.next() >> 11) / Double(1 << 53), 1e-12)
-            let u2 = Double(noise.next() >> 11) / Double(1 << 53)
-            return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
-        }
-        // Static multipath per (gateway, beacon): the same in every run.
-        var multipath = SplitMix64(seed: SplitMix64.mix(config.seed &+ 0xBEAC))
+        // Addressed noise: the same readings in every run. Static multipath per (gateway, beacon).
+        let noise = CounterNoise(seed: SplitMix64.mix(config.seed &+ 0xC0FFEE))
+        let multipath = CounterNoise(seed: SplitMix64.mix(config.seed &+ 0xBEAC))
         let beacons = topology.regions.enumerated().compactMap { index, region -> (index: Int, point: VenuePoint, identity: (String, UInt16, UInt16), power: Double)? in
             guard let position = region.position, let major = region.identity.major, let minor = region.identity.minor else { return nil }
             return (index, position, (region.identity.uuidString, major, minor), Double(region.measuredPower ?? topology.radio.measuredPower))
-        }
-        let pairShadow: [[Double]] = topology.gateways.map { _ in
-            beacons.map { _ in
-                let u1 = max(Double(multipath.next() >> 11) / Double(1 << 53), 1e-12)
-                let u2 = Double(multipath.next() >> 11) / Double(1 << 53)
-                return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2) * config.beaconShadowing
-            }
         }
         let ids = (0..<config.tags).map { i in
             "\(LiveSimulation.Configuration.tagUUID).\(LiveSimulation.Configuration.tagMajor).\(UInt16(truncatingIfNeeded: i))"
@@ -162,6 +150,7 @@ public struct GainCalibrationSimulation: Sendable {
         var clock = 0.0
         var nextWindow = 0.0
         var seq = [UInt64](repeating: 0, count: topology.gateways.count)
+        var windowNumber: UInt64 = 0
         var entries = 0
         var covered = 0
         let encoder = WireCoding.makeEncoder()
@@ -170,13 +159,17 @@ public struct GainCalibrationSimulation: Sendable {
             let now = start + Int64(clock * 1000)
             if clock >= nextWindow {
                 nextWindow = clock + config.window
+                windowNumber += 1
                 for (g, gateway) in topology.gateways.enumerated() {
                     var sightings: [Sighting] = []
                     let height = gateway.height ?? 2.5
                     for (i, walker) in walkers.enumerated() {
                         let floors = (levelIndex[gateway.position.level] ?? 0) - (levelIndex[walker.position.level] ?? 0)
                         let d = Self.distance(gateway.position, walker.position, dz: height - 1)
-                        guard let rssi = config.radio.reading(distance: d, floors: floors, standardNormal: normal()) else { continue }
+                        guard
+                            let rssi = config.radio.reading(
+                                distance: d, floors: floors, standardNormal: noise.normal(windowNumber, UInt64(g), UInt64(i)))
+                        else { continue }
                         let reading = Double(rssi) + gains[g]
                         let minor = UInt16(truncatingIfNeeded: i)
                         sightings.append(
@@ -187,8 +180,10 @@ public struct GainCalibrationSimulation: Sendable {
                     }
                     for (b, beacon) in beacons.enumerated() where beacon.point.level == gateway.position.level {
                         let d = Self.distance(gateway.position, beacon.point, dz: height - config.beaconHeight)
-                        let mean = config.radio.pathLoss.expectedRSSI(atDistance: max(d, 0.1), referencePower: beacon.power) + pairShadow[g][b]
-                        let reading = mean + config.beaconNoise / Double(config.beaconAdvertisements).squareRoot() * normal()
+                        let mean = config.radio.pathLoss.expectedRSSI(atDistance: max(d, 0.1), referencePower: beacon.power) + config.beaconShadowing * multipath.normal(UInt64(g), UInt64(b), 0)
+                        let reading =
+                            mean + config.beaconNoise / Double(config.beaconAdvertisements).squareRoot()
+                            * noise.normal(windowNumber, UInt64(g), UInt64(1 << 32 + b))
                         guard reading >= config.radio.sensitivity else { continue }
                         let heard = (reading + gains[g]).rounded()
                         sightings.append(

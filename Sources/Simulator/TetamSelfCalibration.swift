@@ -57,18 +57,9 @@ public struct TetamSelfCalibration: Sendable, Hashable, Codable {
                     }
                 }
             }
-            // The pooled slope: each sensor's own, weighted by its spread in distance.
-            var pooledSum = 0.0
-            var pooledWeight = 0.0
-            for sensor in 0..<count where points[sensor].count >= 2 {
-                guard let line = RobustLine.fit(points[sensor], fallbackSlope: -10 * exponents[sensor], slopeRange: slopeRange) else { continue }
-                let total = points[sensor].reduce(0) { $0 + $1.weight }
-                let mean = points[sensor].reduce(0) { $0 + $1.x * $1.weight } / total
-                let sxx = points[sensor].reduce(0) { $0 + $1.weight * ($1.x - mean) * ($1.x - mean) }
-                pooledSum += line.slope * sxx
-                pooledWeight += sxx
-            }
-            let pooled = pooledWeight > 0 ? pooledSum / pooledWeight : -10 * calibration.defaultExponent
+            let pooled =
+                RobustLine.pooledSlope(points.map { ($0, nil) }, fallbackSlope: -10 * calibration.defaultExponent, slopeRange: slopeRange)
+                ?? -10 * calibration.defaultExponent
             for sensor in 0..<count {
                 guard points[sensor].count >= calibration.minimumBeacons,
                     let line = RobustLine.fit(

@@ -172,11 +172,6 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
         let slopeRange = (-10 * configuration.exponentRange.upperBound)...(-10 * configuration.exponentRange.lowerBound)
         var beaconSpread = [Double](repeating: 0, count: beacons.count)
 
-        func residual(_ p: Point) -> Double? {
-            guard let line = lines[p.gateway] else { return nil }
-            return p.rssi - beacons[p.beacon].power - correction[p.beacon] - line.intercept - line.slope * p.x
-        }
-
         for _ in 0..<max(configuration.rounds, 1) {
             // Gateway lines on the beacons not flagged: first each on its own, for the venue's
             // pooled slope (weighted by each gateway's spread in distance), then pulled towards it.
@@ -186,21 +181,11 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
                     return (p.x, p.rssi - beacons[p.beacon].power, 1)
                 }
             }
-            var pooledSum = 0.0
-            var pooledWeight = 0.0
-            for g in gateways.indices where gateways[g].fixedExponent == nil {
-                let points = data(g)
-                guard points.count >= 2,
-                    let line = RobustLine.fit(
-                        points, fixedIntercept: gateways[g].fixedOffset, fallbackSlope: -10 * configuration.defaultExponent,
-                        slopeRange: slopeRange, huber: configuration.huber)
-                else { continue }
-                let mean = points.reduce(0) { $0 + $1.x } / Double(points.count)
-                let sxx = points.reduce(0) { $0 + ($1.x - mean) * ($1.x - mean) }
-                pooledSum += line.slope * sxx
-                pooledWeight += sxx
-            }
-            let pooled = pooledWeight > 0.05 ? pooledSum / pooledWeight : -10 * configuration.defaultExponent
+            let pooled =
+                RobustLine.pooledSlope(
+                    gateways.indices.filter { gateways[$0].fixedExponent == nil }.map { (data($0), gateways[$0].fixedOffset) },
+                    fallbackSlope: -10 * configuration.defaultExponent, slopeRange: slopeRange, huber: configuration.huber)
+                ?? -10 * configuration.defaultExponent
             for (g, gateway) in gateways.enumerated() {
                 let data = data(g)
                 lines[g] = RobustLine.fit(

@@ -95,6 +95,29 @@ public struct RobustLine: Sendable, Hashable, Codable {
         return RobustLine(intercept: intercept, slope: slope, spread: scale, clamped: clamped)
     }
 
+    /// The slope several point sets share: each set's own robust slope (through its fixed
+    /// intercept, when it has one), weighted by its Σ weight · (x − mean x)², so sets spread over a
+    /// wide range of x count most. Nil when together they have next to no spread in x.
+    public static func pooledSlope(
+        _ sets: [(points: [(x: Double, y: Double, weight: Double)], fixedIntercept: Double?)], fallbackSlope: Double,
+        slopeRange: ClosedRange<Double>, huber: Double = 1.345
+    ) -> Double? {
+        var sum = 0.0
+        var total = 0.0
+        for set in sets where set.points.count >= 2 {
+            guard
+                let line = fit(
+                    set.points, fixedIntercept: set.fixedIntercept, fallbackSlope: fallbackSlope, slopeRange: slopeRange, huber: huber)
+            else { continue }
+            let weight = set.points.reduce(0) { $0 + $1.weight }
+            let mean = set.points.reduce(0) { $0 + $1.x * $1.weight } / weight
+            let sxx = set.points.reduce(0) { $0 + $1.weight * ($1.x - mean) * ($1.x - mean) }
+            sum += line.slope * sxx
+            total += sxx
+        }
+        return total > 0.05 ? sum / total : nil
+    }
+
     /// The median of `values` (reordered in place); 0 for none.
     public static func median(_ values: inout [Double]) -> Double {
         guard !values.isEmpty else { return 0 }
