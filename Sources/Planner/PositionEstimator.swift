@@ -28,8 +28,8 @@ public struct PositionEstimator: Sendable {
     private let anchorIndexByID: [String: Int]
     private let levelIndexByName: [String: Int32]
     private let anchorLevel: [Int32]
-    private let areaByLevel: [PositionArea?]
-    private let snapper: (any PositionSnapping)?
+    let areaByLevel: [PositionArea?]
+    let snapper: (any PositionSnapping)?
 
     /// - Parameters:
     ///   - anchors: gateways and/or fixed beacons, ids unique.

@@ -25,7 +25,8 @@ extension PositionEstimator {
     /// The anchor id of a region's beacon in a topology-built estimator: `region/ID`.
     public static func anchorID(region id: String) -> String { "region/" + id }
 
-    /// An estimator for a venue: its gateways and/or its positioned region beacons as anchors,
+    /// An estimator for a venue: its gateways (with the `rssi_offset` and `path_loss_exponent` that
+    /// `gateways.csv` declares) and/or its positioned region beacons as anchors,
     /// each level's area the bounding box of its walkable graph plus `areaMargin`, levels ordered
     /// by elevation, estimates snapped onto the graph.
     ///
@@ -46,7 +47,8 @@ extension PositionEstimator {
                 anchors.append(
                     PositionAnchor(
                         id: Self.anchorID(gateway: gateway.id), x: gateway.position.x, y: gateway.position.y,
-                        height: gateway.height ?? gatewayHeight, level: gateway.position.level))
+                        height: gateway.height ?? gatewayHeight, level: gateway.position.level,
+                        rssiOffset: gateway.rssiOffset ?? 0, exponent: gateway.pathLossExponent))
             }
         }
         if set.contains(.regionBeacons) {

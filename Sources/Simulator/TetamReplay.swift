@@ -170,7 +170,11 @@ public struct TetamReplay: Sendable {
             dataset, tracks: trainingTracks, minimumRSSI: configuration.minimumRSSI, maximumRSSI: configuration.maximumRSSI)
         let calibrated = try estimator(calibration: calibration, perSensor: true, snapper: snapper)
         let uncalibrated = try estimator(calibration: calibration, perSensor: false)
-        let methodNames = ["weighted-centroid", "estimator-uncalibrated", "estimator"] + (snapper == nil ? [] : ["estimator-snapped"])
+        let selfCalibration = try TetamSelfCalibration.fit(self, tracks: trainingTracks)
+        let selfCalibrated = try estimator(selfCalibration: selfCalibration)
+        let methodNames =
+            ["weighted-centroid", "estimator-uncalibrated", "estimator", "estimator-self-calibrated"]
+            + (snapper == nil ? [] : ["estimator-snapped"])
         var errors: [String: [String: [Double]]] = [:]
         var rejected = 0
         var windowCount = 0
@@ -188,7 +192,9 @@ public struct TetamReplay: Sendable {
                 let p = weightedCentroid(window)
                 return hypot(p.x - window.truthX, p.y - window.truthY)
             }
-            for (name, estimator) in [("estimator-uncalibrated", uncalibrated), ("estimator", calibrated)] {
+            for (name, estimator) in [
+                ("estimator-uncalibrated", uncalibrated), ("estimator", calibrated), ("estimator-self-calibrated", selfCalibrated),
+            ] {
                 let estimates = estimate(windows, with: estimator)
                 perMethod[name] = zip(windows, estimates).compactMap { window, estimate in
                     estimate.map { hypot($0.x - window.truthX, $0.y - window.truthY) }

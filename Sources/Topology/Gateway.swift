@@ -4,12 +4,22 @@ public struct Gateway: Sendable, Hashable {
     public var position: VenuePoint
     /// Height of the antenna above the floor in metres, when known.
     public var height: Double?
+    /// A declared RSSI offset, dB (`gateways.csv`'s `rssi_offset`; positive: it reads hot): fixed,
+    /// self-calibration does not override it.
+    public var rssiOffset: Double?
+    /// A declared path-loss exponent around this gateway (`path_loss_exponent`): fixed likewise.
+    public var pathLossExponent: Double?
     public var source: SourceLocation
 
-    public init(id: String, position: VenuePoint, height: Double? = nil, source: SourceLocation) {
+    public init(
+        id: String, position: VenuePoint, height: Double? = nil, rssiOffset: Double? = nil, pathLossExponent: Double? = nil,
+        source: SourceLocation
+    ) {
         self.id = id
         self.position = position
         self.height = height
+        self.rssiOffset = rssiOffset
+        self.pathLossExponent = pathLossExponent
         self.source = source
     }
 }

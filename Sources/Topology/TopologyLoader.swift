@@ -468,18 +468,19 @@ struct LoadContext {
     mutating func parseGateways(_ bytes: [UInt8]) {
         let file = TopologyLoader.FileName.gateways
         let filePath = path(file)  // one shared string for every record's location
-        parseCSV(bytes, file: file, required: ["id", "x", "y", "level"], optional: ["z", "height", "name"]) { context, row, columns in
+        parseCSV(bytes, file: file, required: ["id", "x", "y", "level"], optional: ["z", "height", "name", "rssi_offset", "path_loss_exponent"]) { context, row, columns in
             guard let id = context.id(row, columns["id"], file: file, field: "id") else { return }
             var failed = false
             let x = context.number(row, columns["x"], file: file, field: "x", failed: &failed)
             let y = context.number(row, columns["y"], file: file, field: "y", failed: &failed)
             let height = context.number(row, columns["z"] ?? columns["height"], file: file, field: "z", failed: &failed)
+            let (rssiOffset, exponent) = context.gatewayCalibration(row, columns, file: file, failed: &failed)
             let level = row.string(columns["level"] ?? -1)
             guard let position = context.position(x: x, y: y, level: level, of: "a gateway", file: file, line: row.line, failed: &failed)
             else { return }
             context.gateways.append(
                 Gateway(
-                    id: id, position: position, height: height,
+                    id: id, position: position, height: height, rssiOffset: rssiOffset, pathLossExponent: exponent,
                     source: SourceLocation(file: filePath, line: row.line)))
         }
     }

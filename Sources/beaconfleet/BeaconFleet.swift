@@ -23,6 +23,7 @@ struct BeaconFleet: AsyncParsableCommand {
             AgentCommand.self,
             CoordinatorCommand.self,
             PlanCommand.self,
+            CalibrateCommand.self,
             TopologyCommand.self,
             SimulateCommand.self,
             WatchCommand.self,

@@ -129,6 +129,13 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("wake-seconds"), help: "Background time a region event gives a phone, seconds (--offline, --broker phones).")
     var wakeSeconds: Double = 10
 
+    @Option(
+        name: .customLong("gain-error"),
+        help:
+            "--offline: tags heard by gateways whose gains are off by a seeded error within ± this many dB; prints the tags' entry coverage calibrated, mis-set and self-calibrated, and each gateway's recovered offset (docs/calibration.md)."
+    )
+    var gainError: Double?
+
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
@@ -138,6 +145,9 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         if (offline || broker != nil) && topology == nil {
             throw ValidationError("\(offline ? "--offline" : "--broker") needs --topology DIR")
+        }
+        if let gainError, !offline || !(gainError >= 0 && gainError <= 20) {
+            throw ValidationError("--gain-error needs --offline and a value from 0 to 20 dB")
         }
         if !(0..<20).contains(appRegions) { throw ValidationError("--app-regions must be 0…19, got \(appRegions)") }
         if !(wakeSeconds > 0) { throw ValidationError("--wake-seconds must be positive, got \(wakeSeconds)") }
@@ -179,6 +189,7 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     private func runOffline() async throws {
+        if let gainError { return try runGainError(gainError) }
         let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
         let configuration = PhoneSimulation.Configuration(
             clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, mode: foreground ? .foreground : .suspended,
@@ -235,7 +246,7 @@ struct SimulateCommand: AsyncParsableCommand {
         return planner
     }
 
-    private func emit<Report: Encodable>(_ report: Report, text: String) throws {
+    func emit<Report: Encodable>(_ report: Report, text: String) throws {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

@@ -116,8 +116,9 @@ extension CoordinatorEngine {
         var refused = AdmissionCounts()
         for i in sightings.indices {
             let key = sightings[i].key
-            if checkRegions, regionIDs.mayContain(key), regionByBeacon[key] != nil {
+            if checkRegions, regionIDs.mayContain(key), let region = regionByBeacon[key] {
                 regionBeacons += 1
+                noteRegionBeacon(gateway: gatewayIndex, region: region, rssi: sightings[i].rssi, count: sightings[i].count, time: time)
                 indices.append(-1)
                 continue
             }

@@ -15,6 +15,7 @@ extension CoordinatorEngine {
         search = WalkingDistanceSearch(topology: newVenue.topology)
         let topology = newVenue.topology
         gateways = gateways.remapped(from: old, to: topology)
+        calibrationVenueReplaced()
         func remap(_ indices: [Int32]) -> [Int32] {
             indices.compactMap { topology.regionIndex(id: old.regions[Int($0)].id).map(Int32.init) }
         }

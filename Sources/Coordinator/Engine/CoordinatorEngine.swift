@@ -89,6 +89,8 @@ public final class CoordinatorEngine {
     /// costs nothing then.
     public var tracksTouched = false
     var touched: [Int32] = []
+    /// Self-calibration from region-beacon sightings (see CoordinatorEngine+Calibration.swift).
+    public internal(set) var calibration = CoordinatorCalibration()
 
     /// An engine for `venue`, resuming `restored` clients (from the state store).
     public init(topics: Topics, venue: CoordinatorVenue, configuration: Configuration = Configuration(), restored: [StoredClient] = []) {

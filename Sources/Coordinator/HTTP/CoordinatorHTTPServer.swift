@@ -6,8 +6,8 @@ import ServiceLifecycle
 import WireProtocol
 
 /// The coordinator's HTTP side: `/healthz`, `/metrics` (Prometheus text), the live map (`/`) with
-/// its stream (`/api/stream`), `/api/clients` (list), `/api/clients/{id}` and `/api/topology`
-/// (JSON). With a `token`, everything but `/healthz` and `/metrics` requires it
+/// its stream (`/api/stream`), `/api/clients` (list), `/api/clients/{id}`, `/api/topology` and
+/// `/api/calibration` (JSON). With a `token`, everything but `/healthz` and `/metrics` requires it
 /// (``BearerTokenMiddleware``). See docs/coordinator.md.
 public enum CoordinatorHTTPServer {
     /// An HTTP application (a `Service`) serving `core` on `host`:`port`. Run it in the same
@@ -39,6 +39,12 @@ public enum CoordinatorHTTPServer {
         }
         router.get("/api/topology") { _, _ -> Response in
             json(.ok, ByteBuffer(string: await core.topologyJSON()))
+        }
+        router.get("/api/calibration") { _, _ -> Response in
+            guard let data = try? WireCoding.makeEncoder().encode(await core.calibration()) else {
+                return json(.internalServerError, ByteBuffer(string: "{\"error\":\"cannot encode the calibration\"}\n"))
+            }
+            return json(.ok, ByteBuffer(bytes: data))
         }
         router.get("/api/clients") { request, _ -> Response in
             let query: ClientQuery

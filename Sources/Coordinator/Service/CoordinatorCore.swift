@@ -10,7 +10,7 @@ public actor CoordinatorCore {
     let engine: CoordinatorEngine
     let store: StateStore?
     let metrics: CoordinatorMetrics
-    private var log: RateLimitedLog
+    var log: RateLimitedLog
     private var exported = IngestCounters()
     private var lastFlush = ContinuousClock.now
     private var topologyError: String?
@@ -32,6 +32,7 @@ public actor CoordinatorCore {
         self.map = map
         let restored = try store?.loadClients() ?? []
         self.engine = CoordinatorEngine(topics: topics, venue: venue, configuration: configuration, restored: restored)
+        Self.restoreCalibration(store, into: engine)
         self.store = store
         self.metrics = metrics
         self.log = RateLimitedLog(logger: logger)
@@ -106,6 +107,7 @@ public actor CoordinatorCore {
     /// Expires idle clients; returns the clears to publish.
     public func housekeeping(now: Date = Date()) -> [CoordinatorOutput] {
         engine.expireIdle(now: Int64(now.timeIntervalSince1970 * 1000))
+        calibrateIfDue(now: Int64(now.timeIntervalSince1970 * 1000))
         return commit()
     }
 

@@ -17,7 +17,7 @@ public struct StateStoreError: Error, CustomStringConvertible, Sendable {
 /// `regions` messages they produced, so a published version is always on disk.
 public final class StateStore: Sendable {
     public let path: String
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
     private static let separator: Character = "\u{1F}"
 
     /// Opens (creating when needed) the store at `path`; `":memory:"` keeps it in memory.

@@ -1,0 +1,30 @@
+import BeaconKit
+import Topology
+import WireProtocol
+public import Planner
+
+extension CoordinatorVenue {
+    /// The same venue with another estimator over the same anchors (a recalibrated one): the
+    /// anchor indices the engine keeps stay valid.
+    public func replacingEstimator(_ estimator: PositionEstimator) -> CoordinatorVenue {
+        CoordinatorVenue(
+            topology: topology, planner: planner, plannerChoice: plannerChoice, estimator: estimator, regionByBeacon: regionByBeacon,
+            regionBeaconIDs: regionBeaconIDs, regionRefs: regionRefs, gatewayAnchor: gatewayAnchor, regionAnchor: regionAnchor)
+    }
+
+    private init(
+        topology: Topology, planner: any RegionPlanning, plannerChoice: PlannerChoice, estimator: PositionEstimator,
+        regionByBeacon: [BeaconIdentity: Int32], regionBeaconIDs: BeaconIDFilter, regionRefs: [RegionRef], gatewayAnchor: [Int32],
+        regionAnchor: [Int32]
+    ) {
+        self.topology = topology
+        self.planner = planner
+        self.plannerChoice = plannerChoice
+        self.estimator = estimator
+        self.regionByBeacon = regionByBeacon
+        self.regionBeaconIDs = regionBeaconIDs
+        self.regionRefs = regionRefs
+        self.gatewayAnchor = gatewayAnchor
+        self.regionAnchor = regionAnchor
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import GRDB
+public import Planner
+
+/// The latest self-calibration fit, so a restarted coordinator positions with it at once rather
+/// than after its first refit. One row in an additive table (created when first used; older
+/// stores simply lack it).
+extension StateStore {
+    private static let calibrationTable = """
+        CREATE TABLE IF NOT EXISTS calibration (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            fitted INTEGER NOT NULL,
+            fit TEXT NOT NULL
+        )
+        """
+
+    /// Writes `fit`, made at `fitted` (milliseconds since 1970), replacing the previous one.
+    public func saveCalibration(_ fit: RadioCalibration, fitted: Int64) throws(StateStoreError) {
+        do {
+            let text = String(decoding: try JSONEncoder().encode(fit), as: UTF8.self)
+            try database.write { db in
+                try db.execute(sql: Self.calibrationTable)
+                try db.execute(
+                    sql: "INSERT INTO calibration (id, fitted, fit) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET fitted = excluded.fitted, fit = excluded.fit",
+                    arguments: [fitted, text])
+            }
+        } catch {
+            throw StateStoreError(path: path, reason: "writing the calibration: \(error)")
+        }
+    }
+
+    /// The stored fit and when it was made, if any.
+    public func loadCalibration() throws(StateStoreError) -> (fit: RadioCalibration, fitted: Int64)? {
+        do {
+            return try database.write { db -> (RadioCalibration, Int64)? in
+                try db.execute(sql: Self.calibrationTable)
+                guard let row = try Row.fetchOne(db, sql: "SELECT fitted, fit FROM calibration WHERE id = 1") else { return nil }
+                let text: String = row["fit"]
+                return (try JSONDecoder().decode(RadioCalibration.self, from: Data(text.utf8)), row["fitted"])
+            }
+        } catch {
+            throw StateStoreError(path: path, reason: "reading the calibration: \(error)")
+        }
+    }
+}

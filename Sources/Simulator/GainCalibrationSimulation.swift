@@ -1,0 +1,232 @@
+import Coordinator
+import Foundation
+public import Planner
+public import Topology
+import WireProtocol
+
+/// Gateways with mis-set gains, and whether self-calibration repairs them: tags walk a venue
+/// heard by its gateways, which also hear the venue's region beacons, every window, and the
+/// batches go through a ``CoordinatorEngine`` (decode, ingest, estimate, plan: the coordinator
+/// without MQTT). Three runs on the same walks and the same noise:
+///
+/// - `calibrated`: true gains (0 dB), no self-calibration (the venue as configured);
+/// - `mis-set`: every gateway's gain off by a seeded uniform error within ±`gainError` dB;
+/// - `self-calibrated`: the same errors, the engine refitting from the region-beacon sightings
+///   every `refitInterval` seconds.
+///
+/// Each reports the tags' entry coverage (an entry at a region's radius is covered when the
+/// region was in the tag's planned set, as the live simulation's tags mode counts it); the last
+/// also each gateway's fitted offset against its true gain error.
+public struct GainCalibrationSimulation: Sendable {
+    public struct Configuration: Sendable {
+        public var tags: Int = 20
+        /// Simulated seconds per run.
+        public var duration: Double = 300
+        public var seed: UInt64 = 1
+        /// Gain errors are uniform in ± this many dB.
+        public var gainError: Double = 8
+        /// Seconds between gateway windows, and between refits.
+        public var window: Double = 1
+        public var refitInterval: Double = 60
+        /// The radio of the tags (path loss with their advertised 1 m power, shadowing per reading).
+        public var radio = RadioModel()
+        /// Static (per gateway–beacon pair) shadowing of the fixed beacons, dB: multipath that
+        /// does not average out over time.
+        public var beaconShadowing: Double = 3
+        /// Per-reading shadowing of a beacon advertisement, dB, and advertisements per window.
+        public var beaconNoise: Double = 5
+        public var beaconAdvertisements = 10
+        /// Mounting height of the region beacons, metres (the estimator's assumption).
+        public var beaconHeight: Double = 2.5
+        public var calibration = CalibrationConfiguration()
+
+        public init() {}
+    }
+
+    /// One run's figures.
+    public struct Run: Sendable, Codable, Hashable {
+        public var name: String
+        public var entries: Int
+        public var covered: Int
+        public var coverage: Double? { entries == 0 ? nil : Double(covered) / Double(entries) }
+    }
+
+    /// One gateway's true gain error and fitted offset.
+    public struct Recovery: Sendable, Codable, Hashable {
+        public var gateway: String
+        public var gain: Double
+        public var fitted: Double
+        public var exponent: Double
+        public var flags: [String]
+        public var error: Double { fitted - gain }
+    }
+
+    public struct Report: Sendable, Codable {
+        public var venue: String
+        public var tags: Int
+        public var seconds: Double
+        public var gainError: Double
+        public var runs: [Run]
+        public var recovery: [Recovery]
+        /// The largest |fitted − true| over gateways.
+        public var worstOffsetError: Double? { recovery.map { abs($0.error) }.max() }
+
+        public var text: String {
+            var lines = [
+                "self-calibration on \(venue): \(tags) tags, \(Int(seconds)) s, gateway gains off by up to ±\(gainError) dB (seeded)"
+            ]
+            lines.append("tag entry coverage:")
+            for run in runs {
+                let share = run.coverage.map { String(format: "%.1f%%", $0 * 100) } ?? "-"
+                lines.append("  \(run.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(run.covered)/\(run.entries) = \(share)")
+            }
+            lines.append("gateway offsets after \(Int(seconds)) s (true gain error, fitted offset, difference, exponent):")
+            for r in recovery {
+                lines.append(
+                    String(
+                        format: "  %@ %+6.2f %+6.2f %+6.2f  n=%.2f %@", r.gateway.padding(toLength: 12, withPad: " ", startingAt: 0), r.gain,
+                        r.fitted, r.error, r.exponent, r.flags.joined(separator: ",")))
+            }
+            if let worst = worstOffsetError { lines.append(String(format: "worst offset error: %.2f dB", worst)) }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    public let topology: Topology
+    public let configuration: Configuration
+
+    public init(topology: Topology, configuration: Configuration = .init()) throws(SimulationError) {
+        guard !topology.gateways.isEmpty else { throw .unsuitableTopology("'\(topology.name)' has no gateways") }
+        self.topology = topology
+        self.configuration = configuration
+    }
+
+    /// The seeded gain error of each gateway, dB.
+    public var gains: [Double] {
+        var random = SplitMix64(seed: SplitMix64.mix(configuration.seed &+ 0x6A1E))
+        return topology.gateways.map { _ in (Double(random.next() >> 11) / Double(1 << 53) * 2 - 1) * configuration.gainError }
+    }
+
+    /// Runs the three scenarios.
+    public func run() throws -> Report {
+        let gains = self.gains
+        let zero = [Double](repeating: 0, count: gains.count)
+        let calibrated = try run(name: "calibrated", gains: zero, calibrate: false).run
+        let misSet = try run(name: "mis-set", gains: gains, calibrate: false).run
+        let (selfCalibrated, fit) = try run(name: "self-calibrated", gains: gains, calibrate: true)
+        let recovery = topology.gateways.enumerated().map { g, gateway in
+            let f = fit?.gateway(gateway.id)
+            return Recovery(
+                gateway: gateway.id, gain: gains[g], fitted: f?.offset ?? 0, exponent: f?.exponent ?? .nan, flags: f?.flags ?? ["no fit"])
+        }
+        return Report(
+            venue: topology.name, tags: configuration.tags, seconds: configuration.duration, gainError: configuration.gainError,
+            runs: [calibrated, misSet, selfCalibrated], recovery: recovery)
+    }
+
+    /// One scenario: returns its coverage and, when calibrating, the final fit.
+    public func run(name: String, gains: [Double], calibrate: Bool) throws -> (run: Run, fit: RadioCalibration?) {
+        let config = configuration
+        let venue = try CoordinatorVenue(topology: topology, budget: topology.budget ?? 20)
+        let topics = try Topics()
+        let engine = CoordinatorEngine(topics: topics, venue: venue)
+        engine.configureCalibration(enabled: calibrate, interval: config.refitInterval, configuration: config.calibration)
+        let graph = try WalkGraph(topology: topology)
+        let beaconRadio = BeaconRadio(topology: topology, seed: config.seed)
+        var walkers = (0..<config.tags).map { Walker(graph: graph, simulationSeed: config.seed, client: $0) }
+        var inside = walkers.map { beaconRadio.regionsWithin($0.position) }
+        // Addressed noise: the same readings in every run. Static multipath per (gateway, beacon).
+        let noise = CounterNoise(seed: SplitMix64.mix(config.seed &+ 0xC0FFEE))
+        let multipath = CounterNoise(seed: SplitMix64.mix(config.seed &+ 0xBEAC))
+        let beacons = topology.regions.enumerated().compactMap { index, region -> (index: Int, point: VenuePoint, identity: (String, UInt16, UInt16), power: Double)? in
+            guard let position = region.position, let major = region.identity.major, let minor = region.identity.minor else { return nil }
+            return (index, position, (region.identity.uuidString, major, minor), Double(region.measuredPower ?? topology.radio.measuredPower))
+        }
+        let ids = (0..<config.tags).map { i in
+            "\(LiveSimulation.Configuration.tagUUID).\(LiveSimulation.Configuration.tagMajor).\(UInt16(truncatingIfNeeded: i))"
+        }
+        let start: Int64 = 1_800_000_000_000
+        let tick = 0.2
+        var clock = 0.0
+        var nextWindow = 0.0
+        var seq = [UInt64](repeating: 0, count: topology.gateways.count)
+        var windowNumber: UInt64 = 0
+        var entries = 0
+        var covered = 0
+        let encoder = WireCoding.makeEncoder()
+        let levelIndex = Dictionary(uniqueKeysWithValues: topology.levels.enumerated().map { ($1.id, $0) })
+        while clock <= config.duration {
+            let now = start + Int64(clock * 1000)
+            if clock >= nextWindow {
+                nextWindow = clock + config.window
+                windowNumber += 1
+                for (g, gateway) in topology.gateways.enumerated() {
+                    var sightings: [Sighting] = []
+                    let height = gateway.height ?? 2.5
+                    for (i, walker) in walkers.enumerated() {
+                        let floors = (levelIndex[gateway.position.level] ?? 0) - (levelIndex[walker.position.level] ?? 0)
+                        let d = Self.distance(gateway.position, walker.position, dz: height - 1)
+                        guard
+                            let rssi = config.radio.reading(
+                                distance: d, floors: floors, standardNormal: noise.normal(windowNumber, UInt64(g), UInt64(i)))
+                        else { continue }
+                        let reading = Double(rssi) + gains[g]
+                        let minor = UInt16(truncatingIfNeeded: i)
+                        sightings.append(
+                            Sighting(
+                                format: "ibeacon", uuid: LiveSimulation.Configuration.tagUUID, major: LiveSimulation.Configuration.tagMajor,
+                                minor: minor, address: String(format: "5A:1D:00:00:%02X:%02X", minor >> 8, minor & 0xFF), rssi: reading.rounded(),
+                                rssiMax: Int(reading.rounded()), count: 5, txPower: -59, distance: nil))
+                    }
+                    for (b, beacon) in beacons.enumerated() where beacon.point.level == gateway.position.level {
+                        let d = Self.distance(gateway.position, beacon.point, dz: height - config.beaconHeight)
+                        let mean = config.radio.pathLoss.expectedRSSI(atDistance: max(d, 0.1), referencePower: beacon.power) + config.beaconShadowing * multipath.normal(UInt64(g), UInt64(b), 0)
+                        let reading =
+                            mean + config.beaconNoise / Double(config.beaconAdvertisements).squareRoot()
+                            * noise.normal(windowNumber, UInt64(g), UInt64(1 << 32 + b))
+                        guard reading >= config.radio.sensitivity else { continue }
+                        let heard = (reading + gains[g]).rounded()
+                        sightings.append(
+                            Sighting(
+                                format: "ibeacon", uuid: beacon.identity.0, major: beacon.identity.1, minor: beacon.identity.2,
+                                address: String(format: "BE:AC:00:00:%02X:%02X", (b >> 8) & 0xFF, b & 0xFF), rssi: heard, rssiMax: Int(heard),
+                                count: config.beaconAdvertisements, txPower: Int(beacon.power), distance: nil))
+                    }
+                    seq[g] += 1
+                    let batch = SightingsBatch(
+                        gateway: gateway.id, seq: seq[g], start: Date(timeIntervalSince1970: Double(now) / 1000 - config.window),
+                        end: Date(timeIntervalSince1970: Double(now) / 1000), sightings: sightings)
+                    guard let id = Identifier(validating: gateway.id) else { continue }
+                    let payload = try encoder.encode(batch)
+                    try payload.withUnsafeBytes { raw in try engine.handle(topic: topics.sightings(id), payload: raw, now: now) }
+                }
+                engine.recalibrateIfDue(now: now)
+                engine.flush(now: now)
+                _ = engine.takeOutputs()
+                _ = engine.takeChangedClients()
+            }
+            clock += tick
+            for i in walkers.indices {
+                walkers[i].advance(by: tick)
+                let within = beaconRadio.regionsWithin(walkers[i].position)
+                let new = within.subtracting(inside[i])
+                if clock > 0, !new.isEmpty {
+                    let planned: Set<String> = Set(engine.snapshot(of: ids[i]).map { $0.regions } ?? [])
+                    for region in new where !topology.regions[region].isPinned {
+                        entries += 1
+                        if planned.contains(topology.regions[region].id) { covered += 1 }
+                    }
+                }
+                inside[i] = within
+            }
+        }
+        let fit = calibrate ? engine.recalibrate(now: start + Int64(config.duration * 1000)) : nil
+        return (Run(name: name, entries: entries, covered: covered), fit)
+    }
+
+    static func distance(_ a: VenuePoint, _ b: VenuePoint, dz: Double) -> Double {
+        let dx = a.x - b.x
+        let dy = a.y - b.y
+        return (dx * dx + dy * dy + dz * dz).squareRoot()
+    }
+}
