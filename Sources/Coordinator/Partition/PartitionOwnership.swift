@@ -1,0 +1,149 @@
+public import Foundation
+import Synchronization
+public import WireProtocol
+
+/// A partitioned coordinator's view of who owns what, shared by its network thread (member
+/// statuses), its core (admitting input, the fence) and its publisher (which outputs go out).
+///
+/// - Membership: ``note(_:heardAt:retained:)`` for every member status; ``refresh(now:)`` recomputes
+///   the live set and, when it changed, the owned partitions (``Rendezvous``).
+/// - Ownership: a member reads and publishes only for partitions it owns, and not during the
+///   grace after gaining one, nor while fenced.
+/// - The fence: a `regions` message from another member with a version newer than this member's
+///   for a client of a partition it owns (past the grace) silences that partition until the live
+///   set changes (or ``PartitionConfiguration/fenceHold`` passes), logged and counted.
+public final class PartitionOwnership: Sendable {
+    public let configuration: PartitionConfiguration
+    public let map: PartitionMap
+    private let state: Mutex<State>
+
+    struct State {
+        var view = MembershipView()
+        var live: [String] = []
+        var owned: Set<Int> = []
+        var graceUntil: [Int: Date] = [:]
+        var fencedUntil: [Int: Date] = [:]
+        var clientPartition: [String: Int] = [:]
+        /// Ownership is not decided before this (one timeout after joining: the others' heartbeats arrive first).
+        var decideAfter: Date
+    }
+
+    /// A change of the live set and of what this member owns.
+    public struct Change: Sendable, Equatable {
+        public var live: [String]
+        public var gained: [Int]
+        public var lost: [Int]
+        public var owned: [Int]
+    }
+
+    public init(configuration: PartitionConfiguration, map: PartitionMap, joined: Date = Date()) {
+        self.configuration = configuration
+        self.map = map
+        self.state = Mutex(State(decideAfter: joined.addingTimeInterval(configuration.timeout)))
+    }
+
+    public var member: String { configuration.member }
+
+    /// Notes another member's (or this member's echoed) status.
+    public func note(_ status: CoordinatorMemberStatus, heardAt: Date = Date(), retained: Bool = false) {
+        state.withLock { $0.view.note(status, heardAt: heardAt, retained: retained) }
+    }
+
+    /// Recomputes the live set; when it changed, the owned partitions (gained ones get the grace,
+    /// and every fence is lifted: membership moved on). `nil` when nothing changed.
+    public func refresh(now: Date = Date()) -> Change? {
+        state.withLock { state in
+            guard now >= state.decideAfter else { return nil }
+            var live = state.view.live(now: now, timeout: configuration.timeout, venue: map.venue)
+            if !live.contains(member) {
+                live.append(member)  // this member is live whatever its echo says
+                live.sort()
+            }
+            guard live != state.live else { return nil }
+            state.live = live
+            let owned = Set(map.names.indices.filter { Rendezvous.owner(of: map.names[$0], among: live) == member })
+            let gained = owned.subtracting(state.owned).sorted()
+            let lost = state.owned.subtracting(owned).sorted()
+            for partition in gained { state.graceUntil[partition] = now.addingTimeInterval(configuration.grace) }
+            state.fencedUntil = [:]
+            state.owned = owned
+            return Change(live: live, gained: gained, lost: lost, owned: owned.sorted())
+        }
+    }
+
+    /// Whether this member reads and publishes for `partition` now.
+    public func serves(_ partition: Int, now: Date = Date()) -> Bool {
+        state.withLock { Self.serves(partition, state: $0, now: now) }
+    }
+
+    private static func serves(_ partition: Int, state: State, now: Date) -> Bool {
+        state.owned.contains(partition) && now >= state.graceUntil[partition, default: .distantPast]
+            && now >= state.fencedUntil[partition, default: .distantPast]
+    }
+
+    /// The partitions owned now (fenced or in grace included), and those fenced now.
+    public func owned(now: Date = Date()) -> (owned: [Int], fenced: [Int]) {
+        state.withLock { state in
+            (state.owned.sorted(), state.fencedUntil.filter { $0.value > now }.map(\.key).sorted())
+        }
+    }
+
+    /// The live members as last computed.
+    public var live: [String] { state.withLock { $0.live } }
+
+    /// The partition of a phone's `report`: by the levels of the regions it ranged or reported
+    /// events for (the most named), else the partition its last `regions` message placed it in,
+    /// else the venue's first. Remembered for the client.
+    public func partition(ofReport report: ClientReport, client: String, regionOfBeacon: (RangedBeacon) -> String?) -> Int {
+        var votes: [Int: Int] = [:]
+        for event in report.events { if let p = map.partition(ofRegion: event.region) { votes[p, default: 0] += 1 } }
+        for beacon in report.ranged { if let id = regionOfBeacon(beacon), let p = map.partition(ofRegion: id) { votes[p, default: 0] += 1 } }
+        return state.withLock { state in
+            let chosen = votes.max { ($0.value, -$0.key) < ($1.value, -$1.key) }?.key ?? state.clientPartition[client] ?? 0
+            state.clientPartition[client] = chosen
+            return chosen
+        }
+    }
+
+    /// The partition of a client placed at `level` (`nil`: where it was last placed, else the first).
+    public func partition(ofClient client: String, level: String?) -> Int {
+        state.withLock { state in
+            if let level, let p = map.partition(ofLevel: level) {
+                state.clientPartition[client] = p
+                return p
+            }
+            return state.clientPartition[client] ?? 0
+        }
+    }
+
+    /// What a `regions` message seen on the broker means for this member.
+    public enum Seen: Sendable, Equatable {
+        /// Published by this member (its echo).
+        case own
+        /// Another member's: continue from its version.
+        case adopt
+        /// Another member's, newer than this member's version, in a partition this member serves:
+        /// that partition is fenced now (and the version adopted too).
+        case fenced(partition: Int)
+    }
+
+    /// Classifies `message` for `client`, whose version here is `ownVersion`.
+    public func seen(_ message: RegionsMessage, client: String, ownVersion: UInt64, now: Date = Date()) -> Seen {
+        if message.coordinator == member { return .own }
+        let partition = partition(ofClient: client, level: message.position?.level)
+        return state.withLock { state in
+            guard message.version > ownVersion, Self.serves(partition, state: state, now: now) else { return .adopt }
+            state.fencedUntil[partition] = now.addingTimeInterval(configuration.fenceHold)
+            return .fenced(partition: partition)
+        }
+    }
+
+    /// The partition an output belongs to (by the position it carries, else the client's last).
+    public func partition(of output: CoordinatorOutput) -> Int {
+        switch output {
+        case .regions(let client, let message): partition(ofClient: client, level: message.position?.level)
+        case .event(let client, let event): partition(ofClient: client, level: event.position?.level)
+        case .clearRegions(let client): partition(ofClient: client, level: nil)
+        }
+    }
+}
