@@ -20,7 +20,7 @@ struct CoordinatorPartitionOptions: ParsableArguments {
     var heartbeat: Double = 1
 
     @Option(help: "Seconds without a heartbeat after which a member counts as gone.")
-    var memberTimeout: Double = 3.5
+    var memberTimeout: Double = 6
 
     func validate() throws {
         guard heartbeat > 0, heartbeat.isFinite else { throw ValidationError("--heartbeat must be a positive number of seconds") }

@@ -122,6 +122,8 @@ struct PartitionTests {
         // Its own echo, and an older redelivery, are no fence.
         #expect(ownership.seen(regions(11, by: ownership.member), client: "p", ownVersion: 11, now: after) == .own)
         #expect(ownership.seen(regions(9, by: other), client: "p", ownVersion: 11, now: after) == .adopt)
+        // The same version again (a QoS 1 redelivery of one adopted) is no fence either.
+        #expect(ownership.seen(regions(10, by: other), client: "p", ownVersion: 10, now: after) == .adopt)
         // A newer version from the other: fenced.
         #expect(ownership.seen(regions(12, by: other), client: "p", ownVersion: 11, now: after) == .fenced(partition: 0))
         #expect(!ownership.serves(0, now: after.addingTimeInterval(1)))
@@ -139,7 +141,8 @@ struct PartitionTests {
         let (ownership, other) = try owner(joined: t0)
         let now = Date()
         _ = ownership.refresh(now: now)
-        #expect(ownership.seen(regions(12, by: other), client: "p", ownVersion: 11, now: now.addingTimeInterval(2)) == .fenced(partition: 0))
+        // The very version this member published, from the other: both think they own the client.
+        #expect(ownership.seen(regions(11, by: other), client: "p", ownVersion: 11, now: now.addingTimeInterval(2)) == .fenced(partition: 0))
         #expect(!ownership.serves(0, now: now.addingTimeInterval(3)))
         #expect(ownership.serves(0, now: now.addingTimeInterval(2 + ownership.configuration.fenceHold + 0.1)))
     }
@@ -162,5 +165,44 @@ struct PartitionTests {
         // An older set (a QoS 1 redelivery) changes nothing.
         engine.adoptPublished(client: "p", message: message, now: TestVenue.millis(2))
         #expect(engine.version(of: "p") == 5_001)
+    }
+}
+
+extension PartitionTests {
+    @Test("a member cut off from the broker serves nothing, and on reconnecting decides again after a timeout, with the grace")
+    func reconnect() throws {
+        let t0 = Date().addingTimeInterval(-10)
+        let (ownership, other) = try owner(joined: t0)
+        let now = Date()
+        ownership.note(CoordinatorMemberStatus(member: other, state: .online, venue: "museum", time: now), heardAt: now)
+        #expect(ownership.refresh(now: now)?.owned == [0])
+        #expect(ownership.serves(0, now: now.addingTimeInterval(2)))
+        ownership.disconnected()
+        #expect(!ownership.serves(0, now: now.addingTimeInterval(2)))
+        #expect(ownership.refresh(now: now.addingTimeInterval(3)) == nil)
+        ownership.connected(now: now.addingTimeInterval(3))
+        #expect(ownership.refresh(now: now.addingTimeInterval(4)) == nil, "the others' heartbeats have a timeout to arrive")
+        // The other is never heard again: after the timeout this member decides alone.
+        let rejoined = now.addingTimeInterval(3 + ownership.configuration.timeout)
+        let change = try #require(ownership.refresh(now: rejoined))
+        #expect(change.live == [ownership.member] && change.gained == [0])
+        #expect(!ownership.serves(0, now: rejoined))
+        #expect(ownership.serves(0, now: rejoined.addingTimeInterval(ownership.configuration.grace)))
+    }
+
+    @Test("on reconnecting, a member decides as soon as it has heard every member it knew live again")
+    func fastRejoin() throws {
+        let t0 = Date().addingTimeInterval(-10)
+        let (ownership, other) = try owner(joined: t0)
+        let now = Date()
+        ownership.note(CoordinatorMemberStatus(member: other, state: .online, venue: "museum", time: now), heardAt: now)
+        #expect(ownership.refresh(now: now)?.live.count == 2)
+        ownership.disconnected()
+        ownership.connected(now: now.addingTimeInterval(1))
+        #expect(ownership.refresh(now: now.addingTimeInterval(1.5)) == nil, "not heard the other since")
+        let heard = now.addingTimeInterval(2)
+        ownership.note(CoordinatorMemberStatus(member: other, state: .online, venue: "museum", time: heard), heardAt: heard)
+        let change = try #require(ownership.refresh(now: heard))
+        #expect(change.live.count == 2 && change.gained == [0])
     }
 }

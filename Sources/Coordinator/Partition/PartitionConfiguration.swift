@@ -9,8 +9,10 @@ public struct PartitionConfiguration: Sendable {
     public var spec: String?
     /// Seconds between heartbeats (the member status re-published with a fresh time).
     public var heartbeat: TimeInterval = 1
-    /// A member not heard for this long is gone (a few heartbeats).
-    public var timeout: TimeInterval = 3.5
+    /// A member not heard for this long is gone (a few heartbeats). Longer than a broker
+    /// failover usually takes, so a member whose NATS node died reconnects to another before the
+    /// others give its partitions away; a member that crashes publishes its will at once anyway.
+    public var timeout: TimeInterval = 6
     /// After a membership change, a partition this member gains is neither read nor published for
     /// this long, so the previous owner's last sets (and their versions) reach it first.
     public var grace: TimeInterval = 1.5

@@ -9,7 +9,7 @@ public import WireProtocol
 ///   the live set and, when it changed, the owned partitions (``Rendezvous``).
 /// - Ownership: a member reads and publishes only for partitions it owns, and not during the
 ///   grace after gaining one, nor while fenced.
-/// - The fence: a `regions` message from another member with a version newer than this member's
+/// - The fence: a `regions` message from another member with a version not older than this member's
 ///   for a client of a partition it owns (past the grace) silences that partition until the live
 ///   set changes (or ``PartitionConfiguration/fenceHold`` passes), logged and counted.
 public final class PartitionOwnership: Sendable {
@@ -24,8 +24,14 @@ public final class PartitionOwnership: Sendable {
         var graceUntil: [Int: Date] = [:]
         var fencedUntil: [Int: Date] = [:]
         var clientPartition: [String: Int] = [:]
+        /// Per client, the last version adopted from another member.
+        var adopted: [String: UInt64] = [:]
         /// Ownership is not decided before this (one timeout after joining: the others' heartbeats arrive first).
         var decideAfter: Date
+        /// After a reconnection: the members live before it, and when it came. Once each has been
+        /// heard since, ownership is decided without waiting out the timeout.
+        var awaiting: [String] = []
+        var reconnectedAt: Date = .distantFuture
     }
 
     /// A change of the live set and of what this member owns.
@@ -53,7 +59,13 @@ public final class PartitionOwnership: Sendable {
     /// and every fence is lifted: membership moved on). `nil` when nothing changed.
     public func refresh(now: Date = Date()) -> Change? {
         state.withLock { state in
-            guard now >= state.decideAfter else { return nil }
+            let rejoined =
+                state.reconnectedAt <= now
+                && state.awaiting.allSatisfy { (state.view.members[$0]?.heard ?? .distantPast) >= state.reconnectedAt }
+            guard now >= state.decideAfter || rejoined else { return nil }
+            state.awaiting = []
+            state.reconnectedAt = .distantFuture
+            state.decideAfter = .distantPast
             var live = state.view.live(now: now, timeout: configuration.timeout, venue: map.venue)
             if !live.contains(member) {
                 live.append(member)  // this member is live whatever its echo says
@@ -68,6 +80,30 @@ public final class PartitionOwnership: Sendable {
             state.fencedUntil = [:]
             state.owned = owned
             return Change(live: live, gained: gained, lost: lost, owned: owned.sorted())
+        }
+    }
+
+    /// The connection to the broker was lost: this member serves nothing (what it publishes
+    /// cannot go out, and the others may take its partitions meanwhile) and decides nothing until
+    /// ``connected(now:)``.
+    public func disconnected() {
+        state.withLock { state in
+            if state.decideAfter != .distantFuture { state.awaiting = state.live.filter { $0 != member } }
+            state.owned = []
+            state.live = []
+            state.decideAfter = .distantFuture
+            state.reconnectedAt = .distantFuture
+        }
+    }
+
+    /// Connected (again): ownership is decided anew once every member live before the connection
+    /// was lost has been heard again, or after one timeout (as when joining); every partition then
+    /// owned starts with its grace.
+    public func connected(now: Date = Date()) {
+        state.withLock { state in
+            guard state.decideAfter == .distantFuture else { return }
+            state.decideAfter = now.addingTimeInterval(configuration.timeout)
+            state.reconnectedAt = now
         }
     }
 
@@ -122,7 +158,7 @@ public final class PartitionOwnership: Sendable {
         case own
         /// Another member's: continue from its version.
         case adopt
-        /// Another member's, newer than this member's version, in a partition this member serves:
+        /// Another member's, not older than this member's version, in a partition this member serves:
         /// that partition is fenced now (and the version adopted too).
         case fenced(partition: Int)
     }
@@ -132,7 +168,11 @@ public final class PartitionOwnership: Sendable {
         if message.coordinator == member { return .own }
         let partition = partition(ofClient: client, level: message.position?.level)
         return state.withLock { state in
-            guard message.version > ownVersion, Self.serves(partition, state: state, now: now) else { return .adopt }
+            // A version already adopted from another member is a QoS 1 redelivery, not news.
+            if let known = state.adopted[client], message.version <= known { return .adopt }
+            state.adopted[client] = message.version
+            // Equal counts too: two members that both published this version each think they own the client.
+            guard message.version >= ownVersion, ownVersion > 0, Self.serves(partition, state: state, now: now) else { return .adopt }
             state.fencedUntil[partition] = now.addingTimeInterval(configuration.fenceHold)
             return .fenced(partition: partition)
         }

@@ -16,32 +16,56 @@ extension CoordinatorService {
         return [topics.allCoordinatorMembers, topics.allGatewayStatus, topics.allClientReports, topics.allClientRegions]
     }
 
-    /// Heartbeats and recomputes the live set until shutdown; on a change, follows it.
+    /// Recomputes the live set until shutdown and, on a change, follows it (a change may take a
+    /// while: subscribing to a NATS cluster is slow); beside it, the heartbeat, which nothing delays.
     func membershipLoop(_ ownership: PartitionOwnership, metrics: PartitionMetrics) async {
-        let tick = Duration.milliseconds(100)
-        var sinceHeartbeat = Duration.seconds(1_000)
+        await withDiscardingTaskGroup { group in
+            group.addTask { [self] in await self.heartbeatLoop(ownership, metrics: metrics) }
+            group.addTask { [client, logger] in
+                // A member cut off from the broker serves nothing, and on reconnecting rejoins: its
+                // view of the others went stale meanwhile (they may have taken its partitions).
+                for await state in client.connectionStates.cancelOnGracefulShutdown() {
+                    switch state {
+                    case .connected: ownership.connected()
+                    case .disconnected:
+                        if !ownership.owned().owned.isEmpty { logger.warning("membership: disconnected from the broker; serving nothing until reconnected") }
+                        ownership.disconnected()
+                    case .idle, .connecting, .closed: break
+                    }
+                }
+            }
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                if let change = ownership.refresh() {
+                    metrics.membershipChanges.increment()
+                    metrics.live.set(Double(change.live.count))
+                    metrics.owned.set(Double(change.owned.count))
+                    let names = { (partitions: [Int]) in partitions.map { ownership.map.names[$0] }.joined(separator: ", ") }
+                    let text =
+                        "membership: live \(change.live.joined(separator: ", ")); owning \(names(change.owned))"
+                        + (change.gained.isEmpty ? "" : "; gained \(names(change.gained)) (after \(ownership.configuration.grace) s grace)")
+                        + (change.lost.isEmpty ? "" : "; lost \(names(change.lost))")
+                    logger.info("\(text)")
+                    publishMemberStatus(ownership, state: .online, retain: true)  // say what is owned now
+                    await follow(change, ownership: ownership)
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Publishes the heartbeat every ``PartitionConfiguration/heartbeat`` seconds: at QoS 0 and not
+    /// retained, so on a NATS cluster it takes core NATS, not JetStream (which stalls for seconds
+    /// while it elects leaders after a node dies); the retained status is re-published every tenth
+    /// heartbeat and on every change (a new member reads it first, then the heartbeats).
+    func heartbeatLoop(_ ownership: PartitionOwnership, metrics: PartitionMetrics) async {
         let heartbeat = Duration.milliseconds(Int64(ownership.configuration.heartbeat * 1000))
+        var beats = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            if let change = ownership.refresh() {
-                metrics.membershipChanges.increment()
-                metrics.live.set(Double(change.live.count))
-                metrics.owned.set(Double(change.owned.count))
-                let names = { (partitions: [Int]) in partitions.map { ownership.map.names[$0] }.joined(separator: ", ") }
-                let text =
-                    "membership: live \(change.live.joined(separator: ", ")); owning \(names(change.owned))"
-                    + (change.gained.isEmpty ? "" : "; gained \(names(change.gained)) (after \(ownership.configuration.grace) s grace)")
-                    + (change.lost.isEmpty ? "" : "; lost \(names(change.lost))")
-                logger.info("\(text)")
-                await follow(change, ownership: ownership)
-                sinceHeartbeat = heartbeat  // say what is owned now
-            }
-            if sinceHeartbeat >= heartbeat {
-                sinceHeartbeat = .zero
-                publishMemberStatus(ownership, state: .online)
-                metrics.fenced.set(Double(ownership.owned().fenced.count))
-            }
-            try? await Task.sleep(for: tick)
-            sinceHeartbeat += tick
+            publishMemberStatus(ownership, state: .online, retain: beats % 10 == 0)
+            metrics.fenced.set(Double(ownership.owned().fenced.count))
+            beats += 1
+            try? await Task.sleep(for: heartbeat)
         }
     }
 
@@ -66,8 +90,8 @@ extension CoordinatorService {
         }
     }
 
-    /// Publishes this member's status (retained): its heartbeat.
-    func publishMemberStatus(_ ownership: PartitionOwnership, state: CoordinatorStatus.State) {
+    /// Publishes this member's status: retained at QoS 1, or a heartbeat (QoS 0, not retained).
+    func publishMemberStatus(_ ownership: PartitionOwnership, state: CoordinatorStatus.State, retain: Bool = true) {
         guard let member = Identifier(validating: ownership.member) else { return }
         let owned = state == .online ? ownership.owned().owned.map { ownership.map.names[$0] } : []
         let status = CoordinatorMemberStatus(
@@ -75,7 +99,9 @@ extension CoordinatorService {
             heartbeat: ownership.configuration.heartbeat, time: Date())
         guard let payload = try? WireCoding.encode(status) else { return }
         do {
-            try client.enqueue(topic: configuration.topics.coordinatorMember(member), payload: payload, qos: .atLeastOnce, retain: true)
+            try client.enqueue(
+                topic: configuration.topics.coordinatorMember(member), payload: payload, qos: retain ? .atLeastOnce : .atMostOnce,
+                retain: retain)
         } catch {
             logger.warning("cannot publish the member status: \(error)")
         }

@@ -119,7 +119,8 @@ public final class CoordinatorService: Service, Sendable {
                         let filters =
                             ownership == nil ? [topics.allGatewayStatus, topics.allSightings, topics.allClientReports] : memberFilters()
                         for filter in filters {
-                            try await client.subscribe(filter, qos: .atLeastOnce)
+                            // Heartbeats are QoS 0 (see heartbeatLoop): so is their subscription.
+                            try await client.subscribe(filter, qos: filter == topics.allCoordinatorMembers ? .atMostOnce : .atLeastOnce)
                         }
                         self.subscribed.withLock { $0 = true }
                     } catch {
