@@ -206,3 +206,39 @@ extension PartitionTests {
         #expect(change.live.count == 2 && change.gained == [0])
     }
 }
+
+extension PartitionTests {
+    @Test("alone with the others gone silent (not offline), a member keeps what it had and takes nothing of theirs")
+    func aloneKeepsItsOwn() throws {
+        let museum = try Topology.load(directory: CoordinatorHarness.museum)
+        let map = try PartitionMap(topology: museum)
+        let now = Date()
+        // The member that does not own the museum while both are live.
+        let owner = Rendezvous.owner(of: "museum", among: ["a", "b"])!
+        let other = owner == "a" ? "b" : "a"
+        let ownership = PartitionOwnership(configuration: try PartitionConfiguration(member: other), map: map, joined: now.addingTimeInterval(-10))
+        ownership.note(CoordinatorMemberStatus(member: owner, state: .online, venue: "museum", time: now), heardAt: now)
+        #expect(ownership.refresh(now: now)?.owned == [])
+        // Silent past the timeout: not taken.
+        let silent = now.addingTimeInterval(ownership.configuration.timeout + 1)
+        #expect(ownership.refresh(now: silent)?.owned == [])
+        // Offline (its will): taken.
+        ownership.note(CoordinatorMemberStatus(member: owner, state: .offline, venue: "museum", time: silent), heardAt: silent)
+        let gone = silent.addingTimeInterval(1)
+        _ = ownership.refresh(now: gone)
+        #expect(ownership.owned(now: gone).owned == [0])
+    }
+
+    @Test("a phone another member answered within the last second is not answered here")
+    func handoverHysteresis() throws {
+        let t0 = Date().addingTimeInterval(-10)
+        let (ownership, other) = try owner(joined: t0)
+        let now = Date()
+        _ = ownership.refresh(now: now)
+        let served = now.addingTimeInterval(2)
+        #expect(ownership.serves(client: "p", in: 0, now: served))
+        _ = ownership.seen(regions(3, by: other), client: "p", ownVersion: 0, now: served)
+        #expect(!ownership.serves(client: "p", in: 0, now: served.addingTimeInterval(0.5)))
+        #expect(ownership.serves(client: "p", in: 0, now: served.addingTimeInterval(1.1)))
+    }
+}

@@ -32,6 +32,12 @@ public final class PartitionOwnership: Sendable {
         /// heard since, ownership is decided without waiting out the timeout.
         var awaiting: [String] = []
         var reconnectedAt: Date = .distantFuture
+        /// What this member owned when its connection was lost.
+        var held: Set<Int> = []
+        /// Whether the last decision was taken alone with silent members (see ``refresh(now:)``).
+        var silent = false
+        /// Per client, when another member's set for it last arrived.
+        var foreignAt: [String: Date] = [:]
     }
 
     /// A change of the live set and of what this member owns.
@@ -71,9 +77,17 @@ public final class PartitionOwnership: Sendable {
                 live.append(member)  // this member is live whatever its echo says
                 live.sort()
             }
-            guard live != state.live else { return nil }
+            // Alone, with members gone silent rather than offline: more likely this member cannot
+            // hear them (a broker in turmoil) than all of them died (a crash publishes the will at
+            // once), so it keeps what it had and takes nothing of theirs.
+            let silent =
+                live == [member] && state.view.members.contains { $0.key != member && $0.value.online && $0.value.venue == map.venue }
+            guard live != state.live || silent != state.silent else { return nil }
             state.live = live
-            let owned = Set(map.names.indices.filter { Rendezvous.owner(of: map.names[$0], among: live) == member })
+            state.silent = silent
+            var owned = Set(map.names.indices.filter { Rendezvous.owner(of: map.names[$0], among: live) == member })
+            if silent { owned.formIntersection(state.owned.union(state.held)) }
+            state.held = []
             let gained = owned.subtracting(state.owned).sorted()
             let lost = state.owned.subtracting(owned).sorted()
             for partition in gained { state.graceUntil[partition] = now.addingTimeInterval(configuration.grace) }
@@ -88,7 +102,10 @@ public final class PartitionOwnership: Sendable {
     /// ``connected(now:)``.
     public func disconnected() {
         state.withLock { state in
-            if state.decideAfter != .distantFuture { state.awaiting = state.live.filter { $0 != member } }
+            if state.decideAfter != .distantFuture {
+                state.awaiting = state.live.filter { $0 != member }
+                state.held = state.owned
+            }
             state.owned = []
             state.live = []
             state.decideAfter = .distantFuture
@@ -104,6 +121,15 @@ public final class PartitionOwnership: Sendable {
             guard state.decideAfter == .distantFuture else { return }
             state.decideAfter = now.addingTimeInterval(configuration.timeout)
             state.reconnectedAt = now
+        }
+    }
+
+    /// Whether this member applies a report of `client`, in `partition`: it serves the partition,
+    /// and no other member published a set for the client within the last second (a phone crossing
+    /// from one partition into another is handed over, not answered by both in one second).
+    public func serves(client: String, in partition: Int, now: Date = Date()) -> Bool {
+        state.withLock { state in
+            Self.serves(partition, state: state, now: now) && now.timeIntervalSince(state.foreignAt[client] ?? .distantPast) >= 1
         }
     }
 
@@ -169,6 +195,7 @@ public final class PartitionOwnership: Sendable {
         let partition = partition(ofClient: client, level: message.position?.level)
         return state.withLock { state in
             // A version already adopted from another member is a QoS 1 redelivery, not news.
+            state.foreignAt[client] = now
             if let known = state.adopted[client], message.version <= known { return .adopt }
             state.adopted[client] = message.version
             // Equal counts too: two members that both published this version each think they own the client.

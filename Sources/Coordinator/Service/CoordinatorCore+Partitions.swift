@@ -33,7 +33,7 @@ extension CoordinatorCore {
                 BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
                     .flatMap { venue.regionByBeacon[$0] }.map { venue.id(ofRegion: $0) }
             }
-            return ownership.serves(partition)
+            return ownership.serves(client: client.rawValue, in: partition)
         case .clientRegions(let client):
             guard !message.payload.isEmpty,
                 let regions = try? WireCoding.decode(RegionsMessage.self, from: message.payload, topic: message.topic)
