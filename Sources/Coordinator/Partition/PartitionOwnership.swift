@@ -32,8 +32,6 @@ public final class PartitionOwnership: Sendable {
         /// heard since, ownership is decided without waiting out the timeout.
         var awaiting: [String] = []
         var reconnectedAt: Date = .distantFuture
-        /// What this member owned when its connection was lost.
-        var held: Set<Int> = []
         /// Whether the last decision was taken alone with silent members (see ``refresh(now:)``).
         var silent = false
         /// Per client, when another member's set for it last arrived.
@@ -79,15 +77,16 @@ public final class PartitionOwnership: Sendable {
             }
             // Alone, with members gone silent rather than offline: more likely this member cannot
             // hear them (a broker in turmoil) than all of them died (a crash publishes the will at
-            // once), so it keeps what it had and takes nothing of theirs.
+            // once), so it keeps what it owns and takes nothing of theirs.
             let silent =
                 live == [member] && state.view.members.contains { $0.key != member && $0.value.online && $0.value.venue == map.venue }
             guard live != state.live || silent != state.silent else { return nil }
             state.live = live
             state.silent = silent
             var owned = Set(map.names.indices.filter { Rendezvous.owner(of: map.names[$0], among: live) == member })
-            if silent { owned.formIntersection(state.owned.union(state.held)) }
-            state.held = []
+            // A member back from a lost connection owns nothing yet: the others may have taken its
+            // partitions meanwhile, so it takes them back only once it hears them (or their wills).
+            if silent { owned.formIntersection(state.owned) }
             let gained = owned.subtracting(state.owned).sorted()
             let lost = state.owned.subtracting(owned).sorted()
             for partition in gained { state.graceUntil[partition] = now.addingTimeInterval(configuration.grace) }
@@ -102,10 +101,7 @@ public final class PartitionOwnership: Sendable {
     /// ``connected(now:)``.
     public func disconnected() {
         state.withLock { state in
-            if state.decideAfter != .distantFuture {
-                state.awaiting = state.live.filter { $0 != member }
-                state.held = state.owned
-            }
+            if state.decideAfter != .distantFuture { state.awaiting = state.live.filter { $0 != member } }
             state.owned = []
             state.live = []
             state.decideAfter = .distantFuture
