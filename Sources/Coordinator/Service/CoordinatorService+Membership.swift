@@ -21,13 +21,23 @@ extension CoordinatorService {
     func membershipLoop(_ ownership: PartitionOwnership, metrics: PartitionMetrics) async {
         await withDiscardingTaskGroup { group in
             group.addTask { [self] in await self.heartbeatLoop(ownership, metrics: metrics) }
-            group.addTask { [client, logger] in
+            group.addTask { [client, logger, self] in
                 // A member cut off from the broker serves nothing, and on reconnecting rejoins: its
                 // view of the others went stale meanwhile (they may have taken its partitions).
+                var resubscribing: Task<Void, Never>?
+                defer { resubscribing?.cancel() }
+                var wasDisconnected = false
                 for await state in client.connectionStates.cancelOnGracefulShutdown() {
                     switch state {
-                    case .connected: ownership.connected()
+                    case .connected:
+                        ownership.connected()
+                        if wasDisconnected {
+                            resubscribing?.cancel()
+                            resubscribing = Task { await self.resubscribe(ownership) }
+                        }
+                        wasDisconnected = false
                     case .disconnected:
+                        wasDisconnected = true
                         if !ownership.owned().owned.isEmpty { logger.warning("membership: disconnected from the broker; serving nothing until reconnected") }
                         ownership.disconnected()
                     case .idle, .connecting, .closed: break
@@ -62,10 +72,34 @@ extension CoordinatorService {
         let heartbeat = Duration.milliseconds(Int64(ownership.configuration.heartbeat * 1000))
         var beats = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            publishMemberStatus(ownership, state: .online, retain: beats % 10 == 0)
+            // QoS 0 is not queued while disconnected (and a heartbeat from then would be stale).
+            if client.connectionState.isConnected { publishMemberStatus(ownership, state: .online, retain: beats % 10 == 0) }
             metrics.fenced.set(Double(ownership.owned().fenced.count))
             beats += 1
             try? await Task.sleep(for: heartbeat)
+        }
+    }
+
+    /// After a reconnection: subscribes again to every filter a member needs, retrying each until
+    /// the broker grants it. The client re-subscribes by itself, but a NATS cluster refuses
+    /// subscriptions for a while after a node dies, and a refused one is forgotten: the member
+    /// would own partitions and hear none of their reports.
+    func resubscribe(_ ownership: PartitionOwnership) async {
+        let topics = configuration.topics
+        var filters = memberFilters()
+        for partition in ownership.owned().owned {
+            filters += ownership.map.gateways(of: partition).compactMap { Identifier(validating: $0).map(topics.sightings) }
+        }
+        for filter in filters {
+            while !Task.isCancelled {
+                do {
+                    _ = try await client.subscribe(filter, qos: filter == topics.allCoordinatorMembers ? .atMostOnce : .atLeastOnce)
+                    break
+                } catch {
+                    logger.warning("membership: cannot subscribe to \(filter) again (\(error)); retrying")
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
         }
     }
 
@@ -76,14 +110,21 @@ extension CoordinatorService {
             for partition in partitions {
                 for gateway in ownership.map.gateways(of: partition) {
                     guard let id = Identifier(validating: gateway) else { continue }
-                    do {
-                        if subscribe {
-                            _ = try await client.subscribe(topics.sightings(id), qos: .atLeastOnce)
-                        } else {
-                            try await client.unsubscribe(topics.sightings(id))
+                    // A refused subscription is retried a few times (a NATS cluster refuses them for
+                    // a while after a node dies); still refused, it is said and left.
+                    for attempt in 1...5 where !Task.isCancelled {
+                        do {
+                            if subscribe {
+                                _ = try await client.subscribe(topics.sightings(id), qos: .atLeastOnce)
+                            } else {
+                                try await client.unsubscribe(topics.sightings(id))
+                            }
+                            break
+                        } catch {
+                            logger.warning(
+                                "cannot \(subscribe ? "subscribe to" : "unsubscribe from") \(topics.sightings(id)) (attempt \(attempt) of 5): \(error)")
+                            try? await Task.sleep(for: .seconds(1))
                         }
-                    } catch {
-                        logger.warning("cannot \(subscribe ? "subscribe to" : "unsubscribe from") \(topics.sightings(id)): \(error)")
                     }
                 }
             }
