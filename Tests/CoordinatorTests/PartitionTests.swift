@@ -98,6 +98,14 @@ struct PartitionTests {
         return (PartitionOwnership(configuration: configuration, map: map, joined: joined), other)
     }
 
+    /// ``owner(joined:)`` joined long ago and deciding now, alone (the other was never heard).
+    func decidedOwner() throws -> (PartitionOwnership, other: String, now: Date) {
+        let (ownership, other) = try owner(joined: Date().addingTimeInterval(-10))
+        let now = Date()
+        _ = ownership.refresh(now: now)
+        return (ownership, other, now)
+    }
+
     func regions(_ version: UInt64, by member: String) -> RegionsMessage {
         var message = RegionsMessage(version: version, budget: 20, regions: [], add: [], remove: [], position: nil, reason: "moved")
         message.coordinator = member
@@ -137,10 +145,7 @@ struct PartitionTests {
 
     @Test("the fence also ends by itself after its hold, if membership never changes")
     func fenceHold() throws {
-        let t0 = Date().addingTimeInterval(-10)
-        let (ownership, other) = try owner(joined: t0)
-        let now = Date()
-        _ = ownership.refresh(now: now)
+        let (ownership, other, now) = try decidedOwner()
         // The very version this member published, from the other: both think they own the client.
         #expect(ownership.seen(regions(11, by: other), client: "p", ownVersion: 11, now: now.addingTimeInterval(2)) == .fenced(partition: 0))
         #expect(!ownership.serves(0, now: now.addingTimeInterval(3)))
@@ -235,10 +240,7 @@ extension PartitionTests {
 
     @Test("a phone another member answered within the last second is not answered here")
     func handoverHysteresis() throws {
-        let t0 = Date().addingTimeInterval(-10)
-        let (ownership, other) = try owner(joined: t0)
-        let now = Date()
-        _ = ownership.refresh(now: now)
+        let (ownership, other, now) = try decidedOwner()
         let served = now.addingTimeInterval(2)
         #expect(ownership.serves(client: "p", in: 0, now: served))
         _ = ownership.seen(regions(3, by: other), client: "p", ownVersion: 0, now: served)
