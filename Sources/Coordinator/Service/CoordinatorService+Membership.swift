@@ -44,6 +44,12 @@ extension CoordinatorService {
                     }
                 }
             }
+            // Following a change subscribes, and a subscription waits for the broker however long
+            // it takes: done outside this service's tasks (one change after another), so a member
+            // whose broker is gone still stops on SIGTERM (the client closes after this service,
+            // and the waiting subscription then fails).
+            var following: Task<Void, Never>?
+            defer { following?.cancel() }
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 if let change = ownership.refresh() {
                     metrics.membershipChanges.increment()
@@ -56,7 +62,10 @@ extension CoordinatorService {
                         + (change.lost.isEmpty ? "" : "; lost \(names(change.lost))")
                     logger.info("\(text)")
                     publishMemberStatus(ownership, state: .online, retain: true)  // say what is owned now
-                    await follow(change, ownership: ownership)
+                    following = Task { [previous = following, self] in
+                        await previous?.value
+                        await self.follow(change, ownership: ownership)
+                    }
                 }
                 try? await Task.sleep(for: .milliseconds(100))
             }
