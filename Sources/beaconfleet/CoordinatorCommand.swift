@@ -83,6 +83,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: CoordinatorBrokerOptions
 
+    @OptionGroup(title: "Partitioned coordinators") var partitioning: CoordinatorPartitionOptions
+
     @Option(help: "The venue directory (see topology/README.md).")
     var topology: String
 
@@ -205,6 +207,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         configuration.httpToken = try httpToken()
         try connection.apply(to: &configuration.mqtt)
         configuration.homeAssistant = try homeAssistantConfiguration()
+        try partitioning.apply(to: &configuration)
         let client: MQTTClient
         let coordinator: CoordinatorService
         do {

@@ -29,6 +29,9 @@ public struct CoordinatorConfiguration: Sendable {
     public var housekeepingInterval: Duration = .seconds(5)
     /// Home Assistant MQTT discovery (`--home-assistant`); `nil`: off. See ``HomeAssistantBridge``.
     public var homeAssistant: HomeAssistantConfiguration?
+    /// Membership of partitioned coordinators (`--partitioned`); `nil`: this coordinator serves the
+    /// whole venue alone. Set with ``partition(_:)``, which also moves the will.
+    public internal(set) var partitions: PartitionConfiguration?
 
     /// A configuration for `broker`, with the coordinator's last will (`offline`, retained) set;
     /// with a `clientID`, a persistent session the broker keeps across restarts.

@@ -23,6 +23,16 @@ public actor CoordinatorCore {
     /// Clients whose state may have changed since a watcher last took them; `nil` while nobody
     /// watches (see ``watchClientChanges()``).
     var changedClients: Set<String>?
+    /// Partitioned coordinators: the ownership that decides what this member applies (`nil`: a lone
+    /// coordinator applies everything), and its metrics.
+    var partitioning: PartitionOwnership?
+    var partitionMetrics: PartitionMetrics?
+
+    /// Makes this core a member of partitioned coordinators (see ``PartitionOwnership``).
+    public func partition(by ownership: PartitionOwnership, metrics: PartitionMetrics) {
+        partitioning = ownership
+        partitionMetrics = metrics
+    }
 
     /// A core on `venue`, resuming the clients in `store`.
     public init(
@@ -54,6 +64,7 @@ public actor CoordinatorCore {
         let millis = Int64(now.timeIntervalSince1970 * 1000)
         var urgent = false
         for inbound in batch {
+            if let partitioning, !admits(inbound, ownership: partitioning, now: millis) { continue }
             let message = inbound.message
             if !urgent, !inbound.isSightings { urgent = true }
             let failure: WireError? = message.payload.withUnsafeBytes { raw -> WireError? in

@@ -35,11 +35,14 @@ public final class CoordinatorService: Service, Sendable {
     public let core: CoordinatorCore
     public let metrics: CoordinatorMetrics
     public let queue: IngestQueue
-    private let logger: Logger
+    let logger: Logger
     private let started = Date()
     private let topologyStamp: TopologyStamp
     /// Whether the subscriptions went through (a shutdown before that closes the client at once).
     private let subscribed = Mutex(false)
+    /// Partitioned coordinators (``CoordinatorConfiguration/partitions``): who owns what; `nil` alone.
+    public let ownership: PartitionOwnership?
+    let partitionMetrics: PartitionMetrics?
 
     /// Loads the topology (an error here is fatal: it names the file and line) and the state store.
     public init(
@@ -51,6 +54,18 @@ public final class CoordinatorService: Service, Sendable {
         self.logger = logger
         self.queue = IngestQueue(sightingsLimit: configuration.sightingsQueueLimit)
         let venue = try CoordinatorService.load(configuration)
+        if let partitions = configuration.partitions {
+            do {
+                self.ownership = PartitionOwnership(
+                    configuration: partitions, map: try PartitionMap(topology: venue.topology, spec: partitions.spec))
+            } catch {
+                throw CoordinatorError("\(error)")
+            }
+            self.partitionMetrics = PartitionMetrics(registry: metrics.registry)
+        } else {
+            self.ownership = nil
+            self.partitionMetrics = nil
+        }
         let store = try configuration.statePath.map { path throws(StateStoreError) in try StateStore(path: path) }
         self.core = try CoordinatorCore(
             topics: configuration.topics, venue: venue, configuration: configuration.engine,
@@ -75,10 +90,13 @@ public final class CoordinatorService: Service, Sendable {
 
     public func run() async throws {
         let topics = configuration.topics
+        if let ownership, let partitionMetrics { await core.partition(by: ownership, metrics: partitionMetrics) }
         // Receive: classify and queue on the client's network thread, nothing else, so nothing
         // waits between the socket and the queue (under overload the queue sheds the oldest
         // sightings and never a report) and no task is woken per message.
-        let receiving = client.handleMessages { [queue] message in
+        let receiving = client.handleMessages { [queue, ownership, self] message in
+            // Heartbeats are noted here, not queued: a backlog must not make live members look dead.
+            if let ownership, self.noteMember(message, ownership: ownership) { return }
             let inbound = InboundMessage(message: message)
             queue.push(inbound, isSightings: inbound.isSightings)
         }
@@ -98,8 +116,11 @@ public final class CoordinatorService: Service, Sendable {
                     }
                     if Task.isShuttingDownGracefully || Task.isCancelled { return }
                     do {
-                        for filter in [topics.allGatewayStatus, topics.allSightings, topics.allClientReports] {
-                            try await client.subscribe(filter, qos: .atLeastOnce)
+                        let filters =
+                            ownership == nil ? [topics.allGatewayStatus, topics.allSightings, topics.allClientReports] : memberFilters()
+                        for filter in filters {
+                            // Heartbeats are QoS 0 (see heartbeatLoop): so is their subscription.
+                            try await client.subscribe(filter, qos: filter == topics.allCoordinatorMembers ? .atMostOnce : .atLeastOnce)
                         }
                         self.subscribed.withLock { $0 = true }
                     } catch {
@@ -114,6 +135,9 @@ public final class CoordinatorService: Service, Sendable {
                     group.addTask { [self] in await self.housekeepingLoop() }
                     group.addTask { [self] in await self.flushLoop() }
                     group.addTask { [self] in await self.topologyLoop() }
+                    if let ownership, let partitionMetrics {
+                        group.addTask { [self] in await self.membershipLoop(ownership, metrics: partitionMetrics) }
+                    }
                 }
             } onCancel: { [queue] in
                 queue.close()
@@ -129,7 +153,9 @@ public final class CoordinatorService: Service, Sendable {
         // Everything queued is applied (the process loop drains the closed queue): plan what waits and write the rest.
         await publish(await core.drain())
         // Say goodbye: a clean disconnect does not fire the will.
-        if let payload = try? WireCoding.encode(CoordinatorStatus(state: .offline, time: Date())) {
+        if let ownership {
+            publishMemberStatus(ownership, state: .offline)
+        } else if let payload = try? WireCoding.encode(CoordinatorStatus(state: .offline, time: Date())) {
             try? client.enqueue(topic: topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)
         }
         // Bounded: with the broker gone nothing would ever be acknowledged.
@@ -211,6 +237,8 @@ public final class CoordinatorService: Service, Sendable {
     /// is full it waits for it to drain.
     func publish(_ outputs: [CoordinatorOutput]) async {
         let topics = configuration.topics
+        var outputs = outputs
+        if let ownership, let partitionMetrics { outputs = serving(outputs, ownership: ownership, metrics: partitionMetrics) }
         // Hand-written JSON (the same bytes as WireCoding's encoder): a flush can decide thousands.
         var writer = OutputWriter()
         for output in outputs {

@@ -27,6 +27,9 @@ public struct RegionsMessage: VersionedPayload, Equatable {
     /// How far, in metres of walking, the client may go before the set must be re-planned.
     public var validFor: Double?
     public var time: Date?
+    /// The partitioned coordinator (member id) that published it; absent from a lone coordinator.
+    /// Phones ignore it; members read it to tell their own echo from another member's set (the fence).
+    public var coordinator: String?
 
     public init(
         version: UInt64, budget: Int, regions: [RegionRef], add: [RegionRef], remove: [String], position: Position?, reason: String,

@@ -1,0 +1,27 @@
+public import Prometheus
+
+/// A partitioned coordinator's metrics, in the coordinator's registry (so on `/metrics`).
+public final class PartitionMetrics: Sendable {
+    /// Times another member's newer set fenced a partition this member owned.
+    public let fences: Counter
+    /// Outputs not published: their client's partition is not this member's (or is fenced or in its grace).
+    public let withheld: Counter
+    public let owned: Gauge
+    public let fenced: Gauge
+    public let live: Gauge
+    public let membershipChanges: Counter
+
+    public init(registry: PrometheusCollectorRegistry) {
+        fences = registry.makeCounter(
+            name: "beaconfleet_coordinator_fences_total",
+            help: "Partitions fenced: another coordinator published a newer version for a client this one thought it owned")
+        withheld = registry.makeCounter(
+            name: "beaconfleet_coordinator_withheld_outputs_total",
+            help: "Outputs not published because their client's partition is another member's, fenced or in its grace")
+        owned = registry.makeGauge(name: "beaconfleet_coordinator_partitions", labels: [("state", "owned")], help: "Partitions")
+        fenced = registry.makeGauge(name: "beaconfleet_coordinator_partitions", labels: [("state", "fenced")], help: "Partitions")
+        live = registry.makeGauge(name: "beaconfleet_coordinator_live_members", help: "Coordinators of this venue live (heartbeat within the timeout)")
+        membershipChanges = registry.makeCounter(
+            name: "beaconfleet_coordinator_membership_changes_total", help: "Changes of the live member set")
+    }
+}

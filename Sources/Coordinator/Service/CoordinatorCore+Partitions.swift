@@ -1,0 +1,56 @@
+import BeaconKit
+import Foundation
+public import WireProtocol
+
+/// Partitioned coordinators: which inbound messages this member applies.
+extension CoordinatorCore {
+    /// Whether `inbound` is this member's to apply; `regions` messages (another member's, or the
+    /// retained ones) are taken here: their versions adopted and the fence checked.
+    func admits(_ inbound: InboundMessage, ownership: PartitionOwnership, now: Int64) -> Bool {
+        let message = inbound.message
+        let route: Topics.Route
+        switch inbound.prepared {
+        case .sightings(let gateway, _):
+            return ownership.map.partition(ofGateway: gateway).map { ownership.serves($0) } ?? false
+        case .rejected: return true  // counted and logged by the engine
+        case .routed(let routed): route = routed
+        case nil:
+            guard let routed = try? engine.topics.route(message.topic) else { return true }
+            route = routed
+        }
+        switch route {
+        case .sightings(let gateway):
+            return ownership.map.partition(ofGateway: gateway.rawValue).map { ownership.serves($0) } ?? false
+        case .clientReport(let client):
+            let report: ClientReport
+            do {
+                report = try message.payload.withUnsafeBytes { raw throws(WireError) in try engine.decodeReport(raw, topic: message.topic) }
+            } catch {
+                return true  // the engine rejects and counts it
+            }
+            let venue = engine.venue
+            let partition = ownership.partition(ofReport: report, client: client.rawValue) { beacon in
+                BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
+                    .flatMap { venue.regionByBeacon[$0] }.map { venue.id(ofRegion: $0) }
+            }
+            return ownership.serves(client: client.rawValue, in: partition)
+        case .clientRegions(let client):
+            guard !message.payload.isEmpty,
+                let regions = try? WireCoding.decode(RegionsMessage.self, from: message.payload, topic: message.topic)
+            else { return false }
+            switch ownership.seen(regions, client: client.rawValue, ownVersion: engine.version(of: client.rawValue)) {
+            case .own: return false
+            case .adopt: break
+            case .fenced(let partition):
+                partitionMetrics?.fences.increment()
+                log.warning(
+                    "fenced: \(regions.coordinator ?? "another coordinator") published version \(regions.version) for \(client.rawValue) (ours \(engine.version(of: client.rawValue))); not publishing for partition \(ownership.map.names[partition]) until membership changes",
+                    source: "fence")
+            }
+            engine.adoptPublished(client: client.rawValue, message: regions, now: now)
+            return false
+        case .gatewayStatus, .clientEvents, .coordinatorStatus:
+            return true
+        }
+    }
+}

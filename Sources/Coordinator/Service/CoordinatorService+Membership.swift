@@ -1,0 +1,191 @@
+import Foundation
+import Logging
+import MQTT
+import ServiceLifecycle
+import WireProtocol
+
+/// Partitioned coordinators: the heartbeat, the live set, the subscriptions that follow ownership,
+/// and which outputs this member publishes.
+extension CoordinatorService {
+    /// The subscriptions a member makes whatever it owns: every gateway's status, every phone's
+    /// report (a phone's partition is known only from its report), every client's `regions` (the
+    /// versions to continue from, and the fence), and every member's status. Sightings follow
+    /// ownership (``follow(_:ownership:)``).
+    func memberFilters() -> [String] {
+        let topics = configuration.topics
+        return [topics.allCoordinatorMembers, topics.allGatewayStatus, topics.allClientReports, topics.allClientRegions]
+    }
+
+    /// Recomputes the live set until shutdown and, on a change, follows it (a change may take a
+    /// while: subscribing to a NATS cluster is slow); beside it, the heartbeat, which nothing delays.
+    func membershipLoop(_ ownership: PartitionOwnership, metrics: PartitionMetrics) async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { [self] in await self.heartbeatLoop(ownership, metrics: metrics) }
+            group.addTask { [client, logger, self] in
+                // A member cut off from the broker serves nothing, and on reconnecting rejoins: its
+                // view of the others went stale meanwhile (they may have taken its partitions).
+                var resubscribing: Task<Void, Never>?
+                defer { resubscribing?.cancel() }
+                var wasDisconnected = false
+                for await state in client.connectionStates.cancelOnGracefulShutdown() {
+                    switch state {
+                    case .connected:
+                        ownership.connected()
+                        if wasDisconnected {
+                            resubscribing?.cancel()
+                            resubscribing = Task { await self.resubscribe(ownership) }
+                        }
+                        wasDisconnected = false
+                    case .disconnected:
+                        wasDisconnected = true
+                        if !ownership.owned().owned.isEmpty { logger.warning("membership: disconnected from the broker; serving nothing until reconnected") }
+                        ownership.disconnected()
+                    case .idle, .connecting, .closed: break
+                    }
+                }
+            }
+            // Following a change subscribes, and a subscription waits for the broker however long
+            // it takes: done outside this service's tasks (one change after another), so a member
+            // whose broker is gone still stops on SIGTERM (the client closes after this service,
+            // and the waiting subscription then fails).
+            var following: Task<Void, Never>?
+            defer { following?.cancel() }
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                if let change = ownership.refresh() {
+                    metrics.membershipChanges.increment()
+                    metrics.live.set(Double(change.live.count))
+                    metrics.owned.set(Double(change.owned.count))
+                    let names = { (partitions: [Int]) in partitions.map { ownership.map.names[$0] }.joined(separator: ", ") }
+                    let text =
+                        "membership: live \(change.live.joined(separator: ", ")); owning \(names(change.owned))"
+                        + (change.gained.isEmpty ? "" : "; gained \(names(change.gained)) (after \(ownership.configuration.grace) s grace)")
+                        + (change.lost.isEmpty ? "" : "; lost \(names(change.lost))")
+                    logger.info("\(text)")
+                    publishMemberStatus(ownership, state: .online, retain: true)  // say what is owned now
+                    following = Task { [previous = following, self] in
+                        await previous?.value
+                        await self.follow(change, ownership: ownership)
+                    }
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Publishes the heartbeat every ``PartitionConfiguration/heartbeat`` seconds: at QoS 0 and not
+    /// retained, so on a NATS cluster it takes core NATS, not JetStream (which stalls for seconds
+    /// while it elects leaders after a node dies); the retained status is re-published every tenth
+    /// heartbeat and on every change (a new member reads it first, then the heartbeats).
+    func heartbeatLoop(_ ownership: PartitionOwnership, metrics: PartitionMetrics) async {
+        let heartbeat = Duration.milliseconds(Int64(ownership.configuration.heartbeat * 1000))
+        var beats = 0
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            // QoS 0 is not queued while disconnected (and a heartbeat from then would be stale).
+            if client.connectionState.isConnected { publishMemberStatus(ownership, state: .online, retain: beats % 10 == 0) }
+            metrics.fenced.set(Double(ownership.owned().fenced.count))
+            beats += 1
+            try? await Task.sleep(for: heartbeat)
+        }
+    }
+
+    /// After a reconnection: subscribes again to every filter a member needs, retrying each until
+    /// the broker grants it. The client re-subscribes by itself, but a NATS cluster refuses
+    /// subscriptions for a while after a node dies, and a refused one is forgotten: the member
+    /// would own partitions and hear none of their reports.
+    func resubscribe(_ ownership: PartitionOwnership) async {
+        let topics = configuration.topics
+        var filters = memberFilters()
+        for partition in ownership.owned().owned {
+            filters += ownership.map.gateways(of: partition).compactMap { Identifier(validating: $0).map(topics.sightings) }
+        }
+        for filter in filters {
+            while !Task.isCancelled {
+                do {
+                    _ = try await client.subscribe(filter, qos: filter == topics.allCoordinatorMembers ? .atMostOnce : .atLeastOnce)
+                    break
+                } catch {
+                    logger.warning("membership: cannot subscribe to \(filter) again (\(error)); retrying")
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
+    }
+
+    /// Subscribes to the sightings of the gateways of partitions gained, unsubscribes from lost ones'.
+    func follow(_ change: PartitionOwnership.Change, ownership: PartitionOwnership) async {
+        let topics = configuration.topics
+        for (partitions, subscribe) in [(change.lost, false), (change.gained, true)] {
+            for partition in partitions {
+                for gateway in ownership.map.gateways(of: partition) {
+                    guard let id = Identifier(validating: gateway) else { continue }
+                    // A refused subscription is retried a few times (a NATS cluster refuses them for
+                    // a while after a node dies); still refused, it is said and left.
+                    for attempt in 1...5 where !Task.isCancelled {
+                        do {
+                            if subscribe {
+                                _ = try await client.subscribe(topics.sightings(id), qos: .atLeastOnce)
+                            } else {
+                                try await client.unsubscribe(topics.sightings(id))
+                            }
+                            break
+                        } catch {
+                            logger.warning(
+                                "cannot \(subscribe ? "subscribe to" : "unsubscribe from") \(topics.sightings(id)) (attempt \(attempt) of 5): \(error)")
+                            try? await Task.sleep(for: .seconds(1))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Publishes this member's status: retained at QoS 1, or a heartbeat (QoS 0, not retained).
+    func publishMemberStatus(_ ownership: PartitionOwnership, state: CoordinatorStatus.State, retain: Bool = true) {
+        guard let member = Identifier(validating: ownership.member) else { return }
+        let owned = state == .online ? ownership.owned().owned.map { ownership.map.names[$0] } : []
+        let status = CoordinatorMemberStatus(
+            member: ownership.member, state: state, venue: ownership.map.venue, partitions: owned,
+            heartbeat: ownership.configuration.heartbeat, time: Date())
+        guard let payload = try? WireCoding.encode(status) else { return }
+        do {
+            try client.enqueue(
+                topic: configuration.topics.coordinatorMember(member), payload: payload, qos: retain ? .atLeastOnce : .atMostOnce,
+                retain: retain)
+        } catch {
+            logger.warning("cannot publish the member status: \(error)")
+        }
+    }
+
+    /// Notes a member status received on the network thread; `false` for any other message.
+    func noteMember(_ message: MQTTMessage, ownership: PartitionOwnership) -> Bool {
+        guard configuration.topics.coordinatorMember(in: message.topic) != nil else { return false }
+        if !message.payload.isEmpty,
+            let status = try? WireCoding.decode(CoordinatorMemberStatus.self, from: message.payload, topic: message.topic)
+        {
+            ownership.note(status, retained: message.retain)
+        }
+        return true
+    }
+
+    /// The outputs this member publishes, stamped with its member id: those of clients in the
+    /// partitions it serves now (owned, past the grace, not fenced).
+    func serving(_ outputs: [CoordinatorOutput], ownership: PartitionOwnership, metrics: PartitionMetrics) -> [CoordinatorOutput] {
+        let now = Date()
+        var kept: [CoordinatorOutput] = []
+        kept.reserveCapacity(outputs.count)
+        for output in outputs {
+            guard ownership.serves(ownership.partition(of: output), now: now) else {
+                metrics.withheld.increment()
+                continue
+            }
+            if case .regions(let client, var message) = output {
+                message.coordinator = ownership.member
+                kept.append(.regions(client: client, message))
+            } else {
+                kept.append(output)
+            }
+        }
+        return kept
+    }
+}
