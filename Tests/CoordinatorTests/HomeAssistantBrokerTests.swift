@@ -32,9 +32,11 @@ struct HomeAssistantBrokerTests {
                 try await observer.subscribe("homeassistant/#")
                 try await observer.subscribe(topics.coordinatorStatus)
                 // A short idle timeout: a client that stops reporting expires within it plus one housekeeping round (5 s).
+                // Not shorter: the walker's keep-alive reports come from this loaded test process, and at 3 s
+                // a stall of a few seconds let the walker expire too.
                 let process = try CoordinatorHarness.launch(
                     broker: broker, statePath: directory.appendingPathComponent("state.sqlite").path, httpPort: port, log: log,
-                    extraArguments: ["--home-assistant", "--idle-timeout", "3"])
+                    extraArguments: ["--home-assistant", "--idle-timeout", "8"])
                 defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
                 try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
 
@@ -99,7 +101,7 @@ struct HomeAssistantBrokerTests {
                         }
                     }
                     defer { keepAlive.cancel() }
-                    _ = try await seen.message(on: discovery.config(quiet), "phone-quiet's config removed", within: .seconds(25)) {
+                    _ = try await seen.message(on: discovery.config(quiet), "phone-quiet's config removed", within: .seconds(45)) {
                         $0.payload.isEmpty
                     }
                     _ = try await seen.message(on: discovery.state(quiet), "phone-quiet's state removed") { $0.payload.isEmpty }

@@ -132,7 +132,7 @@ struct PartitionedCoordinatorBrokerTests {
                 try await Task.sleep(for: .seconds(3))
                 let ownerProcess = try #require(processes[owner])
                 kill(ownerProcess.processIdentifier, SIGKILL)
-                ownerProcess.waitUntilExit()
+                _ = await ownerProcess.exited()
                 let killed = ContinuousClock.now
                 // The survivors take over: each phone gets a set or an event from one of them.
                 try await recorder.wait("every phone answered by a survivor", within: .seconds(60)) { entries in
@@ -170,7 +170,7 @@ struct PartitionedCoordinatorBrokerTests {
                 #expect(report.coverage >= 0.9, "\(report.summary) missed \(report.missed)")
                 for process in processes.values where process.isRunning {
                     kill(process.processIdentifier, SIGTERM)
-                    process.waitUntilExit()
+                    _ = await process.exited()
                 }
             }
         }
