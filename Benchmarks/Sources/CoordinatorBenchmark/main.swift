@@ -4,7 +4,9 @@
 //   3. rotation latency report → regions with 10,000 active clients, against a plain broker round trip
 //   4. memory per active client: heap bytes in use (mallinfo2), checked against a known allocation first
 //   5. the live map's stream: report → regions p99 with 10,000 tags moving at 1 Hz and a map subscribed, against none
-// Usage: CoordinatorBenchmark [ingest] [e2e] [latency] [memory] [stream]   (default: all)
+//   2b. end to end with a core of its own: the coordinator binary on CPU 1, publisher and broker on CPU 0, against mosquitto_sub on CPU 1
+//   6. the soak (only when named; `scripts/soak`): 10,000 clients, 200 gateways, 10 minutes, the coordinator binary (Soak.swift)
+// Usage: CoordinatorBenchmark [ingest] [e2e] [e2e-pinned] [latency] [memory] [stream] [soak]   (default: all but soak)
 import BenchmarkSupport
 import Coordinator
 import Foundation
@@ -17,7 +19,8 @@ import WireProtocol
 
 let topics = try! Topics()
 let selected = Set(CommandLine.arguments.dropFirst())
-func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
+/// Whether section `name` runs: the ones named, or all but the soak (ten minutes) when none is.
+func wanted(_ name: String) -> Bool { selected.isEmpty ? name != "soak" : selected.contains(name) }
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 let museum = root.appendingPathComponent("topology/museum")
@@ -171,6 +174,35 @@ if wanted("ingest") {
             format:
                 "ingest (decode + apply): %.0f sightings/s  | decode only: %.0f/s | JSONDecoder decode only (baseline): %.0f/s | ratio %.1fx | target >= 1,000,000/s: %@",
             rate, Double(total) / seconds(decodeOnly), baseRate, rate / baseRate, verdict(rate) { $0 >= 1_000_000 }))
+    // The production path: the same stream with the production estimator and walking-distance
+    // planner after every window (CoordinatorEngine.flush, as the coordinator does once a second,
+    // each window's clock a second on), best of two rounds over the first 30 windows.
+    let fullWindows = min(windows, 30)
+    var bestFull = Duration.seconds(1000)
+    var fullPlans: UInt64 = 0
+    for _ in 0..<2 {
+        let engine = CoordinatorEngine(topics: topics, venue: venue)
+        let elapsed = clock.measure {
+            for window in 0..<fullWindows {
+                let now = 1_795_424_400_000 + Int64(window + 1) * 1_000
+                for (topic, payload) in batches[(window * gatewayIDs.count)..<((window + 1) * gatewayIDs.count)] {
+                    payload.withUnsafeBytes { try? engine.handle(topic: topic, payload: $0, now: now) }
+                }
+                _ = engine.flush(now: now)
+                _ = engine.takeOutputs()
+                _ = engine.takeChangedClients()
+            }
+        }
+        precondition(engine.counters.sightings == UInt64(fullWindows * gatewayIDs.count * perBatch) && engine.counters.invalid == 0)
+        fullPlans = engine.counters.plans
+        bestFull = min(bestFull, elapsed)
+    }
+    let fullRate = Double(fullWindows * gatewayIDs.count * perBatch) / seconds(bestFull)
+    print(
+        String(
+            format:
+                "ingest (decode + apply + estimate + plan of every tag, %@ planner, flush every window; %d tags, %d windows): %.0f sightings/s, %llu plans | decode + apply alone: %.0f/s | ratio %.2f",
+            venue.plannerChoice.rawValue, tagsPerGateway * gatewayIDs.count, fullWindows, fullRate, fullPlans, rate, fullRate / rate))
     // The radio filter and walking-distance planning: one flush after one window of every gateway
     // (each tag's first estimate and plan), then one after the next window.
     let engine = CoordinatorEngine(topics: topics, venue: venue)
@@ -373,6 +405,14 @@ if wanted("e2e") {
             decodeCost))
     await publisher.disconnect()
     await stopCoordinator(group, task, broker)
+}
+
+// MARK: 2b. End to end with a core of its own (PinnedEndToEnd.swift)
+if wanted("e2e-pinned") {
+    let batches = makeBatches(
+        gateways: gatewayIDs, tags: tagsPerGateway * gatewayIDs.count, perBatch: tagsPerGateway,
+        windows: environmentInteger("E2E_WINDOWS").map { max(150, $0) } ?? 150)
+    try await PinnedEndToEnd(root: root, topologyDirectory: museum, batches: batches, perBatch: tagsPerGateway, warm: 100).run()
 }
 
 // MARK: helpers for the latency benchmarks
@@ -668,4 +708,9 @@ if wanted("memory") {
             engine.clientCount, perClient, calibrated ? "" : "; it did not see a known allocation",
             verdict(perClient, measured: calibrated && engine.clientCount > 0) { $0 <= 1024 }))
     withExtendedLifetime(batches) {}
+}
+
+// MARK: 6. The soak (only when named: `scripts/soak`)
+if wanted("soak") {
+    try await Soak(root: root).run()
 }
