@@ -76,13 +76,8 @@ struct Soak {
                 if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
                 let start = Date(timeIntervalSince1970: clock0 + Double(window))
                 for (g, gateway) in gateways.enumerated() {
-                    let sightings = stride(from: g, to: tagCount, by: gateways.count).map { tag in
-                        let swing = 8 * sin(Double(window) * 0.7 + Double(tag))
-                        return Sighting(
-                            format: "ibeacon", uuid: "5A1D0000-BEAC-4F1E-9E70-000000000016", major: UInt16(tag / 60000),
-                            minor: UInt16(tag % 60000),
-                            address: String(format: "5A:1D:16:%02X:%02X:%02X", tag >> 16 & 0xFF, tag >> 8 & 0xFF, tag & 0xFF),
-                            rssi: ((-68 + swing) * 10).rounded() / 10, rssiMax: -55, count: 8, txPower: -59, distance: nil)
+                    let sightings = stride(from: g, to: tagCount, by: gateways.count).map {
+                        walkingTagSighting($0, window: window, crowd: 0x16)
                     }
                     seq[g] += 1
                     let batch = SightingsBatch(gateway: gateway, seq: seq[g], start: start, end: start.addingTimeInterval(1), sightings: sightings)
@@ -162,6 +157,7 @@ struct Soak {
                     index: interval / 6 - 1, samples: samples[(interval - 6)...], shedBefore: minuteLines.last?.shedTotal ?? 0)
                 minuteLines.append(minute)
                 print(minute.line)
+                fflush(nil)  // a line per minute is for watching: out at once, into a pipe or a file too
             }
         }
         let totals = ledger.take()

@@ -57,7 +57,8 @@ enum SoakPlot {
         _ title: String, _ series: [Series], target: Double?, x: Double, y: Double, width: Double, height: Double, span: Double
     ) -> String {
         let values = series.flatMap { $0.points.map(\.y) }.filter(\.isFinite)
-        let top = niceCeiling(max(values.max() ?? 1, target ?? 0, 1e-9) * 1.1)
+        // At least 1: a panel of zeros (no shed batch, no lost report) reads 0 of 1, not 0 of 1e-9.
+        let top = niceCeiling(max((values.max() ?? 0) * 1.1, (target ?? 0) * 1.1, 1))
         func px(_ minute: Double) -> Double { x + minute / span * width }
         func py(_ value: Double) -> Double { y + height - value / top * height }
         var text = "<text x=\"\(x)\" y=\"\(y - 8)\" font-size=\"12\">\(escape(title))</text>\n"
@@ -86,10 +87,10 @@ enum SoakPlot {
         return text
     }
 
-    /// 1, 2 or 5 times a power of ten, at least `value`.
+    /// 1, 2, 2.5 or 5 times a power of ten, at least `value`.
     static func niceCeiling(_ value: Double) -> Double {
         let power = pow(10, (log10(value)).rounded(.down))
-        for factor in [1.0, 2, 5, 10] where factor * power >= value { return factor * power }
+        for factor in [1.0, 2, 2.5, 5, 10] where factor * power >= value { return factor * power }
         return 10 * power
     }
 
