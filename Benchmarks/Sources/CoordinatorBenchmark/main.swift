@@ -1,10 +1,13 @@
 // Coordinator benchmarks (release): each figure next to a baseline measured in the same run.
-//   1. ingest in-process: sightings/s through decode + apply, against Foundation's JSONDecoder decoding alone
+//   1. ingest in-process: sightings/s through decode + apply, against Foundation's JSONDecoder decoding alone;
+//      and the production path: the same with the estimator and the walking-distance planner after every window
 //   2. end to end through mosquitto: coordinator ingest rate against `mosquitto_sub` consuming the same stream
 //   3. rotation latency report → regions with 10,000 active clients, against a plain broker round trip
 //   4. memory per active client: heap bytes in use (mallinfo2), checked against a known allocation first
 //   5. the live map's stream: report → regions p99 with 10,000 tags moving at 1 Hz and a map subscribed, against none
-// Usage: CoordinatorBenchmark [ingest] [e2e] [latency] [memory] [stream]   (default: all)
+//   2b. end to end with a core of its own: the coordinator binary on CPU 1, publisher and broker on CPU 0, against mosquitto_sub on CPU 1
+//   6. the soak (only when named; `scripts/soak`): 10,000 clients, 200 gateways, 10 minutes, the coordinator binary (Soak.swift)
+// Usage: CoordinatorBenchmark [ingest] [e2e] [e2e-pinned] [latency] [memory] [stream] [soak]   (default: all but soak)
 import BenchmarkSupport
 import Coordinator
 import Foundation
@@ -17,7 +20,8 @@ import WireProtocol
 
 let topics = try! Topics()
 let selected = Set(CommandLine.arguments.dropFirst())
-func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
+/// Whether section `name` runs: the ones named, or all but the soak (ten minutes) when none is.
+func wanted(_ name: String) -> Bool { selected.isEmpty ? name != "soak" : selected.contains(name) }
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 let museum = root.appendingPathComponent("topology/museum")
@@ -171,6 +175,35 @@ if wanted("ingest") {
             format:
                 "ingest (decode + apply): %.0f sightings/s  | decode only: %.0f/s | JSONDecoder decode only (baseline): %.0f/s | ratio %.1fx | target >= 1,000,000/s: %@",
             rate, Double(total) / seconds(decodeOnly), baseRate, rate / baseRate, verdict(rate) { $0 >= 1_000_000 }))
+    // The production path: the same stream with the production estimator and walking-distance
+    // planner after every window (CoordinatorEngine.flush, as the coordinator does once a second,
+    // each window's clock a second on), best of two rounds over the first 30 windows.
+    let fullWindows = min(windows, 30)
+    var bestFull = Duration.seconds(1000)
+    var fullPlans: UInt64 = 0
+    for _ in 0..<2 {
+        let engine = CoordinatorEngine(topics: topics, venue: venue)
+        let elapsed = clock.measure {
+            for window in 0..<fullWindows {
+                let now = 1_795_424_400_000 + Int64(window + 1) * 1_000
+                for (topic, payload) in batches[(window * gatewayIDs.count)..<((window + 1) * gatewayIDs.count)] {
+                    payload.withUnsafeBytes { try? engine.handle(topic: topic, payload: $0, now: now) }
+                }
+                _ = engine.flush(now: now)
+                _ = engine.takeOutputs()
+                _ = engine.takeChangedClients()
+            }
+        }
+        precondition(engine.counters.sightings == UInt64(fullWindows * gatewayIDs.count * perBatch) && engine.counters.invalid == 0)
+        fullPlans = engine.counters.plans
+        bestFull = min(bestFull, elapsed)
+    }
+    let fullRate = Double(fullWindows * gatewayIDs.count * perBatch) / seconds(bestFull)
+    print(
+        String(
+            format:
+                "ingest, production path (decode + apply + a flush every window: every tag estimated, planned when it needs it, %@ planner; %d tags, %d windows): %.0f sightings/s, %llu plans | decode + apply alone: %.0f/s | ratio %.2f",
+            venue.plannerChoice.rawValue, tagsPerGateway * gatewayIDs.count, fullWindows, fullRate, fullPlans, rate, fullRate / rate))
     // The radio filter and walking-distance planning: one flush after one window of every gateway
     // (each tag's first estimate and plan), then one after the next window.
     let engine = CoordinatorEngine(topics: topics, venue: venue)
@@ -375,6 +408,14 @@ if wanted("e2e") {
     await stopCoordinator(group, task, broker)
 }
 
+// MARK: 2b. End to end with a core of its own (PinnedEndToEnd.swift)
+if wanted("e2e-pinned") {
+    let batches = makeBatches(
+        gateways: gatewayIDs, tags: tagsPerGateway * gatewayIDs.count, perBatch: tagsPerGateway,
+        windows: environmentInteger("E2E_WINDOWS").map { max(150, $0) } ?? 150)
+    try await PinnedEndToEnd(root: root, topologyDirectory: museum, batches: batches, perBatch: tagsPerGateway, warm: 100).run()
+}
+
 // MARK: helpers for the latency benchmarks
 /// Two groups of places whose nearest-20 sets differ (`beaconfleet plan --from` each): every move
 /// goes from one group to the other, so every report changes the set and must bring a `regions`
@@ -482,15 +523,8 @@ final class StreamReader: @unchecked Sendable {
     private var markers = 0
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw CoordinatorError("cannot connect to the map's stream on \(port)") }
+        guard let fd = connectedLoopbackSocket(port: port) else { throw CoordinatorError("cannot connect to the map's stream on \(port)") }
+        self.fd = fd
         let request = Array("GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
         Thread.detachNewThread { [self] in
@@ -531,6 +565,17 @@ final class StreamReader: @unchecked Sendable {
     func close() { shutdown(fd, Int32(SHUT_RDWR)) }
 }
 
+/// Tag `tag` of crowd `crowd` (its UUID's and address's distinguishing byte) as heard in `window`:
+/// it walks to and fro, its RSSI swinging by 16 dB over about 9 s.
+func walkingTagSighting(_ tag: Int, window: Int, crowd: UInt8) -> Sighting {
+    let swing = 8 * sin(Double(window) * 0.7 + Double(tag))
+    return Sighting(
+        format: "ibeacon", uuid: String(format: "5A1D0000-BEAC-4F1E-9E70-0000000000%02X", crowd), major: UInt16(tag / 60000),
+        minor: UInt16(tag % 60000),
+        address: String(format: "5A:1D:%02X:%02X:%02X:%02X", crowd, tag >> 16 & 0xFF, tag >> 8 & 0xFF, tag & 0xFF),
+        rssi: ((-68 + swing) * 10).rounded() / 10, rssiMax: -55, count: 8, txPower: -59, distance: nil)
+}
+
 if wanted("stream") {
     let tags = 10_000
     let probes = 200
@@ -558,14 +603,7 @@ if wanted("stream") {
         for (g, gateway) in gatewayIDs.enumerated() {
             let own = Array(stride(from: g, to: tags, by: gatewayIDs.count))
             for part in stride(from: 0, to: own.count, by: 800) {
-                let sightings = own[part..<min(part + 800, own.count)].map { tag in
-                    let swing = 8 * sin(Double(window) * 0.7 + Double(tag))
-                    return Sighting(
-                        format: "ibeacon", uuid: "5A1D0000-BEAC-4F1E-9E70-000000000001", major: UInt16(tag / 60000),
-                        minor: UInt16(tag % 60000),
-                        address: String(format: "5A:1D:01:%02X:%02X:%02X", tag >> 16 & 0xFF, tag >> 8 & 0xFF, tag & 0xFF),
-                        rssi: ((-68 + swing) * 10).rounded() / 10, rssiMax: -55, count: 8, txPower: -59, distance: nil)
-                }
+                let sightings = own[part..<min(part + 800, own.count)].map { walkingTagSighting($0, window: window, crowd: 0x01) }
                 seq[gateway, default: 0] += 1
                 let batch = SightingsBatch(
                     gateway: gateway, seq: seq[gateway]!, start: start, end: start.addingTimeInterval(1), sightings: sightings)
@@ -668,4 +706,9 @@ if wanted("memory") {
             engine.clientCount, perClient, calibrated ? "" : "; it did not see a known allocation",
             verdict(perClient, measured: calibrated && engine.clientCount > 0) { $0 <= 1024 }))
     withExtendedLifetime(batches) {}
+}
+
+// MARK: 6. The soak (only when named: `scripts/soak`)
+if wanted("soak") {
+    try await Soak(root: root).run()
 }
