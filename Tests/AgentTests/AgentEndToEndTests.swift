@@ -129,8 +129,12 @@ struct AgentEndToEndTests {
             defer { try? FileManager.default.removeItem(atPath: spool) }
             // 32 s of capture at 2× = 16 s; the broker is away for 2.5 s of it. (At 4× a loaded
             // machine once let the replay end before the outage began.)
+            // A long drain: the agent's reconnect backoff reaches 8 s while the broker is away, and
+            // the replay may end before the next attempt; it must wait for it, not exit with
+            // batches spooled (which the next run would send, but this test reads this run).
             let agent = try AgentProcess(
-                agentArguments(broker: broker.url, gateway: gateway.rawValue, replay: path, speed: "2", spool: spool))
+                agentArguments(broker: broker.url, gateway: gateway.rawValue, replay: path, speed: "2", spool: spool)
+                    + ["--drain-timeout", "30s"])
             try await waitUntil("two batches before the outage", within: .seconds(20)) { collector.snapshot.batches.count >= 2 }
             await broker.stop()
             try await Task.sleep(for: .milliseconds(2500))
