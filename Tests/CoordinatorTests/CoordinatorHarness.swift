@@ -116,14 +116,14 @@ enum CoordinatorHarness {
     }
 
     /// GET `http://127.0.0.1:port/path`, retrying until it answers (or `limit` passes).
-    static func get(port: Int, _ path: String, within limit: Duration = .seconds(20)) async throws -> (Int, Data) {
+    static func get(port: Int, _ path: String, within limit: Duration = .seconds(40)) async throws -> (Int, Data) {
         let (code, _, body) = try await get(port: port, path, headers: [], within: limit)
         return (code, body)
     }
 
     /// GET with request `headers` (`Name: value` lines); answers the status, the response's header
     /// lines and the body.
-    static func get(port: Int, _ path: String, headers: [String], within limit: Duration = .seconds(20)) async throws -> (
+    static func get(port: Int, _ path: String, headers: [String], within limit: Duration = .seconds(40)) async throws -> (
         Int, [String], Data
     ) {
         try await withTimeout(limit, "GET \(path)") {

@@ -55,7 +55,7 @@ struct GatewayEpochBrokerTests {
 
     /// Waits until the coordinator has received `batches` sightings batches in all.
     func waitForBatches(_ coordinator: CoordinatorHarness.InProcess, _ batches: UInt64) async throws -> IngestCounters {
-        try await withTimeout(.seconds(20), "\(batches) batches at the coordinator") {
+        try await withTimeout(.seconds(60), "\(batches) batches at the coordinator") {
             while true {
                 let counters = await coordinator.service.core.counters
                 if counters.sightingsBatches >= batches { return counters }
