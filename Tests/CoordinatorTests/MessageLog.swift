@@ -5,10 +5,15 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Every message a subscriber receives, kept in order, for tests that wait for one that matches.
+/// Every message a subscriber receives, kept in order with when it arrived, for tests that wait
+/// for one that matches.
 final class MessageLog: Sendable {
+    struct Entry: Sendable {
+        var at: ContinuousClock.Instant
+        var message: MQTTMessage
+    }
     private final class Storage: Sendable {
-        let messages = Mutex<[MQTTMessage]>([])
+        let entries = Mutex<[Entry]>([])
     }
     private let storage = Storage()
     private let task: Task<Void, Never>
@@ -16,14 +21,24 @@ final class MessageLog: Sendable {
     init(_ stream: AsyncStream<MQTTMessage>) {
         let storage = self.storage
         task = Task {
-            for await message in stream { storage.messages.withLock { $0.append(message) } }
+            for await message in stream { storage.entries.withLock { $0.append(Entry(at: .now, message: message)) } }
         }
     }
 
     func stop() { task.cancel() }
 
     /// Messages received so far.
-    var count: Int { storage.messages.withLock { $0.count } }
+    var count: Int { storage.entries.withLock { $0.count } }
+
+    /// Everything received so far, oldest first.
+    var entries: [Entry] { storage.entries.withLock { $0 } }
+
+    /// Waits (up to `limit`) until `condition` holds for what has arrived.
+    func wait(_ what: String, within limit: Duration, until condition: @escaping @Sendable ([Entry]) -> Bool) async throws {
+        try await withTimeout(limit, what) { [storage] in
+            while !storage.entries.withLock({ condition($0) }) { try await Task.sleep(for: .milliseconds(50)) }
+        }
+    }
 
     /// The first message on `topic` at or after index `after` that `accept`s (waiting up to `limit`).
     func message(
@@ -32,7 +47,9 @@ final class MessageLog: Sendable {
     ) async throws -> MQTTMessage {
         try await withTimeout(limit, what) { [storage] in
             while true {
-                let found = storage.messages.withLock { all in all.dropFirst(after).first { $0.topic == topic && accept($0) } }
+                let found = storage.entries.withLock { all in
+                    all.dropFirst(after).first { $0.message.topic == topic && accept($0.message) }?.message
+                }
                 if let found { return found }
                 try await Task.sleep(for: .milliseconds(20))
             }

@@ -19,40 +19,8 @@ import WireProtocol
 struct PartitionedCoordinatorBrokerTests {
     let topics = try! Topics()
 
-    /// Every message the observer receives, with when it arrived.
-    final class Recorder: Sendable {
-        struct Entry: Sendable {
-            var at: ContinuousClock.Instant
-            var message: MQTTMessage
-        }
-        private final class Storage: Sendable {
-            let entries = Mutex<[Entry]>([])
-            let task = Mutex<Task<Void, Never>?>(nil)
-        }
-        private let storage = Storage()
-
-        func start(_ stream: AsyncStream<MQTTMessage>) {
-            let storage = self.storage
-            let task = Task {
-                for await message in stream { storage.entries.withLock { $0.append(Entry(at: .now, message: message)) } }
-            }
-            storage.task.withLock { $0 = task }
-        }
-
-        func stop() { storage.task.withLock { $0?.cancel() } }
-
-        var all: [Entry] { storage.entries.withLock { $0 } }
-
-        /// Waits (up to `limit`) until `condition` holds for what has arrived.
-        func wait(_ what: String, within limit: Duration, until condition: @escaping @Sendable ([Entry]) -> Bool) async throws {
-            try await withTimeout(limit, what) { [storage] in
-                while !storage.entries.withLock({ condition($0) }) { try await Task.sleep(for: .milliseconds(50)) }
-            }
-        }
-    }
-
     /// The latest status of each member, by member id.
-    static func members(_ entries: [Recorder.Entry], topics: Topics) -> [String: CoordinatorMemberStatus] {
+    static func members(_ entries: [MessageLog.Entry], topics: Topics) -> [String: CoordinatorMemberStatus] {
         var latest: [String: CoordinatorMemberStatus] = [:]
         for entry in entries where topics.coordinatorMember(in: entry.message.topic) != nil && !entry.message.payload.isEmpty {
             if let status = try? WireCoding.decode(CoordinatorMemberStatus.self, from: entry.message.payload, topic: entry.message.topic) {
@@ -73,8 +41,7 @@ struct PartitionedCoordinatorBrokerTests {
         let topics = self.topics
         try await withMosquittoBroker { broker in
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { observer in
-                let recorder = Recorder()
-                recorder.start(observer.messages)
+                let recorder = MessageLog(observer.messages)
                 defer { recorder.stop() }
                 for filter in [topics.allCoordinatorMembers, topics.allClientRegions, topics.allClientEvents, topics.allClientReports] {
                     try await observer.subscribe(filter, qos: .atLeastOnce)
@@ -104,7 +71,7 @@ struct PartitionedCoordinatorBrokerTests {
                         && members.values.filter { $0.partitions == ["museum"] }.count == 1
                         && members.values.filter { $0.partitions == [] }.count == 2
                 }
-                let owner = try #require(Self.members(recorder.all, topics: topics).values.first { $0.partitions == ["museum"] }?.member)
+                let owner = try #require(Self.members(recorder.entries, topics: topics).values.first { $0.partitions == ["museum"] }?.member)
                 #expect(owner == Rendezvous.owner(of: "museum", among: ["member-1", "member-2", "member-3"]))
 
                 // Foreground phones (they report every simulated second) walking at twice real time.
@@ -139,7 +106,7 @@ struct PartitionedCoordinatorBrokerTests {
                     Set(Self.answers(entries, topics: topics, after: killed).map(\.client)).isSuperset(of: phones)
                 }
                 let report = try await simulation.value
-                let entries = recorder.all
+                let entries = recorder.entries
 
                 // Every phone's first answer after the kill came within 10 s of it.
                 for phone in phones {
@@ -177,7 +144,7 @@ struct PartitionedCoordinatorBrokerTests {
     }
 
     /// `regions` and `events` messages for clients after `instant`, in arrival order.
-    static func answers(_ entries: [Recorder.Entry], topics: Topics, after instant: ContinuousClock.Instant) -> [(
+    static func answers(_ entries: [MessageLog.Entry], topics: Topics, after instant: ContinuousClock.Instant) -> [(
         client: String, at: ContinuousClock.Instant
     )] {
         entries.compactMap { entry in
