@@ -87,7 +87,7 @@ public actor CoordinatorCore {
         if urgent {
             // A phone waits for its answer: plan the phones only. Tags due meanwhile go in the
             // next step or the flush loop's (with 10,000 tags moving, planning them all here put
-            // 330 ms behind the report; a chunk of them, 5 ms).
+            // 330 ms behind the report, and a chunk of 256 of them 5 ms).
             engine.flush(now: millis, backlogged: backlogged, phonesOnly: true)
         } else if flushPending || clock - lastFlush >= flushInterval {
             lastFlush = clock
