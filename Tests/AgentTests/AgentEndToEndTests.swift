@@ -171,7 +171,8 @@ struct AgentEndToEndTests {
             #expect(killed == SIGKILL)
 
             // Restarted while the broker is still away: it resumes the replay after its last spooled window.
-            let second = try AgentProcess(arguments)
+            // A long drain, as in the outage test: the reconnect backoff may outlast the replay.
+            let second = try AgentProcess(arguments + ["--drain-timeout", "30s"])
             try await Task.sleep(for: .milliseconds(1500))
             try await broker.restart()
 

@@ -134,8 +134,13 @@ enum CoordinatorHarness {
         }
     }
 
-    /// A minimal HTTP/1.0 GET over a loopback socket (keeps FoundationNetworking out of the tests).
+    /// A minimal HTTP/1.0 GET over a loopback socket (keeps FoundationNetworking out of the tests),
+    /// on a thread of its own: its reads block, and the coordinator answers on the shared pool.
     private static func httpGet(port: Int, _ path: String, headers: [String]) async throws -> (Int, [String], Data) {
+        try await onOwnThread { try blockingGet(port: port, path, headers: headers) }
+    }
+
+    private static func blockingGet(port: Int, _ path: String, headers: [String]) throws -> (Int, [String], Data) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw CoordinatorError("socket failed") }
         defer { close(fd) }

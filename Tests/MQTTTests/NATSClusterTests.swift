@@ -101,7 +101,7 @@ struct NATSClusterTests {
         }
     }
 
-    @Test("kill -9 of the node a client is on: it fails over to the next URL of its list and goes on publishing")
+    @Test("kill -9 of the node a client is on: it fails over to another URL of its list and goes on publishing")
     func failoverAfterKill() async throws {
         try await withNATSCluster { cluster in
             try await withConnectedClient(configuration(cluster.urls[2], "watcher")) { watcher in
@@ -113,8 +113,12 @@ struct NATSClusterTests {
                     #expect(client.connectedBroker == cluster.urls[0])
                     try await client.publish(topic: "failover/before", payload: [1], qos: .atLeastOnce)
                     try await cluster.kill(node: 1)
-                    try await withTimeout(.seconds(30), "the client to fail over to node 2") {
-                        while client.connectedBroker != cluster.urls[1] || !client.connectionState.isConnected {
+                    // To node 2, or on to node 3: right after a node dies the cluster may refuse
+                    // connections on the others for a while (see docs/mqtt.md), and the list goes on.
+                    try await withTimeout(.seconds(60), "the client to fail over to node 2 or 3") {
+                        while client.connectedBroker == cluster.urls[0] || client.connectedBroker == nil
+                            || !client.connectionState.isConnected
+                        {
                             try await Task.sleep(for: .milliseconds(50))
                         }
                     }
