@@ -410,10 +410,18 @@ if wanted("e2e") {
 
 // MARK: 2b. End to end with a core of its own (PinnedEndToEnd.swift)
 if wanted("e2e-pinned") {
+    // E2E_PINNED_ROUNDS (default 5) turns of each consumer on E2E_PINNED_BATCHES (default 2,000
+    // batches: 2 M sightings, a second or more) each.
+    let rounds = environmentInteger("E2E_PINNED_ROUNDS").map { max(1, $0) } ?? 5
+    let perRound = environmentInteger("E2E_PINNED_BATCHES").map { max(100, $0) } ?? 2_000
+    let warm = 100
+    let needed = warm + rounds * perRound
     let batches = makeBatches(
         gateways: gatewayIDs, tags: tagsPerGateway * gatewayIDs.count, perBatch: tagsPerGateway,
-        windows: environmentInteger("E2E_WINDOWS").map { max(150, $0) } ?? 150)
-    try await PinnedEndToEnd(root: root, topologyDirectory: museum, batches: batches, perBatch: tagsPerGateway, warm: 100).run()
+        windows: (needed + gatewayIDs.count - 1) / gatewayIDs.count)
+    try await PinnedEndToEnd(
+        root: root, topologyDirectory: museum, batches: batches, perBatch: tagsPerGateway, warm: warm, rounds: rounds, perRound: perRound
+    ).run()
 }
 
 // MARK: helpers for the latency benchmarks
