@@ -4,12 +4,13 @@ public import Foundation
 /// Estimates where a client is from radio evidence: gateways' sightings of the client, or the
 /// beacons its phone ranged, plus the region enter/exit events the phone reported.
 ///
-/// It is a Bayesian filter with a small state (``PositionState``, 40 bytes per client):
+/// It is a Bayesian filter with a small state (``PositionState``, 56 bytes per client):
 /// 1. each anchor's mean RSSI over the window is compared with the log-distance model
 ///    (``LogDistanceModel``, plus the anchor's calibration and `floorAttenuation` per floor between them)
 ///    at every point of a grid over the area the anchors can hear, with a heavy-tailed (Cauchy) loss,
 ///    so one wild reading only counts for a little;
-/// 2. the previous estimate, spread by `walkingSpeed` × elapsed time, is the prior;
+/// 2. the previous estimate, spread by `walkingSpeed` × elapsed time, is the prior (moved along the
+///    client's tracked velocity when `velocityGain` is on);
 /// 3. each level the evidence touches is scored by its marginal likelihood; a level change must
 ///    win by `levelSwitchPenalty`, and anchors on other levels are modelled through the floor, so an
 ///    anchor heard through a floor does not pull the client onto its level;
@@ -89,6 +90,14 @@ public struct PositionEstimator: Sendable {
                 var spread = state
                 spread.variance = state.variance + (config.walkingSpeed * max(elapsed, 0.05)) * (config.walkingSpeed * max(elapsed, 0.05))
                 spread.time = max(now, state.time)
+                if config.velocityGain > 0 {
+                    let ahead = min(elapsed, config.velocityHorizon)
+                    spread.x += state.vx * ahead
+                    spread.y += state.vy * ahead
+                } else {
+                    spread.vx = 0
+                    spread.vy = 0
+                }
                 prior = spread
             }
         }
@@ -171,7 +180,20 @@ public struct PositionEstimator: Sendable {
             guard let prior else { return nil }
             return estimate(from: prior, anchorsUsed: 0, rejected: rejected, isPrediction: true)
         }
-        let next = PositionState(x: best.x, y: best.y, variance: best.variance, time: max(now, prior?.time ?? now), level: best.level)
+        var next = PositionState(x: best.x, y: best.y, variance: best.variance, time: max(now, prior?.time ?? now), level: best.level)
+        if config.velocityGain > 0, let prior, let state, prior.level == best.level {
+            // Alpha-beta: the velocity absorbs a share of the correction the evidence made to the prediction.
+            let elapsed = max(now - state.time, 0.05)
+            var vx = prior.vx + config.velocityGain * (best.x - prior.x) / elapsed
+            var vy = prior.vy + config.velocityGain * (best.y - prior.y) / elapsed
+            let speed = (vx * vx + vy * vy).squareRoot()
+            if speed > config.walkingSpeed {
+                vx *= config.walkingSpeed / speed
+                vy *= config.walkingSpeed / speed
+            }
+            next.vx = vx
+            next.vy = vy
+        }
         return estimate(from: next, anchorsUsed: terms.count, rejected: rejected, isPrediction: false)
     }
 

@@ -16,6 +16,15 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
     public var outlierRejection: Double
     /// How fast a client may move, m/s: the prior's spread grows by this much per second.
     public var walkingSpeed: Double
+    /// 0: no motion model (the prior is centred on the previous estimate). Otherwise the filter
+    /// also tracks a velocity (an alpha-beta filter): the prior is centred where the client would be
+    /// at its velocity (extrapolated over at most ``velocityHorizon`` seconds), and after each update
+    /// the velocity takes this share of the correction the evidence made to that prediction (divided
+    /// by the time since the previous update), capped at `walkingSpeed`. It cuts the lag of the
+    /// filtered estimate behind a walking client.
+    public var velocityGain: Double
+    /// The longest extrapolation of the velocity, seconds.
+    public var velocityHorizon: Double
     /// Height of the client above its floor, metres (a phone in a hand or pocket).
     public var clientHeight: Double
     /// Grid spacing of the posterior, metres (coarsened when the searched area is large). 0.5 m:
@@ -48,6 +57,8 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
         outlierScale: Double = 2,
         outlierRejection: Double = 2,
         walkingSpeed: Double = 1.5,
+        velocityGain: Double = 0,
+        velocityHorizon: Double = 3,
         clientHeight: Double = 1.2,
         gridStep: Double = 0.5,
         maximumGridPoints: Int = 2500,
@@ -65,6 +76,8 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
         self.outlierScale = outlierScale
         self.outlierRejection = outlierRejection
         self.walkingSpeed = walkingSpeed
+        self.velocityGain = velocityGain
+        self.velocityHorizon = velocityHorizon
         self.clientHeight = clientHeight
         self.gridStep = gridStep
         self.maximumGridPoints = maximumGridPoints
@@ -94,6 +107,12 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
         try positive(maximumAge, "maximumAge")
         try positive(constraintSoftness, "constraintSoftness")
         try positive(levelHeight, "levelHeight")
+        guard (0...1).contains(velocityGain) else {
+            throw .invalidConfiguration(field: "velocityGain", value: velocityGain, reason: "must lie in 0...1")
+        }
+        guard velocityHorizon >= 0, velocityHorizon.isFinite else {
+            throw .invalidConfiguration(field: "velocityHorizon", value: velocityHorizon, reason: "must not be negative")
+        }
         guard outlierRejection >= 0, outlierRejection.isFinite else {
             throw .invalidConfiguration(field: "outlierRejection", value: outlierRejection, reason: "must not be negative")
         }

