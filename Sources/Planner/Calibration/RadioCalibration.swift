@@ -211,6 +211,7 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
         var lines = [RobustLine?](repeating: nil, count: gateways.count)
         let slopeRange = (-10 * configuration.exponentRange.upperBound)...(-10 * configuration.exponentRange.lowerBound)
         var beaconSpread = [Double](repeating: 0, count: beacons.count)
+        var beaconSquares = [Double](repeating: 0, count: beacons.count)
 
         for _ in 0..<max(configuration.rounds, 1) {
             let previous = (lines: lines, excluded: excluded)
@@ -311,6 +312,7 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
                 }
                 let level = beacon.powerFixed ? 0 : RobustLine.median(&residuals)
                 var deviations = residuals.map { abs($0 - level) }
+                beaconSquares[b] = deviations.reduce(0) { $0 + $1 * $1 }
                 beaconSpread[b] = 1.4826 * RobustLine.median(&deviations)
                 correction[b] = level
                 if !beacon.powerFixed { free.append(level) }
@@ -326,8 +328,17 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
             var spreads = beacons.indices.filter { byBeacon[$0].count >= configuration.minimumGateways }.map { beaconSpread[$0] }
             let typicalSpread = RobustLine.median(&spreads)
             for b in beacons.indices where byBeacon[b].count >= configuration.minimumGateways {
-                let scattered = beaconSpread[b] > max(configuration.movedThreshold, 3 * typicalSpread)
-                let powerOff = !beacons[b].powerFixed && abs(correction[b]) > max(configuration.movedThreshold, 3 * typical)
+                // Beyond what chance gives a beacon heard by k gateways, with the pairs' scatter
+                // s: its power (a median of k residuals) off by more than 3 · 1.25 s/√k, or the
+                // squares of its residuals about it above s² times the 99.9 % point of χ²(k − 1).
+                // A beacon heard by 3 or 4 gateways otherwise reads "moved" by chance (a spread of
+                // 6-7 dB, a power 5 dB off, with 3 dB of static multipath per pair).
+                let k = Double(byBeacon[b].count)
+                let scattered =
+                    beaconSpread[b] > max(configuration.movedThreshold, 3 * typicalSpread)
+                    && beaconSquares[b] > scatter * scatter * StandardNormal.chiSquareQuantile(0.999, degrees: k - 1)
+                let powerOff =
+                    !beacons[b].powerFixed && abs(correction[b]) > max(configuration.movedThreshold, 3 * typical, 3 * 1.2533 * scatter / k.squareRoot())
                 excluded[b] = scattered || powerOff
             }
             // Converged: no line moved by more than a hundredth of a dB (at 1 m or per decade) and

@@ -35,4 +35,13 @@ enum StandardNormal {
         let r = q * q
         return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
     }
+
+    /// The `p` quantile of the χ² distribution with `degrees` degrees of freedom (Wilson and
+    /// Hilferty's normal approximation, within a few per cent from 2 degrees up).
+    static func chiSquareQuantile(_ p: Double, degrees: Double) -> Double {
+        guard degrees > 0 else { return 0 }
+        let a = 2 / (9 * degrees)
+        let cube = 1 - a + quantile(p) * a.squareRoot()
+        return degrees * max(cube, 0) * max(cube, 0) * max(cube, 0)
+    }
 }
