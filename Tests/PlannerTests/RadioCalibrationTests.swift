@@ -42,16 +42,23 @@ import Topology
             return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
         }
 
+        /// The true mean RSSI of gateway `g` hearing beacon `b` (before the gateway's gain): path
+        /// loss from where the beacon really is (`moved` beacons are elsewhere) plus seeded static
+        /// shadowing.
+        mutating func mean(_ g: Int, _ b: Int, power: Double, shadowing: Double, moved: [Int: (x: Double, y: Double)]) -> Double {
+            let place = moved[b] ?? (beacons[b].x, beacons[b].y)
+            let dx = gateways[g].x - place.x
+            let dy = gateways[g].y - place.y
+            let d = (dx * dx + dy * dy + 0.25).squareRoot()
+            return power - 10 * exponents[g] * log10(d) + shadowing * normal()
+        }
+
         /// Pair means as the gateways would aggregate them; `moved` beacons are really elsewhere.
         mutating func pairs(shadowing: Double, sensitivity: Double = -95, moved: [Int: (x: Double, y: Double)] = [:]) -> [CalibrationPair] {
             var result: [CalibrationPair] = []
-            for (g, gateway) in gateways.enumerated() {
-                for (b, beacon) in beacons.enumerated() {
-                    let place = moved[b] ?? (beacon.x, beacon.y)
-                    let dx = gateway.x - place.x
-                    let dy = gateway.y - place.y
-                    let d = (dx * dx + dy * dy + 0.25).squareRoot()
-                    let rssi = -59 + gains[g] - 10 * exponents[g] * log10(d) + shadowing * normal()
+            for g in gateways.indices {
+                for b in beacons.indices {
+                    let rssi = gains[g] + mean(g, b, power: -59, shadowing: shadowing, moved: moved)
                     if rssi >= sensitivity { result.append(CalibrationPair(gateway: g, beacon: b, rssi: rssi, readings: 100)) }
                 }
             }
@@ -67,13 +74,9 @@ import Topology
             moved: [Int: (x: Double, y: Double)] = [:]
         ) -> [CalibrationPair] {
             var result: [CalibrationPair] = []
-            for (g, gateway) in gateways.enumerated() {
-                for (b, beacon) in beacons.enumerated() {
-                    let place = moved[b] ?? (beacon.x, beacon.y)
-                    let dx = gateway.x - place.x
-                    let dy = gateway.y - place.y
-                    let d = (dx * dx + dy * dy + 0.25).squareRoot()
-                    let mean = power - 10 * exponents[g] * log10(d) + shadowing * normal()
+            for g in gateways.indices {
+                for b in beacons.indices {
+                    let mean = mean(g, b, power: power, shadowing: shadowing, moved: moved)
                     var heard = 0.0, sum = 0.0, squares = 0.0
                     for _ in 0..<windows {
                         let reading = mean + noise * normal()
