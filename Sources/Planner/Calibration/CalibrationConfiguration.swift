@@ -41,7 +41,8 @@ public struct CalibrationConfiguration: Sendable, Hashable, Codable {
     public var minimumGateways: Int
     /// Half-life of the sliding memory, seconds: older sightings count exponentially less.
     public var halfLife: Double
-    /// Rounds of alternating gateway lines and beacon powers.
+    /// Rounds of alternating gateway lines and beacon powers (and, with censored pairs, their
+    /// expected values): at most this many, fewer once no line moves by 0.01 dB.
     public var rounds: Int
 
     public init(
