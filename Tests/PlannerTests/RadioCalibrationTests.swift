@@ -42,17 +42,55 @@ import Topology
             return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
         }
 
+        /// The true mean RSSI of gateway `g` hearing beacon `b` (before the gateway's gain): path
+        /// loss from where the beacon really is (`moved` beacons are elsewhere) plus seeded static
+        /// shadowing.
+        mutating func mean(_ g: Int, _ b: Int, power: Double, shadowing: Double, moved: [Int: (x: Double, y: Double)]) -> Double {
+            let place = moved[b] ?? (beacons[b].x, beacons[b].y)
+            let dx = gateways[g].x - place.x
+            let dy = gateways[g].y - place.y
+            let d = (dx * dx + dy * dy + 0.25).squareRoot()
+            return power - 10 * exponents[g] * log10(d) + shadowing * normal()
+        }
+
         /// Pair means as the gateways would aggregate them; `moved` beacons are really elsewhere.
         mutating func pairs(shadowing: Double, sensitivity: Double = -95, moved: [Int: (x: Double, y: Double)] = [:]) -> [CalibrationPair] {
             var result: [CalibrationPair] = []
-            for (g, gateway) in gateways.enumerated() {
-                for (b, beacon) in beacons.enumerated() {
-                    let place = moved[b] ?? (beacon.x, beacon.y)
-                    let dx = gateway.x - place.x
-                    let dy = gateway.y - place.y
-                    let d = (dx * dx + dy * dy + 0.25).squareRoot()
-                    let rssi = -59 + gains[g] - 10 * exponents[g] * log10(d) + shadowing * normal()
+            for g in gateways.indices {
+                for b in beacons.indices {
+                    let rssi = gains[g] + mean(g, b, power: -59, shadowing: shadowing, moved: moved)
                     if rssi >= sensitivity { result.append(CalibrationPair(gateway: g, beacon: b, rssi: rssi, readings: 100)) }
+                }
+            }
+            return result
+        }
+
+        /// Pairs as the calibration memory keeps them over `windows` windows: each window's mean
+        /// (the pair's mean with seeded static shadowing, plus `noise` dB) is heard only above the
+        /// sensitivity, so far pairs are heard in part of the windows and their means read hot.
+        /// Beacons send `power` at 1 m.
+        mutating func windowedPairs(
+            power: Double, shadowing: Double, noise: Double = 1.6, windows: Int = 300, sensitivity: Double = -95,
+            moved: [Int: (x: Double, y: Double)] = [:]
+        ) -> [CalibrationPair] {
+            var result: [CalibrationPair] = []
+            for g in gateways.indices {
+                for b in beacons.indices {
+                    let mean = mean(g, b, power: power, shadowing: shadowing, moved: moved)
+                    var heard = 0.0, sum = 0.0, squares = 0.0
+                    for _ in 0..<windows {
+                        let reading = mean + noise * normal()
+                        guard reading >= sensitivity else { continue }
+                        heard += 1
+                        sum += reading + gains[g]
+                        squares += (reading + gains[g]) * (reading + gains[g])
+                    }
+                    guard heard > 0 else { continue }
+                    let rssi = sum / heard
+                    result.append(
+                        CalibrationPair(
+                            gateway: g, beacon: b, rssi: rssi, readings: 10 * heard, windows: heard, gatewayWindows: Double(windows),
+                            deviation: max(squares / heard - rssi * rssi, 0).squareRoot()))
                 }
             }
             return result
@@ -99,6 +137,59 @@ import Topology
         for (g, gateway) in hall.gateways.enumerated() {
             #expect(abs((fit.gateway(gateway.id)?.offset ?? 99) - hall.gains[g]) < 2.5)
         }
+    }
+
+    /// Beacons of −70 dBm at 1 m fade out within 8-25 m of a gateway: the pairs heard in part of
+    /// the windows read hot, and by the complete radius alone (the fit without the windows heard)
+    /// the exponent comes out flat and every offset low. With the windows heard, the fit corrects
+    /// them and bounds the beacons not heard.
+    @Test func correctsPairsNearTheSensitivity() {
+        var hall = Hall()
+        for b in hall.beacons.indices { hall.beacons[b].power = -70 }
+        let pairs = hall.windowedPairs(power: -70, shadowing: 3)
+        let fit = RadioCalibration.fit(gateways: hall.gateways, beacons: hall.beacons, pairs: pairs)
+        for (g, gateway) in hall.gateways.enumerated() {
+            let result = try! #require(fit.gateway(gateway.id))
+            #expect(result.usable)
+            #expect(abs(result.offset - hall.gains[g]) < 2, "\(gateway.id): offset \(result.offset) against \(hall.gains[g])")
+            #expect(abs(result.exponent - 2.2) < 0.2, "\(gateway.id): exponent \(result.exponent)")
+        }
+        #expect(fit.beacons.allSatisfy { !$0.flags.contains("moved") }, "\(fit.beacons.filter { $0.flags.contains("moved") }.map(\.id))")
+        // The same means without the windows heard: the old, biased fit.
+        let bare = pairs.map { CalibrationPair(gateway: $0.gateway, beacon: $0.beacon, rssi: $0.rssi, readings: $0.readings) }
+        let biased = RadioCalibration.fit(gateways: hall.gateways, beacons: hall.beacons, pairs: bare)
+        let worst = { (fit: RadioCalibration) in
+            hall.gateways.indices.map { abs((fit.gateway(hall.gateways[$0].id)?.offset ?? 99) - hall.gains[$0]) }.max() ?? 99
+        }
+        #expect(worst(fit) < worst(biased), "censored \(worst(fit)) dB against \(worst(biased)) dB")
+    }
+
+    @Test func flagsAMovedBeaconNearTheSensitivity() {
+        var hall = Hall()
+        for b in hall.beacons.indices { hall.beacons[b].power = -70 }
+        let moved = 30
+        let truth = hall.beacons[moved]
+        let pairs = hall.windowedPairs(power: -70, shadowing: 3, moved: [moved: (x: truth.x > 20 ? truth.x - 20 : truth.x + 20, y: truth.y)])
+        let fit = RadioCalibration.fit(gateways: hall.gateways, beacons: hall.beacons, pairs: pairs)
+        #expect(fit.beacon(truth.id)?.flags.contains("moved") == true, "\(String(describing: fit.beacon(truth.id)))")
+        #expect(fit.beacons.filter { $0.flags.contains("moved") }.count <= 2)
+        for (g, gateway) in hall.gateways.enumerated() {
+            #expect(abs((fit.gateway(gateway.id)?.offset ?? 99) - hall.gains[g]) < 2.5)
+        }
+    }
+
+    @Test func windowCountsTheWindowsHeard() {
+        var window = CalibrationWindow(halfLife: 1e9)
+        for second in 0..<96 {
+            // Beacon 1 in every window of gateway 0; beacon 2 in every fourth, at −90 or −92.
+            window.add(gateway: 0, beacon: 1, rssi: -60, count: 10, time: Double(second))
+            if second % 4 == 0 { window.add(gateway: 0, beacon: 2, rssi: second % 8 == 0 ? -90 : -92, count: 10, time: Double(second)) }
+        }
+        let pairs = window.snapshot(at: 96)
+        let far = try! #require(pairs.first { $0.beacon == 2 })
+        #expect(abs((far.heardShare ?? 0) - 0.25) < 1e-6)
+        #expect(abs((far.deviation ?? 0) - 1) < 1e-6 && abs(far.rssi + 91) < 1e-6)
+        #expect(abs((pairs.first { $0.beacon == 1 }?.heardShare ?? 0) - 1) < 1e-6)
     }
 
     @Test func keepsDeclaredValuesAndBounds() {

@@ -4,7 +4,7 @@ import Topology
 
 /// Self-calibration: region-beacon sightings (counted and skipped as clients on ingest) are
 /// remembered in ``CoordinatorCalibration``; periodically the gateways' lines are refitted and the
-/// estimator rebuilt with them. The ingest side is one dictionary update per region-beacon
+/// estimator rebuilt with them. The ingest side is two dictionary updates per region-beacon
 /// sighting; everything else runs at most every ``CoordinatorCalibration/interval``.
 extension CoordinatorEngine {
     /// Turns self-calibration on or off and sets how often it refits and its tunables (the memory

@@ -23,6 +23,12 @@ public struct CalibrationConfiguration: Sendable, Hashable, Codable {
     /// through the receiver's sensitivity, and their means read hot (a censoring bias that
     /// flattens the line and skews the offset).
     public var completeness: Double
+    /// When pairs say how often they were heard (``CalibrationPair/heardShare``), a pair heard in
+    /// at least this share of its gateway's windows has its mean corrected for the windows it was
+    /// not heard in; one heard less often, or a beacon not heard at all within the farthest one
+    /// heard, counts as an upper bound (see ``CensoredPairs``). The complete radius is then not
+    /// needed. 0 turns the correction off.
+    public var censoredShare: Double
     /// Pairs closer than this (metres, 3-D) are not used (the near field, the model's minimum distance).
     public var minimumDistance: Double
     /// Huber threshold, robust standard deviations.
@@ -35,14 +41,15 @@ public struct CalibrationConfiguration: Sendable, Hashable, Codable {
     public var minimumGateways: Int
     /// Half-life of the sliding memory, seconds: older sightings count exponentially less.
     public var halfLife: Double
-    /// Rounds of alternating gateway lines and beacon powers.
+    /// Rounds of alternating gateway lines and beacon powers (and, with censored pairs, their
+    /// expected values): at most this many, fewer once no line moves by 0.01 dB.
     public var rounds: Int
 
     public init(
         minimumBeacons: Int = 4, minimumReadings: Double = 50, minimumPairReadings: Double = 5,
         exponentRange: ClosedRange<Double> = 1.5...4.5, maximumOffset: Double = 20, defaultExponent: Double = 2,
-        exponentPrior: Double = 20, completeness: Double = 0.9, minimumDistance: Double = 1, huber: Double = 1.345, movedThreshold: Double = 4,
-        minimumGateways: Int = 3, halfLife: Double = 900, rounds: Int = 6
+        exponentPrior: Double = 20, completeness: Double = 0.9, censoredShare: Double = 0.05, minimumDistance: Double = 1, huber: Double = 1.345, movedThreshold: Double = 4,
+        minimumGateways: Int = 3, halfLife: Double = 900, rounds: Int = 20
     ) {
         self.minimumBeacons = minimumBeacons
         self.minimumReadings = minimumReadings
@@ -52,6 +59,7 @@ public struct CalibrationConfiguration: Sendable, Hashable, Codable {
         self.defaultExponent = defaultExponent
         self.exponentPrior = exponentPrior
         self.completeness = completeness
+        self.censoredShare = censoredShare
         self.minimumDistance = minimumDistance
         self.huber = huber
         self.movedThreshold = movedThreshold

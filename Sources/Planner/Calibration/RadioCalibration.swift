@@ -110,26 +110,68 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
         struct Point {
             var gateway: Int, beacon: Int
             var x: Double, rssi: Double, readings: Double
+            /// `rssi` is an upper bound: the beacon was (next to) never heard.
+            var censored = false
+            /// Heard in only part of its gateway's windows (its mean corrected for that).
+            var partial = false
         }
-        // Each gateway uses the beacons within its *complete* radius: the largest distance within
-        // which at least `completeness` of the venue's beacons are heard steadily (at least half as
-        // many readings as its best pair). Beyond it only the lucky readings of far beacons are
-        // heard, and their means would read hot and flatten the line; choosing by distance, never
-        // by the RSSI heard, keeps the fit unbiased.
-        var radius = [Double](repeating: .infinity, count: gateways.count)
-        do {
+        func distance(_ g: Int, _ b: Int) -> Double? {
+            let gateway = gateways[g]
+            let beacon = beacons[b]
+            guard gateway.level == beacon.level else { return nil }
+            let dx = gateway.x - beacon.x
+            let dy = gateway.y - beacon.y
+            let dz = gateway.height - beacon.height
+            return (dx * dx + dy * dy + dz * dz).squareRoot()
+        }
+        let usablePairs = pairs.filter {
+            gateways.indices.contains($0.gateway) && beacons.indices.contains($0.beacon) && $0.rssi.isFinite
+                && $0.readings >= configuration.minimumPairReadings
+        }
+        var points: [Point] = []
+        if let censoring = CensoredPairs(pairs: usablePairs, gateways: gateways.count, configuration: configuration) {
+            // Pairs carry how often they were heard: every beacon within the farthest one heard
+            // often enough counts, heard ones by their censoring-corrected mean, the others as
+            // upper bounds (see ``CensoredPairs``), so nothing is chosen by the RSSI heard.
+            for pair in usablePairs {
+                guard let mean = censoring.mean(pair), let d = distance(pair.gateway, pair.beacon), d >= configuration.minimumDistance
+                else { continue }
+                points.append(
+                    Point(
+                        gateway: pair.gateway, beacon: pair.beacon, x: log10(d), rssi: mean, readings: pair.readings,
+                        partial: (pair.heardShare ?? 1) < CensoredPairs.steadyShare))
+            }
+            // Beyond 1.5 times the farthest beacon heard a beacon is expected about 4 dB (exponent
+            // 2.2) or more below it, under the sensitivity by more than the windows' spread:
+            // such pairs carry next to nothing and are left out (they would cost the most).
+            var heard = Set<Int>()
+            var radius = [Double](repeating: 0, count: gateways.count)
+            for point in points {
+                heard.insert(point.gateway * beacons.count + point.beacon)
+                radius[point.gateway] = max(radius[point.gateway], pow(10, point.x))
+            }
+            for g in gateways.indices {
+                guard let bound = censoring.bound(gateway: g) else { continue }
+                for b in beacons.indices where !heard.contains(g * beacons.count + b) {
+                    guard let d = distance(g, b), d >= configuration.minimumDistance, d <= 1.5 * radius[g] else { continue }
+                    points.append(Point(gateway: g, beacon: b, x: log10(d), rssi: bound, readings: 0, censored: true))
+                }
+            }
+        } else {
+            // Each gateway uses the beacons within its *complete* radius: the largest distance within
+            // which at least `completeness` of the venue's beacons are heard steadily (at least half as
+            // many readings as its best pair). Beyond it only the lucky readings of far beacons are
+            // heard, and their means would read hot and flatten the line; choosing by distance, never
+            // by the RSSI heard, keeps the fit unbiased.
+            var radius = [Double](repeating: .infinity, count: gateways.count)
             var pairIndex: [Int: [Int: Double]] = [:]
             for pair in pairs { pairIndex[pair.gateway, default: [:]][pair.beacon] = pair.readings }
-            for (g, gateway) in gateways.enumerated() {
+            for g in gateways.indices {
                 let heard = pairIndex[g] ?? [:]
                 let steady = 0.5 * (heard.values.max() ?? 0)
                 var candidates: [(d: Double, heard: Bool)] = []
-                for (b, beacon) in beacons.enumerated() where beacon.level == gateway.level {
-                    let dx = gateway.x - beacon.x
-                    let dy = gateway.y - beacon.y
-                    let dz = gateway.height - beacon.height
-                    let d = (dx * dx + dy * dy + dz * dz).squareRoot()
-                    guard d >= configuration.minimumDistance else { continue }
+                for b in beacons.indices {
+                    guard let d = distance(g, b), d >= configuration.minimumDistance else { continue }
                     candidates.append((d, (heard[b] ?? 0) >= max(steady, configuration.minimumPairReadings)))
                 }
                 candidates.sort { $0.d < $1.d }
@@ -143,64 +185,117 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
                 }
                 radius[g] = best
             }
-        }
-        var points: [Point] = []
-        for pair in pairs {
-            guard gateways.indices.contains(pair.gateway), beacons.indices.contains(pair.beacon),
-                pair.readings >= configuration.minimumPairReadings, pair.rssi.isFinite
-            else { continue }
-            let g = gateways[pair.gateway]
-            let b = beacons[pair.beacon]
-            guard g.level == b.level else { continue }
-            let dx = g.x - b.x
-            let dy = g.y - b.y
-            let dz = g.height - b.height
-            let d = (dx * dx + dy * dy + dz * dz).squareRoot()
-            guard d >= configuration.minimumDistance, d <= radius[pair.gateway] + 1e-9 else { continue }
-            points.append(Point(gateway: pair.gateway, beacon: pair.beacon, x: log10(d), rssi: pair.rssi, readings: pair.readings))
+            for pair in usablePairs {
+                guard let d = distance(pair.gateway, pair.beacon), d >= configuration.minimumDistance, d <= radius[pair.gateway] + 1e-9
+                else { continue }
+                points.append(Point(gateway: pair.gateway, beacon: pair.beacon, x: log10(d), rssi: pair.rssi, readings: pair.readings))
+            }
         }
         var byGateway = [[Int]](repeating: [], count: gateways.count)
         var byBeacon = [[Int]](repeating: [], count: beacons.count)
+        var censoredByGateway = [[Int]](repeating: [], count: gateways.count)
         for (i, p) in points.enumerated() {
-            byGateway[p.gateway].append(i)
-            byBeacon[p.beacon].append(i)
+            if p.censored {
+                censoredByGateway[p.gateway].append(i)
+            } else {
+                byGateway[p.gateway].append(i)
+                byBeacon[p.beacon].append(i)
+            }
         }
+        // The scatter of heard pairs about their gateway's line (static multipath), for the
+        // censored pairs' expected values.
+        var scatter = 3.0
         let anyDeclared = beacons.contains { $0.powerFixed }
         var correction = [Double](repeating: 0, count: beacons.count)
         var excluded = [Bool](repeating: false, count: beacons.count)
         var lines = [RobustLine?](repeating: nil, count: gateways.count)
         let slopeRange = (-10 * configuration.exponentRange.upperBound)...(-10 * configuration.exponentRange.lowerBound)
         var beaconSpread = [Double](repeating: 0, count: beacons.count)
+        var beaconSquares = [Double](repeating: 0, count: beacons.count)
 
         for _ in 0..<max(configuration.rounds, 1) {
+            let previous = (lines: lines, excluded: excluded)
             // Gateway lines on the beacons not flagged: first each on its own, for the venue's
             // pooled slope (weighted by each gateway's spread in distance), then pulled towards it.
-            func data(_ g: Int) -> [(x: Double, y: Double, weight: Double)] {
-                byGateway[g].filter { !excluded[points[$0].beacon] }.map { i in
+            // A beacon not heard (often enough) counts at its expected level below its bound given
+            // the gateway's previous line (the EM step of a censored regression).
+            // Pairs near the sensitivity (heard in part of the windows, or not at all) are not
+            // Huber-weighted: see ``RobustLine/fit(_:fixedIntercept:fixedSlope:slopePrior:fallbackSlope:slopeRange:huber:minimumSpread:minimumXSpread:iterations:scale:unweighted:)``.
+            func data(_ g: Int) -> (points: [(x: Double, y: Double, weight: Double)], unweighted: [Bool]) {
+                var data: [(x: Double, y: Double, weight: Double)] = []
+                var unweighted: [Bool] = []
+                for i in byGateway[g] where !excluded[points[i].beacon] {
                     let p = points[i]
-                    return (p.x, p.rssi - beacons[p.beacon].power, 1)
+                    data.append((p.x, p.rssi - beacons[p.beacon].power, 1))
+                    unweighted.append(p.partial)
                 }
+                if let line = lines[g] {
+                    for i in censoredByGateway[g] where !excluded[points[i].beacon] {
+                        // A pair the line already puts well below its bound carries next to no
+                        // information, but counted at the line's own value it would hold the line
+                        // where it is and slow the rounds down many times over: left out.
+                        let p = points[i]
+                        let bound = p.rssi - beacons[p.beacon].power
+                        let mean = line.intercept + line.slope * p.x
+                        guard bound - mean < CensoredPairs.informative * scatter else { continue }
+                        data.append((p.x, CensoredPairs.expectedBelow(bound, mean: mean, deviation: scatter), 1))
+                        unweighted.append(true)
+                    }
+                }
+                return (data, unweighted)
             }
+            // With censored pairs among the points the Huber threshold comes from the heard pairs'
+            // scatter (their expected values would understate it).
+            let knownScale = lines.contains { $0 != nil } && censoredByGateway.contains { !$0.isEmpty } ? scatter : nil
+            let freeGateways = gateways.indices.filter { gateways[$0].fixedExponent == nil }.map { (data: data($0), offset: gateways[$0].fixedOffset) }
             let pooled =
                 RobustLine.pooledSlope(
-                    gateways.indices.filter { gateways[$0].fixedExponent == nil }.map { (data($0), gateways[$0].fixedOffset) },
-                    fallbackSlope: -10 * configuration.defaultExponent, slopeRange: slopeRange, huber: configuration.huber)
+                    freeGateways.map { ($0.data.points, $0.offset) }, fallbackSlope: -10 * configuration.defaultExponent, slopeRange: slopeRange,
+                    huber: configuration.huber, scale: knownScale, unweighted: freeGateways.map(\.data.unweighted))
                 ?? -10 * configuration.defaultExponent
             for (g, gateway) in gateways.enumerated() {
-                let data = data(g)
+                let (data, unweighted) = data(g)
                 lines[g] = RobustLine.fit(
                     data, fixedIntercept: gateway.fixedOffset, fixedSlope: gateway.fixedExponent.map { -10 * $0 },
                     slopePrior: (min(max(pooled, slopeRange.lowerBound), slopeRange.upperBound), configuration.exponentPrior),
-                    fallbackSlope: -10 * configuration.defaultExponent, slopeRange: slopeRange, huber: configuration.huber)
+                    fallbackSlope: -10 * configuration.defaultExponent, slopeRange: slopeRange, huber: configuration.huber, scale: knownScale,
+                    unweighted: unweighted)
                 if var line = lines[g], gateway.fixedOffset == nil, abs(line.intercept) > configuration.maximumOffset {
                     // An offset out of bounds: hold it at the bound and refit the exponent through it.
                     let bound = line.intercept > 0 ? configuration.maximumOffset : -configuration.maximumOffset
                     line =
                         RobustLine.fit(
                             data, fixedIntercept: bound, fixedSlope: gateway.fixedExponent.map { -10 * $0 },
-                            fallbackSlope: -10 * configuration.defaultExponent, slopeRange: slopeRange, huber: configuration.huber) ?? line
+                            fallbackSlope: -10 * configuration.defaultExponent, slopeRange: slopeRange, huber: configuration.huber,
+                            scale: knownScale, unweighted: unweighted) ?? line
                     lines[g] = line
                 }
+            }
+            var residuals = byGateway.indices.flatMap { g in
+                byGateway[g].compactMap { i -> Double? in
+                    guard let line = lines[g], !excluded[points[i].beacon] else { return nil }
+                    return abs(points[i].rssi - beacons[points[i].beacon].power - line.intercept - line.slope * points[i].x)
+                }
+            }
+            if !residuals.isEmpty {
+                // The heard pairs' robust spread, with each censored pair's expected squared
+                // residual below its bound (the EM step's variance): the heard pairs alone are
+                // the louder ones near the sensitivity and would understate it.
+                let heardSpread = 1.4826 * RobustLine.median(&residuals)
+                var sum = heardSpread * heardSpread * Double(residuals.count)
+                var count = Double(residuals.count)
+                for g in gateways.indices {
+                    guard let line = lines[g] else { continue }
+                    for i in censoredByGateway[g] where !excluded[points[i].beacon] {
+                        let p = points[i]
+                        let bound = p.rssi - beacons[p.beacon].power
+                        let mean = line.intercept + line.slope * p.x
+                        guard bound - mean < CensoredPairs.informative * scatter else { continue }
+                        sum += CensoredPairs.squareBelow(bound, mean: mean, deviation: scatter)
+                        count += 1
+                    }
+                }
+                scatter = max((sum / count).squareRoot(), 0.5)
             }
             // Beacon corrections: the median residual across gateways; flagged when far off.
             var free: [Double] = []
@@ -217,6 +312,7 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
                 }
                 let level = beacon.powerFixed ? 0 : RobustLine.median(&residuals)
                 var deviations = residuals.map { abs($0 - level) }
+                beaconSquares[b] = deviations.reduce(0) { $0 + $1 * $1 }
                 beaconSpread[b] = 1.4826 * RobustLine.median(&deviations)
                 correction[b] = level
                 if !beacon.powerFixed { free.append(level) }
@@ -232,10 +328,26 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
             var spreads = beacons.indices.filter { byBeacon[$0].count >= configuration.minimumGateways }.map { beaconSpread[$0] }
             let typicalSpread = RobustLine.median(&spreads)
             for b in beacons.indices where byBeacon[b].count >= configuration.minimumGateways {
-                let scattered = beaconSpread[b] > max(configuration.movedThreshold, 3 * typicalSpread)
-                let powerOff = !beacons[b].powerFixed && abs(correction[b]) > max(configuration.movedThreshold, 3 * typical)
+                // Beyond what chance gives a beacon heard by k gateways, with the pairs' scatter
+                // s: its power (a median of k residuals) off by more than 3 · 1.25 s/√k, or the
+                // squares of its residuals about it above s² times the 99.9 % point of χ²(k − 1).
+                // A beacon heard by 3 or 4 gateways otherwise reads "moved" by chance (a spread of
+                // 6-7 dB, a power 5 dB off, with 3 dB of static multipath per pair).
+                let k = Double(byBeacon[b].count)
+                let scattered =
+                    beaconSpread[b] > max(configuration.movedThreshold, 3 * typicalSpread)
+                    && beaconSquares[b] > scatter * scatter * StandardNormal.chiSquareQuantile(0.999, degrees: k - 1)
+                let powerOff =
+                    !beacons[b].powerFixed && abs(correction[b]) > max(configuration.movedThreshold, 3 * typical, 3 * 1.2533 * scatter / k.squareRoot())
                 excluded[b] = scattered || powerOff
             }
+            // Converged: no line moved by more than a hundredth of a dB (at 1 m or per decade) and
+            // the same beacons are left out.
+            let settled = zip(previous.lines, lines).allSatisfy { old, new in
+                guard let old, let new else { return old == nil && new == nil }
+                return abs(old.intercept - new.intercept) < 0.01 && abs(old.slope - new.slope) < 0.01
+            }
+            if settled, previous.excluded == excluded { break }
         }
 
         var gatewayFits: [GatewayFit] = []

@@ -29,11 +29,17 @@ public struct RobustLine: Sendable, Hashable, Codable {
     ///   - minimumSpread: the scale never drops below this (keeps weights sane on exact data).
     ///   - slopePrior: a free slope is pulled towards `slope` as if by `strength` more units of
     ///     Σ weight · (x − mean x)² (ridge): with little spread in x the line keeps the prior's slope.
+    ///   - scale: the residuals' standard deviation when it is known from elsewhere (then the
+    ///     Huber threshold is `huber · scale`, not re-estimated from these points: points that are
+    ///     expected values rather than readings, such as a censored fit's, would understate it).
+    ///   - unweighted: points (by index) that always count fully: in a censored fit the pairs near
+    ///     the sensitivity are heard only in their loud windows, so their residuals lean positive by
+    ///     nature and capping them would bias the slope.
     public static func fit(
         _ points: [(x: Double, y: Double, weight: Double)], fixedIntercept: Double? = nil, fixedSlope: Double? = nil,
         slopePrior: (slope: Double, strength: Double)? = nil,
         fallbackSlope: Double, slopeRange: ClosedRange<Double>, huber: Double = 1.345, minimumSpread: Double = 0.5,
-        minimumXSpread: Double = 0.1, iterations: Int = 12
+        minimumXSpread: Double = 0.1, iterations: Int = 12, scale knownScale: Double? = nil, unweighted: [Bool]? = nil
     ) -> RobustLine? {
         guard !points.isEmpty else { return nil }
         var robust = [Double](repeating: 1, count: points.count)
@@ -84,10 +90,14 @@ public struct RobustLine: Sendable, Hashable, Codable {
                 }
                 intercept = (sy - slope * sx) / sw
             }
-            var residuals = points.map { abs($0.y - intercept - slope * $0.x) }
-            scale = max(1.4826 * Self.median(&residuals), minimumSpread)
+            if let knownScale {
+                scale = max(knownScale, minimumSpread)
+            } else {
+                var residuals = points.map { abs($0.y - intercept - slope * $0.x) }
+                scale = max(1.4826 * Self.median(&residuals), minimumSpread)
+            }
             let threshold = huber * scale
-            for (i, p) in points.enumerated() {
+            for (i, p) in points.enumerated() where unweighted?[i] != true {
                 let r = abs(p.y - intercept - slope * p.x)
                 robust[i] = r <= threshold ? 1 : threshold / r
             }
@@ -100,14 +110,15 @@ public struct RobustLine: Sendable, Hashable, Codable {
     /// wide range of x count most. Nil when together they have next to no spread in x.
     public static func pooledSlope(
         _ sets: [(points: [(x: Double, y: Double, weight: Double)], fixedIntercept: Double?)], fallbackSlope: Double,
-        slopeRange: ClosedRange<Double>, huber: Double = 1.345
+        slopeRange: ClosedRange<Double>, huber: Double = 1.345, scale: Double? = nil, unweighted: [[Bool]]? = nil
     ) -> Double? {
         var sum = 0.0
         var total = 0.0
-        for set in sets where set.points.count >= 2 {
+        for (index, set) in sets.enumerated() where set.points.count >= 2 {
             guard
                 let line = fit(
-                    set.points, fixedIntercept: set.fixedIntercept, fallbackSlope: fallbackSlope, slopeRange: slopeRange, huber: huber)
+                    set.points, fixedIntercept: set.fixedIntercept, fallbackSlope: fallbackSlope, slopeRange: slopeRange, huber: huber,
+                    scale: scale, unweighted: unweighted?[index])
             else { continue }
             let weight = set.points.reduce(0) { $0 + $1.weight }
             let mean = set.points.reduce(0) { $0 + $1.x * $1.weight } / weight
