@@ -191,7 +191,9 @@ public final class CoordinatorEngine {
                 }
                 decided += 1
             }
-            guard var record = table.records[Int(index)] else { continue }
+            // Taken out of its slot while it is updated, so that the record is the only owner of
+            // its arrays: a copy beside the slot's would copy them on their first write.
+            guard var record = table.records[Int(index)].take() else { continue }
             record.dirty = false
             update(&record, now: now)
             if record.needsPersist { persistPending.append(index) }
