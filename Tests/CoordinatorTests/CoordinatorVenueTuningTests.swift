@@ -37,6 +37,8 @@ import WireProtocol
         #expect(configuration.shadowingSigma == 6)
         // An explicit configuration still wins over the venue's.
         #expect(try CoordinatorVenue(topology: topology, budget: 20, estimator: .init()).estimator.configuration.velocityGain == 0)
+        // One place for the room's numbers: the replay's configuration is the venue's.
+        #expect(TetamReplay.configuration(topology: topology) == TetamReplay.defaultConfiguration)
     }
 
     /// Every one of the tetam room's 12 gateways hears the tag in one window: with the room's
