@@ -50,8 +50,19 @@ public struct TetamReplay: Sendable {
     /// filter tracks a velocity (`velocityGain` 0.1, walking speed 1.2 m/s), which the production
     /// default does not: it takes the room's p90 under 3 m (issue 17), and it cost the simulated
     /// museum, mall and mis-set-gain runs a little (docs/calibration.md).
-    public static let defaultConfiguration = PositionEstimatorConfiguration(
-        shadowingSigma: 6, outlierScale: 2, walkingSpeed: 1.2, velocityGain: 0.1, gridStep: 0.5, maximumGridPoints: 6000, searchMargin: 5)
+    ///
+    /// The room's venue, `topology/tetam/venue.conf`, is where these are set (`shadowing`,
+    /// `walking-speed`, `velocity-gain`): ``configuration(topology:)`` reads them from it, and this
+    /// is the same for callers without the venue (a test checks that the two agree).
+    public static let defaultConfiguration = PositionEstimatorConfiguration(shadowingSigma: 6, walkingSpeed: 1.2, velocityGain: 0.1)
+
+    /// The estimator settings a venue of the room gives: its `shadowing` and tuning
+    /// (``Topology/PositionTuning``) on the model's line (−59 dBm at 1 m, exponent 2: the tag's
+    /// advertised power and free space, nothing fitted; the venue's own `power` and
+    /// `path-loss-exponent` describe its grid of region beacons, not the carried tag).
+    public static func configuration(topology: Topology) -> PositionEstimatorConfiguration {
+        PositionEstimatorConfiguration(shadowingSigma: topology.radio.shadowing).tuned(topology.positionTuning)
+    }
 
     /// Cuts a track into windows of `windowLength` seconds from its first reading; readings outside
     /// the estimator's plausible RSSI range are dropped (and counted in `rejected`).
@@ -168,17 +179,29 @@ public struct TetamReplay: Sendable {
         return estimates
     }
 
-    /// Runs every method on every track (or on the tracks named) and summarises the errors.
-    public func run(tracks selected: [String]? = nil, snapper: (any PositionSnapping)? = nil) throws -> TetamReport {
+    /// Runs every method on every track (or on the tracks named) and summarises the errors. With
+    /// a `coordinator` venue of the room (`topology/tetam`), the same windows also go through a
+    /// coordinator engine (``coordinatorErrors(_:venue:)``), uncalibrated and with the
+    /// self-calibration's lines on its gateways.
+    public func run(tracks selected: [String]? = nil, snapper: (any PositionSnapping)? = nil, coordinator topology: Topology? = nil) throws
+        -> TetamReport
+    {
         let calibration = try TetamCalibration.fit(
             dataset, tracks: trainingTracks, minimumRSSI: configuration.minimumRSSI, maximumRSSI: configuration.maximumRSSI)
         let calibrated = try estimator(calibration: calibration, perSensor: true, snapper: snapper)
         let uncalibrated = try estimator(calibration: calibration, perSensor: false)
         let selfCalibration = try TetamSelfCalibration.fit(self, tracks: trainingTracks)
         let selfCalibrated = try estimator(selfCalibration: selfCalibration)
+        let coordinatorVenues =
+            try topology.map { topology in
+                [
+                    ("coordinator-uncalibrated", try coordinatorVenue(topology: topology, selfCalibration: nil)),
+                    ("coordinator-self-calibrated", try coordinatorVenue(topology: topology, selfCalibration: selfCalibration)),
+                ]
+            } ?? []
         let methodNames =
             ["weighted-centroid", "estimator-uncalibrated", "estimator", "estimator-self-calibrated"]
-            + (snapper == nil ? [] : ["estimator-snapped"])
+            + (snapper == nil ? [] : ["estimator-snapped"]) + coordinatorVenues.map(\.0)
         var errors: [String: [String: [Double]]] = [:]
         var rejected = 0
         var windowCount = 0
@@ -208,6 +231,9 @@ public struct TetamReplay: Sendable {
                         estimate?.snapped.map { hypot($0.x - window.truthX, $0.y - window.truthY) }
                     }
                 }
+            }
+            for (name, venue) in coordinatorVenues {
+                perMethod[name] = try coordinatorErrors(windows, venue: venue).compactMap { $0 }
             }
             errors[track.name] = perMethod
         }

@@ -33,6 +33,9 @@ public final class Topology: Sendable {
     public let maximumRadius: Double
     /// The venue's radio assumptions (`venue.conf`).
     public let radio: RadioEnvironment
+    /// The venue's tuning of the position filter (`venue.conf`'s `walking-speed`,
+    /// `velocity-gain`, `anchors-per-estimate`).
+    public let positionTuning: PositionTuning
     /// Per region: metres within which a phone detects its beacon (from its `power`, else the
     /// venue's); where iOS reports it *inside* and wakes a suspended phone.
     public let detectionRanges: [Double]
@@ -65,7 +68,8 @@ public final class Topology: Sendable {
     let regionGrid: RegionGrid
 
     init(
-        name: String, revision: String, budget: Int?, radio: RadioEnvironment = RadioEnvironment(), levels: [Level], regions: [Region],
+        name: String, revision: String, budget: Int?, radio: RadioEnvironment = RadioEnvironment(),
+        positionTuning: PositionTuning = PositionTuning(), levels: [Level], regions: [Region],
         waypoints: [Waypoint], gateways: [Gateway], links: [Link], regionNode: [Int32], graph: WalkingGraph,
         clientPolicy: ClientPolicy? = nil, areas: [Area] = [], origin: GeoOrigin? = nil
     ) {
@@ -79,6 +83,7 @@ public final class Topology: Sendable {
         self.revision = revision
         self.budget = budget
         self.radio = radio
+        self.positionTuning = positionTuning
         detectionRanges = regions.map { radio.detectionRange(measuredPower: $0.measuredPower) }
         reachRanges = regions.map { radio.reach(measuredPower: $0.measuredPower) }
         self.levels = levels

@@ -71,6 +71,7 @@ struct LoadContext {
     var venueUUID: BeaconUUID?
     var venueBudget: Int?
     var radio = RadioEnvironment()
+    var positionTuning = PositionTuning()
     var budgetLocation: SourceLocation?
     var levels: [Level] = []
     var regions: [Region] = []
@@ -205,6 +206,24 @@ struct LoadContext {
                 } else {
                     error(file, line, "shadowing: '\(value)' is not a standard deviation in dB from 0 to 20")
                 }
+            case "walking-speed":
+                if let speed = Double(value), PositionTuning.walkingSpeedRange.contains(speed) {
+                    positionTuning.walkingSpeed = speed
+                } else {
+                    error(file, line, "walking-speed: '\(value)' is not a speed in m/s from 0.1 to 10")
+                }
+            case "velocity-gain":
+                if let gain = Double(value), PositionTuning.velocityGainRange.contains(gain) {
+                    positionTuning.velocityGain = gain
+                } else {
+                    error(file, line, "velocity-gain: '\(value)' is not a number from 0 to 1")
+                }
+            case "anchors-per-estimate":
+                if let count = Int(value), PositionTuning.anchorsPerEstimateRange.contains(count) {
+                    positionTuning.anchorsPerEstimate = count
+                } else {
+                    error(file, line, "anchors-per-estimate: '\(value)' is not a whole number from 1 to 64")
+                }
             case "origin-lat":
                 if let degrees = Double(value), (-90...90).contains(degrees) { originLatitude = degrees } else {
                     error(file, line, "origin-lat: '\(value)' is not a latitude in degrees from -90 to 90")
@@ -217,7 +236,7 @@ struct LoadContext {
             default:
                 warning(
                     file, line,
-                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, shadowing, origin-lat, origin-lon, description)")
+                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, shadowing, walking-speed, velocity-gain, anchors-per-estimate, origin-lat, origin-lon, description)")
             }
         }
     }

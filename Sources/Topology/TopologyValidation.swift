@@ -235,7 +235,8 @@ extension LoadContext {
             return TopologyLoader.Result(topology: nil, diagnostics: diagnostics)
         }
         let topology = Topology(
-            name: name ?? directoryName, revision: digest.hex, budget: venueBudget, radio: radio, levels: levels, regions: regions,
+            name: name ?? directoryName, revision: digest.hex, budget: venueBudget, radio: radio, positionTuning: positionTuning,
+            levels: levels, regions: regions,
             waypoints: waypoints, gateways: gateways, links: links, regionNode: regionNode, graph: graph,
             clientPolicy: clientRules.map { ClientPolicy(rules: $0, venueUUIDs: regions.map(\.identity.uuid)) },
             areas: areas, origin: origin

@@ -25,8 +25,10 @@ struct SimulateCommand: AsyncParsableCommand {
 
             --tetam DIR: replays the nine real tetam tracks as twelve gateways' sightings and \
             reports position error against the camera truth (median, p90) for the estimator and a \
-            weighted-centroid baseline; with --topology (the tetam room) also the coverage of the \
-            regions the beacon truly entered.
+            weighted-centroid baseline; with --topology (the tetam room) the estimator settings \
+            come from its venue.conf, the same windows also run through a coordinator engine built \
+            from it (rows coordinator-uncalibrated and coordinator-self-calibrated), and the \
+            coverage of the regions the beacon truly entered is added.
 
             --broker URL: walkers over MQTT against a running coordinator, either as phones \
             (reports with ranged beacons, enter/exit events and their monitored list, applying \
@@ -178,9 +180,10 @@ struct SimulateCommand: AsyncParsableCommand {
         if let train {
             replay.trainingTracks = train.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         }
-        var report = try replay.run()
-        if let topology {
-            let venue = try Topology.load(directory: URL(fileURLWithPath: topology, isDirectory: true))
+        let venue = try topology.map { try Topology.load(directory: URL(fileURLWithPath: $0, isDirectory: true)) }
+        if let venue { replay.configuration = TetamReplay.configuration(topology: venue) }
+        var report = try replay.run(coordinator: venue)
+        if let venue {
             var planner = plannerConfiguration()
             if let budget { planner.budget = budget }
             report.coverage = try replay.coverage(topology: venue, planner: planner)

@@ -151,8 +151,8 @@ extension CoordinatorEngine {
         if refused != AdmissionCounts() { counters.notAdmitted[gateway, default: AdmissionCounts()].add(refused) }
         CoordinatorEngine.observe(
             sightings, clients: indices, gateway: gatewayIndex, time: time, now: now, stamp: stamp,
-            configuration: configuration, records: &table.records, seen: &seenStamp, coverage: &gateways.tables[g],
-            dirty: &dirtyClients)
+            configuration: configuration, maximum: maximumObservations, records: &table.records, seen: &seenStamp,
+            coverage: &gateways.tables[g], dirty: &dirtyClients)
         scratchIndices = indices
         // Clients this gateway covered but did not hear in this window.
         var departedCandidates = scratchDeparted
@@ -211,10 +211,9 @@ extension CoordinatorEngine {
     /// passed in (one access each per batch) and with every record updated in place.
     static func observe(
         _ sightings: [DecodedSighting], clients indices: [Int32], gateway: Int32, time: Int64, now: Int64, stamp: UInt32,
-        configuration: Configuration, records: inout [ClientRecord?], seen: inout [UInt32],
+        configuration: Configuration, maximum: Int, records: inout [ClientRecord?], seen: inout [UInt32],
         coverage: inout CoverageTable, dirty: inout [Int32]
     ) {
-        let maximum = configuration.maximumObservations
         let horizon = configuration.observationHorizon
         let persistInterval = configuration.lastSeenPersistInterval
         let seenAt = max(time, now)
@@ -309,7 +308,7 @@ extension CoordinatorEngine {
             guard beacon.rssi != 0, venue.topology.regions[Int(region)].position != nil else { continue }  // unmeasured, or no place
             record.observe(
                 CompactObservation(anchor: -(region + 1), rssi: Float(beacon.rssi), time: time),
-                maximum: configuration.maximumObservations, horizon: configuration.observationHorizon)
+                maximum: maximumObservations, horizon: configuration.observationHorizon)
         }
         // Reconciliation: what iOS monitors is the truth. A list sent before the phone applied our
         // latest version is stale and says nothing. Ids the topology does not know are the app's

@@ -25,7 +25,9 @@ public final class CoordinatorEngine {
         public var movedEventDistance: Double = 3.0
         /// Observations older than this (milliseconds) no longer count.
         public var observationHorizon: Int64 = 3_000
-        /// Observations kept per client.
+        /// Observations kept per client (one per anchor: the newest, and of those equally new the
+        /// strongest), so the most anchors one estimate uses; a venue's `anchors-per-estimate`
+        /// (``Topology/PositionTuning``) overrides it.
         public var maximumObservations: Int = 8
         /// Clients not heard from for this long (milliseconds) expire; their retained `regions` is cleared.
         public var idleTimeout: Int64 = 15 * 60 * 1000

@@ -31,18 +31,15 @@ public struct CoordinatorVenue: Sendable {
     /// Builds the planner chosen (`budget` caps every client's) and the position estimator for
     /// `topology`; without an estimator `configuration`, the venue's radio (`venue.conf`'s power,
     /// path-loss exponent and shadowing) is the model for the beacons phones range, as it is for
-    /// the detection ranges the planner works with.
+    /// the detection ranges the planner works with, and its `walking-speed` and `velocity-gain`
+    /// tune the filter (`PositionEstimatorConfiguration(venue:)`; its `anchors-per-estimate` the
+    /// engine reads).
     public init(
         topology: Topology, budget: Int, planner choice: PlannerChoice = .frontier,
         estimator configuration: PositionEstimatorConfiguration? = nil
     ) throws(PositionError) {
-        let radio = topology.radio
         let estimator = try PositionEstimator(
-            topology: topology,
-            configuration: configuration
-                ?? PositionEstimatorConfiguration(
-                    pathLoss: LogDistanceModel(referencePower: Double(radio.measuredPower), exponent: radio.pathLossExponent),
-                    shadowingSigma: radio.shadowing))
+            topology: topology, configuration: configuration ?? PositionEstimatorConfiguration(venue: topology))
         self.topology = topology
         switch choice {
         case .frontier: self.planner = FrontierPlanner(topology: topology, configuration: FrontierPlannerConfiguration(budget: budget))
