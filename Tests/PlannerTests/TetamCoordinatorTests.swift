@@ -12,9 +12,8 @@ import Topology
 /// (direct estimator 1.44 / 2.82 m); with the engine's default of 8 readings per estimate
 /// instead of the room's `anchors-per-estimate = 12`, 1.69 / 3.48 m, which fails here.
 @Suite struct TetamCoordinatorTests {
-    @Test
+    @Test(.requires(PositionTetamTests.available, PositionTetamTests.missingMessage))
     func selfCalibratedCoordinatorMeetsTheTargets() async throws {
-        try PositionTetamTests.requireData()
         try await heavyWork {
             let topology = try Topology.load(directory: SharedData.packageRoot.appendingPathComponent("topology/tetam", isDirectory: true))
             var replay = TetamReplay(dataset: try TetamDataset.load(directory: PositionTetamTests.directory))

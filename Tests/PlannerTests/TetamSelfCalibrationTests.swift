@@ -10,9 +10,8 @@ import Testing
 /// tracks, 1.49 / 2.83 m on the five held out, against 2.22 / 4.07 m uncalibrated (2.01 / 3.57 m
 /// with the filter that does not track a velocity); the targets are 1.5 / 3 m.
 @Suite struct TetamSelfCalibrationTests {
-    @Test
+    @Test(.requires(PositionTetamTests.available, PositionTetamTests.missingMessage))
     func selfCalibrationWithoutTruthBeatsTheUncalibratedLine() async throws {
-        try PositionTetamTests.requireData()
         try await heavyWork {
             let replay = TetamReplay(dataset: try TetamDataset.load(directory: PositionTetamTests.directory))
             let fit = try TetamSelfCalibration.fit(replay, tracks: replay.trainingTracks)
