@@ -147,6 +147,8 @@ public struct LiveSimulationReport: Sendable, Codable, Equatable {
     /// `regions` versions that repeated or went backwards, and ones that skipped ahead.
     public var versionRepeats: Int
     public var versionGaps: Int
+    /// Skips ahead at a change of partitioned member (`coordinator`): a handover, not a lost set.
+    public var handovers: Int = 0
     public var reportsSent: Int
     public var sightingsSent: Int
     /// Region events that ran a suspended phone's app.
@@ -160,8 +162,8 @@ public struct LiveSimulationReport: Sendable, Codable, Equatable {
     public var summary: String {
         String(
             format:
-                "t=%.0fs clients=%d entries=%d coverage=%.2f%% churn=%.1f/100m wakes=%.1f/100m regions=%d versions: %d repeated, %d skipped",
+                "t=%.0fs clients=%d entries=%d coverage=%.2f%% churn=%.1f/100m wakes=%.1f/100m regions=%d versions: %d repeated, %d skipped, %d handovers",
             seconds, clients, entries, coverage * 100, churnPer100m, metres > 0 ? Double(wakes) * 100 / metres : 0, regionsMessages,
-            versionRepeats, versionGaps)
+            versionRepeats, versionGaps, handovers)
     }
 }
