@@ -18,13 +18,10 @@ extension CoordinatorEngine {
     /// next report or sightings bring fresh ones). Creates the record when the client is new here.
     public func adoptPublished(client: String, message: RegionsMessage, now: Int64) {
         let index = clientIndex(forID: client, now: now)
-        guard var record = table.records[Int(index)] else { return }
-        // Another member published for the client: whatever this engine publishes next for it continues from the clock.
+        guard var record = table.records[Int(index)], message.version > record.version else { return }
+        // Another member published for the client after this engine: what it publishes next continues from the
+        // clock, above sets of that member's that have not arrived yet. (An older set needs no jump: + 1 is above it.)
         record.handedOver = true
-        guard message.version > record.version else {
-            table.records[Int(index)] = record
-            return
-        }
         record.version = message.version
         record.regions = message.regions.compactMap { venue.topology.regionIndex(id: $0.id).map(Int32.init) }
         record.inside.removeAll { !record.regions.contains($0) }
