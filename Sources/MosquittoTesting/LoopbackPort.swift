@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// TCP ports on 127.0.0.1 for servers started by tests and the demo: reserving a free one, and
 /// checking whether one accepts connections.
 ///
@@ -49,14 +53,26 @@ public enum LoopbackPort {
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
     public static func accepts(_ port: Int) -> Bool {
+        guard let descriptor = connect(port) else { return false }
+        close(descriptor)
+        return true
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port` (the caller closes it), `nil` when the connection failed.
+    public static func connect(_ port: Int) -> Int32? {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
+        guard descriptor >= 0 else { return nil }
         var address = loopback(port: port)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
-        return connected == 0
+        guard connected == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
     }
 
     private static func loopback(port: Int) -> sockaddr_in {

@@ -141,17 +141,8 @@ enum CoordinatorHarness {
     }
 
     private static func blockingGet(port: Int, _ path: String, headers: [String]) throws -> (Int, [String], Data) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw CoordinatorError("socket failed") }
+        guard let fd = LoopbackPort.connect(port) else { throw CoordinatorError("connection refused on \(port)") }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw CoordinatorError("connection refused on \(port)") }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let extra = headers.map { $0 + "\r\n" }.joined()

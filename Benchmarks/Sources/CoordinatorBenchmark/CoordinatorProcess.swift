@@ -1,5 +1,6 @@
 import Coordinator
 import Foundation
+import MosquittoTesting
 
 /// The release `beaconfleet coordinator` binary running in a process of its own (so its memory and
 /// CPU are its own), optionally pinned to CPUs with `taskset`, with what the benchmarks read of it:
@@ -120,7 +121,7 @@ final class CoordinatorProcess: @unchecked Sendable {
     /// The body of `GET path` on 127.0.0.1:`port` (HTTP/1.0, read to the end), `nil` on any failure
     /// or a status other than 200.
     static func get(_ path: String, port: Int) -> String? {
-        guard let fd = connectedLoopbackSocket(port: port) else { return nil }
+        guard let fd = LoopbackPort.connect(port) else { return nil }
         defer { close(fd) }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -152,22 +153,4 @@ final class CoordinatorProcess: @unchecked Sendable {
         }
         return String(decoding: response[headerEnd...], as: UTF8.self)
     }
-}
-
-/// A TCP socket connected to 127.0.0.1:`port`, `nil` when the connection failed.
-func connectedLoopbackSocket(port: Int) -> Int32? {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return nil }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else {
-        close(fd)
-        return nil
-    }
-    return fd
 }

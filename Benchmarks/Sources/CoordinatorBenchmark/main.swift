@@ -531,7 +531,7 @@ final class StreamReader: @unchecked Sendable {
     private var markers = 0
 
     init(port: Int) throws {
-        guard let fd = connectedLoopbackSocket(port: port) else { throw CoordinatorError("cannot connect to the map's stream on \(port)") }
+        guard let fd = LoopbackPort.connect(port) else { throw CoordinatorError("cannot connect to the map's stream on \(port)") }
         self.fd = fd
         let request = Array("GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
