@@ -13,21 +13,6 @@ import Foundation
 import Planner
 import Topology
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-func nanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
-}
-
 /// One tag's evidence for each second of its walk.
 typealias Walk = [[PositionObservation]]
 
