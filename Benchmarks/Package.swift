@@ -33,6 +33,11 @@ let package = Package(
                 .product(name: "SwiftGraph", package: "SwiftGraph"),
             ]
         ),
+        // One position estimate, the production arithmetic against the original libm formula.
+        .executableTarget(
+            name: "EstimatorBenchmark",
+            dependencies: ["BenchmarkSupport", .product(name: "Planner", package: "BeaconFleet"), .product(name: "Topology", package: "BeaconFleet")]
+        ),
         .executableTarget(
             name: "CoordinatorBenchmark",
             dependencies: [

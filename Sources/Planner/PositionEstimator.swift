@@ -25,6 +25,9 @@ public struct PositionEstimator: Sendable {
     /// Level names, bottom to top (the areas' order first, then other anchors' levels by name).
     public let levels: [String]
     public let configuration: PositionEstimatorConfiguration
+    /// How the grid's likelihood is computed: ``PositionArithmetic/fast``, unless a benchmark or a
+    /// test sets the reference `.libm` on a copy.
+    public var arithmetic: PositionArithmetic = .fast
 
     private let anchorIndexByID: [String: Int]
     private let levelIndexByName: [String: Int32]
@@ -204,7 +207,7 @@ public struct PositionEstimator: Sendable {
 
     // MARK: - Internals
 
-    private struct AnchorTerm {
+    struct AnchorTerm {
         var x: Double, y: Double, height: Double
         var level: Int32
         var rssi: Double
@@ -329,43 +332,82 @@ public struct PositionEstimator: Sendable {
         let minimumDistance2 = config.pathLoss.minimumDistance * config.pathLoss.minimumDistance
         let softness = config.constraintSoftness
 
+        let fast = arithmetic == .fast
+        let anchorLogs =
+            fast
+            ? Self.anchorLogLikelihoods(
+                terms: terms, dz2: dz2, floorLoss: floorLoss, minimumDistance2: minimumDistance2,
+                grid: (originX: originX, originY: originY, step: step, columns: columns, rows: rows)) : []
+        /// The region constraints' log factor at (x, y).
+        func constraintLog(_ x: Double, _ y: Double) -> Double {
+            var logp = 0.0
+            for term in constraints {
+                guard term.level == level else {
+                    if term.inside { logp -= 8 }  // an enter on another level is strong evidence against this one
+                    continue
+                }
+                if term.radius == .infinity {  // a level-wide region: anywhere on it
+                    if !term.inside { logp -= 50 }
+                    continue
+                }
+                let dx = x - term.x
+                let dy = y - term.y
+                let distance = (dx * dx + dy * dy).squareRoot()
+                let excess = term.inside ? distance - term.radius : term.radius - distance
+                if excess > 0 { logp -= 0.5 * (excess / softness) * (excess / softness) }
+            }
+            return logp
+        }
         var logs = [Double](repeating: 0, count: columns * rows)
         var peak = -Double.infinity
-        for row in 0..<rows {
-            let y = originY + Double(row) * step
-            for column in 0..<columns {
-                let x = originX + Double(column) * step
-                var logp = 0.0
-                for (i, term) in terms.enumerated() {
-                    let dx = x - term.x
-                    let dy = y - term.y
-                    let distance2 = max(dx * dx + dy * dy + dz2[i], minimumDistance2)
-                    let expected = term.reference - 5 * term.exponent * log10(distance2) - floorLoss[i]
-                    let z = (term.rssi - expected) * term.precision
-                    logp -= log1p(z * z)
+        if fast {
+            // The prior's log factor is a sum of a column's and a row's part; the peak is found
+            // in a pass of its own, so the cell loop carries no dependency from cell to cell.
+            var priorColumn = [Double](repeating: 0, count: columns)
+            var priorRow = [Double](repeating: 0, count: rows)
+            if let prior {
+                for column in 0..<columns {
+                    let dx = originX + Double(column) * step - prior.x
+                    priorColumn[column] = -0.5 * dx * dx / prior.variance
                 }
-                for term in constraints {
-                    guard term.level == level else {
-                        if term.inside { logp -= 8 }  // an enter on another level is strong evidence against this one
-                        continue
+                for row in 0..<rows {
+                    let dy = originY + Double(row) * step - prior.y
+                    priorRow[row] = -0.5 * dy * dy / prior.variance
+                }
+            }
+            for row in 0..<rows {
+                let base = row * columns
+                let y = originY + Double(row) * step
+                for column in 0..<columns {
+                    var logp = Double(anchorLogs[base + column]) + priorRow[row] + priorColumn[column]
+                    if !constraints.isEmpty { logp += constraintLog(originX + Double(column) * step, y) }
+                    logs[base + column] = logp
+                }
+            }
+            for logp in logs { peak = max(peak, logp) }
+        } else {
+            for row in 0..<rows {
+                let y = originY + Double(row) * step
+                for column in 0..<columns {
+                    let x = originX + Double(column) * step
+                    var logp = 0.0
+                    for (i, term) in terms.enumerated() {
+                        let dx = x - term.x
+                        let dy = y - term.y
+                        let distance2 = max(dx * dx + dy * dy + dz2[i], minimumDistance2)
+                        let expected = term.reference - 5 * term.exponent * log10(distance2) - floorLoss[i]
+                        let z = (term.rssi - expected) * term.precision
+                        logp -= log1p(z * z)
                     }
-                    if term.radius == .infinity {  // a level-wide region: anywhere on it
-                        if !term.inside { logp -= 50 }
-                        continue
+                    logp += constraintLog(x, y)
+                    if let prior {
+                        let dx = x - prior.x
+                        let dy = y - prior.y
+                        logp -= 0.5 * (dx * dx + dy * dy) / prior.variance
                     }
-                    let dx = x - term.x
-                    let dy = y - term.y
-                    let distance = (dx * dx + dy * dy).squareRoot()
-                    let excess = term.inside ? distance - term.radius : term.radius - distance
-                    if excess > 0 { logp -= 0.5 * (excess / softness) * (excess / softness) }
+                    logs[row * columns + column] = logp
+                    peak = max(peak, logp)
                 }
-                if let prior {
-                    let dx = x - prior.x
-                    let dy = y - prior.y
-                    logp -= 0.5 * (dx * dx + dy * dy) / prior.variance
-                }
-                logs[row * columns + column] = logp
-                peak = max(peak, logp)
             }
         }
         guard peak.isFinite else { return nil }
@@ -379,7 +421,10 @@ public struct PositionEstimator: Sendable {
             let y = originY + Double(row) * step
             for column in 0..<columns {
                 let x = originX + Double(column) * step
-                let p = exp(logs[row * columns + column] - peak)
+                let relative = logs[row * columns + column] - peak
+                // e^-36 < 3e-16: even 2,500 such cells move the moments by less than 1e-12.
+                if fast && relative < -36 { continue }
+                let p = exp(relative)
                 total += p
                 sumX += p * x
                 sumY += p * y

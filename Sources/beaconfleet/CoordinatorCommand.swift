@@ -190,6 +190,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        HeapRetention.keepFreedMemoryForReuse(queuedSightings: queueLimit)
         var logger = Logger(label: "beaconfleet.coordinator")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let directory = URL(fileURLWithPath: topology, isDirectory: true)

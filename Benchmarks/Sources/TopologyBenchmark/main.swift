@@ -15,17 +15,6 @@ import Topology
     import Glibc
 #endif
 
-func nanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
-}
-
 func percentile(_ values: [Double], _ p: Double) -> Double {
     let sorted = values.sorted()
     return sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]

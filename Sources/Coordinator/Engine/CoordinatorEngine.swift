@@ -176,9 +176,7 @@ public final class CoordinatorEngine {
         var deferred = false
         for index in dirty {
             // Checked in place: reading the record out copies it.
-            guard let isPhone = table.records[Int(index)]?.isPhone,
-                let waits = table.records[Int(index)]?.waitsForEstimate(now: now, interval: interval, backlogged: backlogged)
-            else {
+            guard let (isPhone, waits) = table.records[Int(index)]?.flushCheck(now: now, interval: interval, backlogged: backlogged) else {
                 continue
             }
             if waits || (phonesOnly && !isPhone) {
