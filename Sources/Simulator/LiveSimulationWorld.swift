@@ -48,6 +48,8 @@ actor LiveWorld {
     var inbox: [Int: RegionsMessage] = [:]
     /// The newest version each client was sent.
     var sentVersion: [Int: UInt64] = [:]
+    /// Per phone, the member that published its newest `regions` (partitioned coordinators).
+    var sentCoordinator: [Int: String] = [:]
 
     init(configuration: LiveSimulation.Configuration) throws {
         self.configuration = configuration
@@ -208,8 +210,14 @@ actor LiveWorld {
         else { return [] }
         tally.regionsMessages += 1
         if let last = sentVersion[i], !retained {
-            if message.version <= last { tally.versionRepeats += 1 } else if message.version > last + 1 { tally.versionGaps += 1 }
+            if message.version <= last {
+                tally.versionRepeats += 1
+            } else if message.version > last + 1 {
+                // A new partitioned member continues from the clock (docs/wire.md, Versions): a handover, not a lost set.
+                if let from = sentCoordinator[i], let to = message.coordinator, from != to { tally.handovers += 1 } else { tally.versionGaps += 1 }
+            }
         }
+        if message.version > sentVersion[i] ?? 0 { sentCoordinator[i] = message.coordinator }
         sentVersion[i] = max(sentVersion[i] ?? 0, message.version)
         if configuration.mode == .phones {
             // The phone reads it when it runs (it is retained; the newest one wins).

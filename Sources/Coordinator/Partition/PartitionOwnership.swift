@@ -6,7 +6,8 @@ public import WireProtocol
 /// statuses), its core (admitting input, the fence) and its publisher (which outputs go out).
 ///
 /// - Membership: ``note(_:heardAt:retained:)`` for every member status; ``refresh(now:)`` recomputes
-///   the live set and, when it changed, the owned partitions (``Rendezvous``).
+///   the live set and, when it changed, the owned partitions (``Rendezvous``), unless this member
+///   stopped hearing its own heartbeats (``deafAfter``).
 /// - Ownership: a member reads and publishes only for partitions it owns, and not during the
 ///   grace after gaining one, nor while fenced.
 /// - The fence: a `regions` message from another member with a version not older than this member's
@@ -63,6 +64,8 @@ public final class PartitionOwnership: Sendable {
     /// and every fence is lifted: membership moved on). `nil` when nothing changed.
     public func refresh(now: Date = Date()) -> Change? {
         state.withLock { state in
+            // Deaf to its own heartbeats (once heard): the others' silence may be its own path's.
+            if let own = state.view.members[member]?.heard, now.timeIntervalSince(own) > deafAfter { return nil }
             let rejoined =
                 state.reconnectedAt <= now
                 && state.awaiting.allSatisfy { (state.view.members[$0]?.heard ?? .distantPast) >= state.reconnectedAt }
@@ -96,6 +99,11 @@ public final class PartitionOwnership: Sendable {
         }
     }
 
+    /// How long without hearing its own heartbeat (once heard) a member decides nothing: it
+    /// cannot tell whether the others went silent or its own path to the broker did (a NATS node
+    /// in turmoil), so it neither judges them dead nor takes their partitions.
+    public var deafAfter: TimeInterval { max(3 * configuration.heartbeat, configuration.timeout / 2) }
+
     /// The connection to the broker was lost: this member serves nothing (what it publishes
     /// cannot go out, and the others may take its partitions meanwhile) and decides nothing until
     /// ``connected(now:)``.
@@ -108,6 +116,10 @@ public final class PartitionOwnership: Sendable {
             state.reconnectedAt = .distantFuture
         }
     }
+
+    /// Whether the connection is lost (``disconnected()``) and not yet back (``connected(now:)``):
+    /// the member then sends no heartbeats, so the others can tell it cannot serve.
+    public var isCutOff: Bool { state.withLock { $0.decideAfter == .distantFuture } }
 
     /// Connected (again): ownership is decided anew once every member live before the connection
     /// was lost has been heard again, or after one timeout (as when joining); every partition then
@@ -127,6 +139,11 @@ public final class PartitionOwnership: Sendable {
         state.withLock { state in
             Self.serves(partition, state: state, now: now) && now.timeIntervalSince(state.foreignAt[client] ?? .distantPast) >= 1
         }
+    }
+
+    /// When another member's `regions` message for `client` last arrived (`nil`: never).
+    public func lastForeignSet(for client: String) -> Date? {
+        state.withLock { $0.foreignAt[client] }
     }
 
     /// Whether this member reads and publishes for `partition` now.
