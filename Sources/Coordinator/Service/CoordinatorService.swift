@@ -45,6 +45,8 @@ public final class CoordinatorService: Service, Sendable {
     let partitionMetrics: PartitionMetrics?
     /// Partitioned coordinators: the connection the heartbeats go out on (``heartbeatConnection(for:)``).
     let heartbeatClient: MQTTClient?
+    /// The newest `regions` version enqueued per client: sets go out in increasing order (``PublishedVersions``).
+    let publishedVersions = PublishedVersions()
 
     /// Loads the topology (an error here is fatal: it names the file and line) and the state store.
     public init(
@@ -268,8 +270,21 @@ public final class CoordinatorService: Service, Sendable {
                 retain = true
             }
             while true {
-                do {
-                    try self.client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain)
+                do throws(MQTTError) {
+                    let enqueue = { () throws(MQTTError) in
+                        try self.client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain)
+                    }
+                    switch output {
+                    case .regions(let id, let message):
+                        // In increasing order whichever task publishes (PublishedVersions).
+                        if case .stale(let newest) = try publishedVersions.enqueue(client: id, version: message.version, enqueue) {
+                            logger.debug("not publishing version \(message.version) for \(id): \(newest) went out first")
+                        }
+                    case .clearRegions(let id):
+                        try enqueue()
+                        publishedVersions.forget(client: id)
+                    case .event: try enqueue()
+                    }
                     break
                 } catch .queueFull {
                     try? await Task.sleep(for: .milliseconds(5))
