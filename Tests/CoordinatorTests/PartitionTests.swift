@@ -246,8 +246,56 @@ extension PartitionTests {
         #expect(ownership.refresh(now: now.addingTimeInterval(1.5)) == nil, "not heard the other since")
         let heard = now.addingTimeInterval(2)
         ownership.note(CoordinatorMemberStatus(member: other, state: .online, venue: "museum", time: heard), heardAt: heard)
+        #expect(ownership.refresh(now: heard) == nil, "not heard its own heartbeat since: its subscriptions may not be back")
+        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: heard), heardAt: heard)
         let change = try #require(ownership.refresh(now: heard))
         #expect(change.live.count == 2 && change.gained == [0])
+    }
+
+    @Test("lost twice before rejoining, a member still waits for the members it knew: it does not decide alone on reconnecting")
+    func lostTwiceBeforeRejoining() throws {
+        let t0 = Date().addingTimeInterval(-10)
+        let (ownership, other) = try owner(joined: t0)
+        let now = Date()
+        let heardAt = { (member: String, at: Date) in
+            ownership.note(CoordinatorMemberStatus(member: member, state: .online, venue: "museum", time: at), heardAt: at)
+        }
+        heardAt(other, now)
+        #expect(ownership.refresh(now: now)?.live.count == 2)
+        ownership.disconnected()
+        ownership.connected(now: now.addingTimeInterval(1))
+        ownership.disconnected()  // again, before anyone was heard
+        let back = now.addingTimeInterval(2)
+        ownership.connected(now: back)
+        heardAt(ownership.member, back.addingTimeInterval(0.5))
+        #expect(ownership.refresh(now: back.addingTimeInterval(0.5)) == nil, "the other, known live before, not heard again yet")
+        heardAt(other, back.addingTimeInterval(0.7))
+        #expect(ownership.refresh(now: back.addingTimeInterval(0.7))?.live.count == 2)
+    }
+
+    @Test("a member that lost its connection before it ever decided waits out the timeout, as when joining")
+    func lostBeforeDeciding() throws {
+        let now = Date()
+        let (ownership, _) = try owner(joined: now)
+        ownership.disconnected()
+        ownership.connected(now: now.addingTimeInterval(0.5))
+        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: now), heardAt: now.addingTimeInterval(1))
+        #expect(ownership.refresh(now: now.addingTimeInterval(1)) == nil, "nobody known to wait for is no reason to decide at once")
+        let timedOut = now.addingTimeInterval(0.6 + ownership.configuration.timeout)
+        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: timedOut), heardAt: timedOut)
+        #expect(ownership.refresh(now: timedOut)?.owned == [0])
+    }
+
+    @Test("in the grace of a partition just gained, a set another member decided after the gain backs this member off; one decided before does not")
+    func graceBackOff() throws {
+        let (ownership, other, now) = try decidedOwner()
+        var before = regions(5, by: other)
+        before.time = now.addingTimeInterval(-0.5)
+        #expect(ownership.seen(before, client: "p", ownVersion: 0, now: now.addingTimeInterval(0.5)) == .adopt)
+        var after = regions(6, by: other)
+        after.time = now.addingTimeInterval(1)
+        #expect(ownership.seen(after, client: "p", ownVersion: 5, now: now.addingTimeInterval(1)) == .fenced(partition: 0))
+        #expect(!ownership.serves(0, now: now.addingTimeInterval(ownership.configuration.grace + 1)))
     }
 }
 

@@ -23,6 +23,8 @@ public final class PartitionOwnership: Sendable {
         var live: [String] = []
         var owned: Set<Int> = []
         var graceUntil: [Int: Date] = [:]
+        /// When each owned partition was gained (see ``seen(_:client:ownVersion:now:)``: the grace's back-off).
+        var gainedAt: [Int: Date] = [:]
         var fencedUntil: [Int: Date] = [:]
         var clientPartition: [String: Int] = [:]
         /// Per client, the last version adopted from another member.
@@ -66,9 +68,13 @@ public final class PartitionOwnership: Sendable {
         state.withLock { state in
             // Deaf to its own heartbeats (once heard): the others' silence may be its own path's.
             if let own = state.view.members[member]?.heard, now.timeIntervalSince(own) > deafAfter { return nil }
+            // Back from a lost connection, early: only once it hears its own heartbeat again (its
+            // subscriptions are back) and every member it knew live before (never with none to
+            // wait for: alone, or not yet decided, it waits out the timeout as when joining).
+            let (view, reconnectedAt) = (state.view, state.reconnectedAt)
+            let heardSince = { (member: String) in (view.members[member]?.heard ?? .distantPast) >= reconnectedAt }
             let rejoined =
-                state.reconnectedAt <= now
-                && state.awaiting.allSatisfy { (state.view.members[$0]?.heard ?? .distantPast) >= state.reconnectedAt }
+                reconnectedAt <= now && !state.awaiting.isEmpty && heardSince(member) && state.awaiting.allSatisfy(heardSince)
             guard now >= state.decideAfter || rejoined else { return nil }
             state.awaiting = []
             state.reconnectedAt = .distantFuture
@@ -92,7 +98,10 @@ public final class PartitionOwnership: Sendable {
             if silent { owned.formIntersection(state.owned) }
             let gained = owned.subtracting(state.owned).sorted()
             let lost = state.owned.subtracting(owned).sorted()
-            for partition in gained { state.graceUntil[partition] = now.addingTimeInterval(configuration.grace) }
+            for partition in gained {
+                state.gainedAt[partition] = now
+                state.graceUntil[partition] = now.addingTimeInterval(configuration.grace)
+            }
             state.fencedUntil = [:]
             state.owned = owned
             return Change(live: live, gained: gained, lost: lost, owned: owned.sorted())
@@ -109,7 +118,9 @@ public final class PartitionOwnership: Sendable {
     /// ``connected(now:)``.
     public func disconnected() {
         state.withLock { state in
-            if state.decideAfter != .distantFuture { state.awaiting = state.live.filter { $0 != member } }
+            // Lost again before it rejoined: still the members it knew before the first loss (its
+            // live set is empty by now), so the rejoin waits for them rather than for nobody.
+            state.awaiting = Set(state.awaiting + state.live.filter { $0 != member }).sorted()
             state.owned = []
             state.live = []
             state.decideAfter = .distantFuture
@@ -211,12 +222,26 @@ public final class PartitionOwnership: Sendable {
             state.foreignAt[client] = now
             if let known = state.adopted[client], message.version <= known { return .adopt }
             state.adopted[client] = message.version
+            // In the grace of a partition just gained, a set another member decided after the gain
+            // (its `time`, beyond a clock skew allowance) means it still acts as the owner, its view of
+            // the live set not this member's: back off (fenced) rather than publish beside it.
+            // Sets decided before the gain are the previous owner's last ones, what the grace waits for.
+            if state.owned.contains(partition), now < state.graceUntil[partition, default: .distantPast],
+                let gained = state.gainedAt[partition], let decided = message.time,
+                decided.timeIntervalSince(gained) > Self.clockSkew
+            {
+                state.fencedUntil[partition] = now.addingTimeInterval(configuration.fenceHold)
+                return .fenced(partition: partition)
+            }
             // Equal counts too: two members that both published this version each think they own the client.
             guard message.version >= ownVersion, ownVersion > 0, Self.serves(partition, state: state, now: now) else { return .adopt }
             state.fencedUntil[partition] = now.addingTimeInterval(configuration.fenceHold)
             return .fenced(partition: partition)
         }
     }
+
+    /// How far apart two members' clocks may be when their sets' `time` is compared.
+    static let clockSkew: TimeInterval = 0.25
 
     /// The partition an output belongs to (by the position it carries, else the client's last).
     public func partition(of output: CoordinatorOutput) -> Int {
