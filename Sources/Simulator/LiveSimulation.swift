@@ -172,6 +172,9 @@ public struct LiveSimulationReport: Sendable, Codable, Equatable {
     public var versionGaps: Int
     /// Skips ahead at a change of partitioned member (`coordinator`): a handover, not a lost set.
     public var handovers: Int = 0
+    /// A set received again from the member that published it (a partitioned member's live copy
+    /// beside its retained message): skipped, not counted in `regionsMessages`.
+    public var copies: Int = 0
     public var reportsSent: Int
     public var sightingsSent: Int
     /// Region events that ran a suspended phone's app.
@@ -185,8 +188,8 @@ public struct LiveSimulationReport: Sendable, Codable, Equatable {
     public var summary: String {
         String(
             format:
-                "t=%.0fs clients=%d entries=%d coverage=%.2f%% churn=%.1f/100m wakes=%.1f/100m regions=%d versions: %d repeated, %d skipped, %d handovers",
+                "t=%.0fs clients=%d entries=%d coverage=%.2f%% churn=%.1f/100m wakes=%.1f/100m regions=%d versions: %d repeated, %d skipped, %d handovers, %d copies",
             seconds, clients, entries, coverage * 100, churnPer100m, metres > 0 ? Double(wakes) * 100 / metres : 0, regionsMessages,
-            versionRepeats, versionGaps, handovers)
+            versionRepeats, versionGaps, handovers, copies)
     }
 }

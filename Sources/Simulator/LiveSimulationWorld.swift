@@ -50,6 +50,8 @@ actor LiveWorld {
     var sentVersion: [Int: UInt64] = [:]
     /// Per phone, the member that published its newest `regions` (partitioned coordinators).
     var sentCoordinator: [Int: String] = [:]
+    /// Per phone, every version received and the member that published it (copies are skipped).
+    var receivedSets: [Int: [UInt64: String]] = [:]
 
     init(configuration: LiveSimulation.Configuration) throws {
         self.configuration = configuration
@@ -208,6 +210,13 @@ actor LiveWorld {
         guard let i = phoneByID[client], !payload.isEmpty,
             let message = try? WireCoding.decode(RegionsMessage.self, from: payload, topic: client)
         else { return [] }
+        // The same set twice (a partitioned member's live copy and its retained message, from the
+        // member that published that version): a copy, neither a repeat nor a new message.
+        if receivedSets[i, default: [:]][message.version] == (message.coordinator ?? "") {
+            tally.copies += 1
+            return []
+        }
+        receivedSets[i, default: [:]][message.version] = message.coordinator ?? ""
         tally.regionsMessages += 1
         if let last = sentVersion[i], !retained {
             if message.version <= last {

@@ -277,7 +277,11 @@ public final class CoordinatorService: Service, Sendable {
                     switch output {
                     case .regions(let id, let message):
                         // In increasing order whichever task publishes (PublishedVersions).
-                        if case .stale(let newest) = try publishedVersions.enqueue(client: id, version: message.version, enqueue) {
+                        let outcome = try publishedVersions.enqueue(client: id, version: message.version) { () throws(MQTTError) in
+                            try enqueue()
+                            enqueueLiveCopy(topic: topic, payload: payload)
+                        }
+                        if case .stale(let newest) = outcome {
                             logger.debug("not publishing version \(message.version) for \(id): \(newest) went out first")
                         }
                     case .clearRegions(let id):
