@@ -52,6 +52,8 @@ actor LiveWorld {
     var sentCoordinator: [Int: String] = [:]
     /// Per phone, every version received and the member that published it (copies are skipped).
     var receivedSets: [Int: [UInt64: String]] = [:]
+    /// Phones' missed entries: phone, region and simulated second (the first 50).
+    var missedEntries: [String] = []
 
     init(configuration: LiveSimulation.Configuration) throws {
         self.configuration = configuration
@@ -118,9 +120,15 @@ actor LiveWorld {
             let heard = radio.readings(at: position, client: i, tick: tick)
             await handset.detect(heard.compactMap { topology.regions[$0.region].identity.beacon }, at: seconds)
             let held = handset.held
+            let (missedBefore, namedBefore) = (arrivals.entries - arrivals.covered, arrivals.missedRegions.count)
             coverage.step(
                 now: seconds, detected: heard.map(\.region), withinNow: radio.regionsWithin(position), counting: seconds > 0,
                 tally: &arrivals, id: { self.topology.regions[$0].id }, monitored: { held.contains(self.topology.regions[$0].id) })
+            // Which phone missed which region when, as for tags: a missed entry is diagnosed from its time.
+            if arrivals.entries - arrivals.covered > missedBefore, missedEntries.count < 50 {
+                let region = arrivals.missedRegions.count > namedBefore ? arrivals.missedRegions.last! : "?"
+                missedEntries.append("\(phones[i].id) \(region) at \(Int(seconds))s")
+            }
             _ = await handset.applyDue(at: seconds)
             let ranged = heard.sorted { $0.rssi > $1.rssi }.prefix(24).map { reading in  // the strongest: a report stays small
                 let identity = topology.regions[reading.region].identity
@@ -255,7 +263,7 @@ actor LiveWorld {
         if configuration.mode == .phones {
             result.entries = arrivals.entries
             result.coveredEntries = arrivals.covered
-            result.missed = arrivals.missedRegions
+            result.missed = missedEntries
             result.adds = phones.reduce(0) { $0 + ($1.handset?.started ?? 0) }
             result.removes = phones.reduce(0) { $0 + ($1.handset?.stopped ?? 0) }
             result.wakes = phones.reduce(0) { $0 + ($1.handset?.wakes ?? 0) }
