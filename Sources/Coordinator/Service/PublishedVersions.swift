@@ -6,10 +6,10 @@ import Synchronization
 ///
 /// Several tasks publish what the core decided — the process loop, the flush, housekeeping, and a
 /// partitioned member's answer to held reports after a handover — and each one awaits the core and
-/// then enqueues: between the two another task can enqueue a set decided later. Measured in CI
-/// (`PartitionedCoordinatorBrokerTests`): a member answered held reports (versions from the clock,
-/// …193) while its process loop answered the phones' next reports (…194), and …194 reached the
-/// broker first, so the phones ignored …193 as a step back. Checking and enqueueing under one lock
+/// then enqueues: between the two another task can enqueue a set decided later. Seen in CI
+/// (`PartitionedCoordinatorBrokerTests`, not reproduced here): one member's …194 reached the broker
+/// before its …193 for two phones — by the code, most likely its answer to held reports (a version
+/// from the clock) enqueued after its process loop's answer to the next report (+1). Checking and enqueueing under one lock
 /// makes that impossible: a set older than one already enqueued for its client is dropped (the
 /// newer one is retained and carries the whole set; a phone treats the skip as "converge").
 final class PublishedVersions: Sendable {
