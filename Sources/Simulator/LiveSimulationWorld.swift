@@ -48,6 +48,12 @@ actor LiveWorld {
     var inbox: [Int: RegionsMessage] = [:]
     /// The newest version each client was sent.
     var sentVersion: [Int: UInt64] = [:]
+    /// Per phone, the member that published its newest `regions` (partitioned coordinators).
+    var sentCoordinator: [Int: String] = [:]
+    /// Per phone, every version received and the member that published it (copies are skipped).
+    var receivedSets: [Int: [UInt64: String]] = [:]
+    /// Phones' missed entries: phone, region and simulated second (the first 50).
+    var missedEntries: [String] = []
 
     init(configuration: LiveSimulation.Configuration) throws {
         self.configuration = configuration
@@ -114,9 +120,15 @@ actor LiveWorld {
             let heard = radio.readings(at: position, client: i, tick: tick)
             await handset.detect(heard.compactMap { topology.regions[$0.region].identity.beacon }, at: seconds)
             let held = handset.held
+            let (missedBefore, namedBefore) = (arrivals.entries - arrivals.covered, arrivals.missedRegions.count)
             coverage.step(
                 now: seconds, detected: heard.map(\.region), withinNow: radio.regionsWithin(position), counting: seconds > 0,
                 tally: &arrivals, id: { self.topology.regions[$0].id }, monitored: { held.contains(self.topology.regions[$0].id) })
+            // Which phone missed which region when, as for tags: a missed entry is diagnosed from its time.
+            if arrivals.entries - arrivals.covered > missedBefore, missedEntries.count < 50 {
+                let region = arrivals.missedRegions.count > namedBefore ? arrivals.missedRegions.last! : "?"
+                missedEntries.append("\(phones[i].id) \(region) at \(Int(seconds))s")
+            }
             _ = await handset.applyDue(at: seconds)
             let ranged = heard.sorted { $0.rssi > $1.rssi }.prefix(24).map { reading in  // the strongest: a report stays small
                 let identity = topology.regions[reading.region].identity
@@ -206,10 +218,23 @@ actor LiveWorld {
         guard let i = phoneByID[client], !payload.isEmpty,
             let message = try? WireCoding.decode(RegionsMessage.self, from: payload, topic: client)
         else { return [] }
+        // The same set twice (a partitioned member's live copy and its retained message, from the
+        // member that published that version): a copy, neither a repeat nor a new message.
+        if receivedSets[i, default: [:]][message.version] == (message.coordinator ?? "") {
+            tally.copies += 1
+            return []
+        }
+        receivedSets[i, default: [:]][message.version] = message.coordinator ?? ""
         tally.regionsMessages += 1
         if let last = sentVersion[i], !retained {
-            if message.version <= last { tally.versionRepeats += 1 } else if message.version > last + 1 { tally.versionGaps += 1 }
+            if message.version <= last {
+                tally.versionRepeats += 1
+            } else if message.version > last + 1 {
+                // A new partitioned member continues from the clock (docs/wire.md, Versions): a handover, not a lost set.
+                if let from = sentCoordinator[i], let to = message.coordinator, from != to { tally.handovers += 1 } else { tally.versionGaps += 1 }
+            }
         }
+        if message.version > sentVersion[i] ?? 0 { sentCoordinator[i] = message.coordinator }
         sentVersion[i] = max(sentVersion[i] ?? 0, message.version)
         if configuration.mode == .phones {
             // The phone reads it when it runs (it is retained; the newest one wins).
@@ -238,7 +263,7 @@ actor LiveWorld {
         if configuration.mode == .phones {
             result.entries = arrivals.entries
             result.coveredEntries = arrivals.covered
-            result.missed = arrivals.missedRegions
+            result.missed = missedEntries
             result.adds = phones.reduce(0) { $0 + ($1.handset?.started ?? 0) }
             result.removes = phones.reduce(0) { $0 + ($1.handset?.stopped ?? 0) }
             result.wakes = phones.reduce(0) { $0 + ($1.handset?.wakes ?? 0) }

@@ -152,7 +152,7 @@ struct PartitionTests {
         #expect(ownership.serves(0, now: now.addingTimeInterval(2 + ownership.configuration.fenceHold + 0.1)))
     }
 
-    @Test("a new owner continues the previous owner's version: its next set is that version + 1, diffed against that set")
+    @Test("a new owner continues above the previous owner's version, from the clock, diffed against that set")
     func continuesTheVersion() throws {
         let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
         let held = engine.venue.topology.regions.prefix(3).map(\.reference)
@@ -163,17 +163,52 @@ struct PartitionTests {
         let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "r12")]))
         try engine.feed(TestVenue.topics.clientReport(try Identifier("p")), report, at: 1)
         let published = try #require(engine.step(at: 1).regionsMessages.first)
-        #expect(published.1.version == 5_001)
+        // Sets the previous owner published after 5,000 that had not arrived lie below the clock.
+        #expect(published.1.version == UInt64(TestVenue.millis(1)))
         let kept = Set(held.map(\.id)).intersection(published.1.regions.map(\.id))
         #expect(published.1.add.allSatisfy { !kept.contains($0.id) })
         #expect(Set(published.1.remove).isSubset(of: Set(held.map(\.id))))
         // An older set (a QoS 1 redelivery) changes nothing.
         engine.adoptPublished(client: "p", message: message, now: TestVenue.millis(2))
-        #expect(engine.version(of: "p") == 5_001)
+        #expect(engine.version(of: "p") == UInt64(TestVenue.millis(1)))
+    }
+
+    @Test("a partition gained: its clients' next sets continue from the clock; other clients' continue + 1")
+    func gainedContinuesFromTheClock() throws {
+        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "r12")]))
+        for client in ["kept", "moved"] { try engine.feed(TestVenue.topics.clientReport(try Identifier(client)), report, at: 1) }
+        let first = Dictionary(uniqueKeysWithValues: engine.step(at: 1).regionsMessages.map { ($0.0, $0.1.version) })
+        engine.markHandedOver { $0 == "moved" }
+        // Each phone says it holds nothing of its set: answered with a new version (a reconciliation).
+        for client in ["kept", "moved"] {
+            let held = try WireCoding.encode(ClientReport(monitored: [], version: try #require(first[client])))
+            try engine.feed(TestVenue.topics.clientReport(try Identifier(client)), held, at: 30)
+        }
+        let next = Dictionary(uniqueKeysWithValues: engine.step(at: 30).regionsMessages.map { ($0.0, $0.1.version) })
+        #expect(next["kept"] == first["kept"].map { $0 + 1 })
+        #expect(next["moved"] == UInt64(TestVenue.millis(30)))
     }
 }
 
 extension PartitionTests {
+    @Test("a member that stops hearing its own heartbeats decides nothing: the others' silence may be its own")
+    func deafMemberDecidesNothing() throws {
+        let t0 = Date().addingTimeInterval(-10)
+        let (ownership, other) = try owner(joined: t0)
+        let now = Date()
+        for member in [ownership.member, other] {
+            ownership.note(CoordinatorMemberStatus(member: member, state: .online, venue: "museum", time: now), heardAt: now)
+        }
+        #expect(ownership.refresh(now: now)?.live.count == 2)
+        // Both go quiet past the timeout, this member's own echo included: no change.
+        let later = now.addingTimeInterval(ownership.configuration.timeout + 1)
+        #expect(ownership.refresh(now: later) == nil)
+        // It hears itself again, and the other still not: the other is gone.
+        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: later), heardAt: later)
+        #expect(ownership.refresh(now: later)?.live == [ownership.member])
+    }
+
     @Test("a member cut off from the broker serves nothing, and on reconnecting alone takes nothing back until the others are heard or gone")
     func reconnect() throws {
         let t0 = Date().addingTimeInterval(-10)
@@ -211,8 +246,56 @@ extension PartitionTests {
         #expect(ownership.refresh(now: now.addingTimeInterval(1.5)) == nil, "not heard the other since")
         let heard = now.addingTimeInterval(2)
         ownership.note(CoordinatorMemberStatus(member: other, state: .online, venue: "museum", time: heard), heardAt: heard)
+        #expect(ownership.refresh(now: heard) == nil, "not heard its own heartbeat since: its subscriptions may not be back")
+        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: heard), heardAt: heard)
         let change = try #require(ownership.refresh(now: heard))
         #expect(change.live.count == 2 && change.gained == [0])
+    }
+
+    @Test("lost twice before rejoining, a member still waits for the members it knew: it does not decide alone on reconnecting")
+    func lostTwiceBeforeRejoining() throws {
+        let t0 = Date().addingTimeInterval(-10)
+        let (ownership, other) = try owner(joined: t0)
+        let now = Date()
+        let heardAt = { (member: String, at: Date) in
+            ownership.note(CoordinatorMemberStatus(member: member, state: .online, venue: "museum", time: at), heardAt: at)
+        }
+        heardAt(other, now)
+        #expect(ownership.refresh(now: now)?.live.count == 2)
+        ownership.disconnected()
+        ownership.connected(now: now.addingTimeInterval(1))
+        ownership.disconnected()  // again, before anyone was heard
+        let back = now.addingTimeInterval(2)
+        ownership.connected(now: back)
+        heardAt(ownership.member, back.addingTimeInterval(0.5))
+        #expect(ownership.refresh(now: back.addingTimeInterval(0.5)) == nil, "the other, known live before, not heard again yet")
+        heardAt(other, back.addingTimeInterval(0.7))
+        #expect(ownership.refresh(now: back.addingTimeInterval(0.7))?.live.count == 2)
+    }
+
+    @Test("a member that lost its connection before it ever decided waits out the timeout, as when joining")
+    func lostBeforeDeciding() throws {
+        let now = Date()
+        let (ownership, _) = try owner(joined: now)
+        ownership.disconnected()
+        ownership.connected(now: now.addingTimeInterval(0.5))
+        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: now), heardAt: now.addingTimeInterval(1))
+        #expect(ownership.refresh(now: now.addingTimeInterval(1)) == nil, "nobody known to wait for is no reason to decide at once")
+        let timedOut = now.addingTimeInterval(0.6 + ownership.configuration.timeout)
+        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: timedOut), heardAt: timedOut)
+        #expect(ownership.refresh(now: timedOut)?.owned == [0])
+    }
+
+    @Test("in the grace of a partition just gained, a set another member decided after the gain backs this member off; one decided before does not")
+    func graceBackOff() throws {
+        let (ownership, other, now) = try decidedOwner()
+        var before = regions(5, by: other)
+        before.time = now.addingTimeInterval(-0.5)
+        #expect(ownership.seen(before, client: "p", ownVersion: 0, now: now.addingTimeInterval(0.5)) == .adopt)
+        var after = regions(6, by: other)
+        after.time = now.addingTimeInterval(1)
+        #expect(ownership.seen(after, client: "p", ownVersion: 5, now: now.addingTimeInterval(1)) == .fenced(partition: 0))
+        #expect(!ownership.serves(0, now: now.addingTimeInterval(ownership.configuration.grace + 1)))
     }
 }
 

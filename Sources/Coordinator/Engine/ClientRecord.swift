@@ -61,6 +61,10 @@ struct ClientRecord: Sendable {
     /// The last published `regions` version (0: nothing published yet; the first is epoch-based,
     /// see ``CoordinatorEngine/nextVersion(after:now:)``).
     var version: UInt64 = 0
+    /// Another member may have published for this client since this engine's last version (a
+    /// partition gained, another member's set adopted): the next version starts from the clock
+    /// (``CoordinatorEngine/nextVersion(after:now:handedOver:)``).
+    var handedOver = false
     /// The last published set, region indices in slot order.
     var regions: [Int32] = []
     /// The current estimate (the position estimator's state: its time is the evidence's), its

@@ -1,9 +1,13 @@
 import Foundation
+import Planner
+import Topology
 public import WireProtocol
 
 /// Partitioned coordinators: continuing a client's version from the `regions` message another
-/// member published (the retained one read on subscribing, or live ones), so a new owner's first
-/// set is the previous owner's version + 1, its diff against the set the phone holds.
+/// member published (the retained one read on subscribing, or live ones), and after a handover
+/// from the clock, so a new owner's first set lies above every version published before it even
+/// when the previous owner's last sets had not arrived yet (a NATS cluster electing leaders
+/// delays retained messages by seconds).
 extension CoordinatorEngine {
     /// The last version decided here for `client` (0: none).
     public func version(of client: String) -> UInt64 {
@@ -17,7 +21,11 @@ extension CoordinatorEngine {
     public func adoptPublished(client: String, message: RegionsMessage, now: Int64) {
         let index = clientIndex(forID: client, now: now)
         guard var record = table.records[Int(index)], message.version > record.version else { return }
+        // Another member published for the client after this engine: what it publishes next continues from the
+        // clock, above sets of that member's that have not arrived yet. (An older set needs no jump: + 1 is above it.)
+        record.handedOver = true
         record.version = message.version
+        seedLocation(&record, from: message)
         record.regions = message.regions.compactMap { venue.topology.regionIndex(id: $0.id).map(Int32.init) }
         record.inside.removeAll { !record.regions.contains($0) }
         record.answered = nil
@@ -25,5 +33,44 @@ extension CoordinatorEngine {
         record.needsPersist = true
         persistPending.append(index)
         table.records[Int(index)] = record
+    }
+
+    /// Takes the position another member published with `message` as the client's, when this
+    /// engine has none as recent: a member that gains a partition then plans each client's first
+    /// set from where the previous owner placed it, not from one report without history.
+    /// Measured (`scripts/partition-check --phones 16 --seconds 150`, coordinator kill): without
+    /// it the successor's first sets re-planned from scratch, phones fired several enters at
+    /// once, and their entries were missed for a minute after the handover.
+    func seedLocation(_ record: inout ClientRecord, from message: RegionsMessage) {
+        guard let position = message.position, let time = message.time, let level = venue.estimator.levelIndex(of: position.level)
+        else { return }
+        let at = Self.stateTime(Int64((time.timeIntervalSince1970 * 1000).rounded()))
+        if let known = record.location, known.time >= at { return }
+        let confidence = position.confidence ?? 5
+        let point = VenuePoint(x: position.x, y: position.y, level: position.level)
+        record.location = PositionState(x: point.x, y: point.y, variance: confidence * confidence, time: at, level: level)
+        record.confidence = confidence
+        record.plannedAt = point
+        record.movedAt = point
+    }
+
+    /// Partitions were gained: the clients `handedOver` selects may have had sets published by
+    /// another member that have not arrived here, so each one's next version starts from the clock.
+    public func markHandedOver(where handedOver: (String) -> Bool) {
+        for index in table.records.indices {
+            guard let record = table.records[index], handedOver(record.id) else { continue }
+            table.records[index]!.handedOver = true
+        }
+    }
+
+    /// The version after `version`; after a handover (`handedOver`) the larger of that and the
+    /// clock in milliseconds since 1970, the rule a record without history follows (docs/wire.md,
+    /// *Versions*): above every version another member published for the client as long as the
+    /// members together published less than one version per millisecond for it. A phone takes the
+    /// jump as "converge to the whole set"; a version not above one another member published
+    /// would be ignored by it.
+    static func nextVersion(after version: UInt64, now: Int64, handedOver: Bool) -> UInt64 {
+        let next = nextVersion(after: version, now: now)
+        return handedOver ? max(next, UInt64(max(1, now))) : next
     }
 }

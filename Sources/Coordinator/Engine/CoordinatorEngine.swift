@@ -383,7 +383,8 @@ public final class CoordinatorEngine {
         let add = regions.filter { !base.contains($0) }.map { venue.regionRefs[Int($0)] }
         let remove = record.vanished + previous.filter { !next.contains($0) }.map { venue.id(ofRegion: $0) }
         record.vanished = []
-        record.version = Self.nextVersion(after: record.version, now: now)
+        record.version = Self.nextVersion(after: record.version, now: now, handedOver: record.handedOver)
+        record.handedOver = false
         record.regions = regions
         // What this version answers: a reconciliation from the set the phone held, or nothing.
         record.answered = reconcile.map { $0.sorted() }

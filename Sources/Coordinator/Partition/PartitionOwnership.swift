@@ -6,7 +6,8 @@ public import WireProtocol
 /// statuses), its core (admitting input, the fence) and its publisher (which outputs go out).
 ///
 /// - Membership: ``note(_:heardAt:retained:)`` for every member status; ``refresh(now:)`` recomputes
-///   the live set and, when it changed, the owned partitions (``Rendezvous``).
+///   the live set and, when it changed, the owned partitions (``Rendezvous``), unless this member
+///   stopped hearing its own heartbeats (``deafAfter``).
 /// - Ownership: a member reads and publishes only for partitions it owns, and not during the
 ///   grace after gaining one, nor while fenced.
 /// - The fence: a `regions` message from another member with a version not older than this member's
@@ -22,6 +23,8 @@ public final class PartitionOwnership: Sendable {
         var live: [String] = []
         var owned: Set<Int> = []
         var graceUntil: [Int: Date] = [:]
+        /// When each owned partition was gained (see ``seen(_:client:ownVersion:now:)``: the grace's back-off).
+        var gainedAt: [Int: Date] = [:]
         var fencedUntil: [Int: Date] = [:]
         var clientPartition: [String: Int] = [:]
         /// Per client, the last version adopted from another member.
@@ -63,9 +66,15 @@ public final class PartitionOwnership: Sendable {
     /// and every fence is lifted: membership moved on). `nil` when nothing changed.
     public func refresh(now: Date = Date()) -> Change? {
         state.withLock { state in
+            // Deaf to its own heartbeats (once heard): the others' silence may be its own path's.
+            if let own = state.view.members[member]?.heard, now.timeIntervalSince(own) > deafAfter { return nil }
+            // Back from a lost connection, early: only once it hears its own heartbeat again (its
+            // subscriptions are back) and every member it knew live before (never with none to
+            // wait for: alone, or not yet decided, it waits out the timeout as when joining).
+            let (view, reconnectedAt) = (state.view, state.reconnectedAt)
+            let heardSince = { (member: String) in (view.members[member]?.heard ?? .distantPast) >= reconnectedAt }
             let rejoined =
-                state.reconnectedAt <= now
-                && state.awaiting.allSatisfy { (state.view.members[$0]?.heard ?? .distantPast) >= state.reconnectedAt }
+                reconnectedAt <= now && !state.awaiting.isEmpty && heardSince(member) && state.awaiting.allSatisfy(heardSince)
             guard now >= state.decideAfter || rejoined else { return nil }
             state.awaiting = []
             state.reconnectedAt = .distantFuture
@@ -89,25 +98,39 @@ public final class PartitionOwnership: Sendable {
             if silent { owned.formIntersection(state.owned) }
             let gained = owned.subtracting(state.owned).sorted()
             let lost = state.owned.subtracting(owned).sorted()
-            for partition in gained { state.graceUntil[partition] = now.addingTimeInterval(configuration.grace) }
+            for partition in gained {
+                state.gainedAt[partition] = now
+                state.graceUntil[partition] = now.addingTimeInterval(configuration.grace)
+            }
             state.fencedUntil = [:]
             state.owned = owned
             return Change(live: live, gained: gained, lost: lost, owned: owned.sorted())
         }
     }
 
+    /// How long without hearing its own heartbeat (once heard) a member decides nothing: it
+    /// cannot tell whether the others went silent or its own path to the broker did (a NATS node
+    /// in turmoil), so it neither judges them dead nor takes their partitions.
+    public var deafAfter: TimeInterval { max(3 * configuration.heartbeat, configuration.timeout / 2) }
+
     /// The connection to the broker was lost: this member serves nothing (what it publishes
     /// cannot go out, and the others may take its partitions meanwhile) and decides nothing until
     /// ``connected(now:)``.
     public func disconnected() {
         state.withLock { state in
-            if state.decideAfter != .distantFuture { state.awaiting = state.live.filter { $0 != member } }
+            // Lost again before it rejoined: still the members it knew before the first loss (its
+            // live set is empty by now), so the rejoin waits for them rather than for nobody.
+            state.awaiting = Set(state.awaiting + state.live.filter { $0 != member }).sorted()
             state.owned = []
             state.live = []
             state.decideAfter = .distantFuture
             state.reconnectedAt = .distantFuture
         }
     }
+
+    /// Whether the connection is lost (``disconnected()``) and not yet back (``connected(now:)``):
+    /// the member then sends no heartbeats, so the others can tell it cannot serve.
+    public var isCutOff: Bool { state.withLock { $0.decideAfter == .distantFuture } }
 
     /// Connected (again): ownership is decided anew once every member live before the connection
     /// was lost has been heard again, or after one timeout (as when joining); every partition then
@@ -127,6 +150,11 @@ public final class PartitionOwnership: Sendable {
         state.withLock { state in
             Self.serves(partition, state: state, now: now) && now.timeIntervalSince(state.foreignAt[client] ?? .distantPast) >= 1
         }
+    }
+
+    /// When another member's `regions` message for `client` last arrived (`nil`: never).
+    public func lastForeignSet(for client: String) -> Date? {
+        state.withLock { $0.foreignAt[client] }
     }
 
     /// Whether this member reads and publishes for `partition` now.
@@ -194,12 +222,26 @@ public final class PartitionOwnership: Sendable {
             state.foreignAt[client] = now
             if let known = state.adopted[client], message.version <= known { return .adopt }
             state.adopted[client] = message.version
+            // In the grace of a partition just gained, a set another member decided after the gain
+            // (its `time`, beyond a clock skew allowance) means it still acts as the owner, its view of
+            // the live set not this member's: back off (fenced) rather than publish beside it.
+            // Sets decided before the gain are the previous owner's last ones, what the grace waits for.
+            if state.owned.contains(partition), now < state.graceUntil[partition, default: .distantPast],
+                let gained = state.gainedAt[partition], let decided = message.time,
+                decided.timeIntervalSince(gained) > Self.clockSkew
+            {
+                state.fencedUntil[partition] = now.addingTimeInterval(configuration.fenceHold)
+                return .fenced(partition: partition)
+            }
             // Equal counts too: two members that both published this version each think they own the client.
             guard message.version >= ownVersion, ownVersion > 0, Self.serves(partition, state: state, now: now) else { return .adopt }
             state.fencedUntil[partition] = now.addingTimeInterval(configuration.fenceHold)
             return .fenced(partition: partition)
         }
     }
+
+    /// How far apart two members' clocks may be when their sets' `time` is compared.
+    static let clockSkew: TimeInterval = 0.25
 
     /// The partition an output belongs to (by the position it carries, else the client's last).
     public func partition(of output: CoordinatorOutput) -> Int {

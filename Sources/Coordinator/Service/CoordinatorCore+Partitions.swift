@@ -33,7 +33,11 @@ extension CoordinatorCore {
                 BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
                     .flatMap { venue.regionByBeacon[$0] }.map { venue.id(ofRegion: $0) }
             }
-            return ownership.serves(client: client.rawValue, in: partition)
+            guard ownership.serves(client: client.rawValue, in: partition) else {
+                heldReports.hold(inbound, client: client.rawValue, partition: partition, now: Date(timeIntervalSince1970: Double(now) / 1000))
+                return false
+            }
+            return true
         case .clientRegions(let client):
             guard !message.payload.isEmpty,
                 let regions = try? WireCoding.decode(RegionsMessage.self, from: message.payload, topic: message.topic)
@@ -52,5 +56,25 @@ extension CoordinatorCore {
         case .gatewayStatus, .clientEvents, .coordinatorStatus:
             return true
         }
+    }
+
+    /// `partitions` were gained (joined, taken over, or back after a lost connection): the next
+    /// set of each of their clients continues from the clock, above whatever another member
+    /// published meanwhile (``CoordinatorEngine/markHandedOver(where:)``).
+    public func gained(_ partitions: [Int], ownership: PartitionOwnership) {
+        guard !partitions.isEmpty else { return }
+        let gained = Set(partitions)
+        engine.markHandedOver { gained.contains(ownership.partition(ofClient: $0, level: nil)) }
+    }
+
+    /// After the grace of `partitions` gained: applies the reports of their clients that arrived
+    /// while this member did not serve them and that no other member answered since (``HeldReports``),
+    /// and returns what to publish.
+    func replayHeld(_ partitions: [Int], ownership: PartitionOwnership, now: Date = Date()) -> [CoordinatorOutput] {
+        guard !partitions.isEmpty else { return [] }
+        let held = heldReports.take(partitions: Set(partitions), now: now) { ownership.lastForeignSet(for: $0) }
+        guard !held.isEmpty else { return [] }
+        log.warning("answering \(held.count) reports that arrived while no member served their partition", source: "held")
+        return process(held, now: now)
     }
 }

@@ -27,6 +27,8 @@ public actor CoordinatorCore {
     /// coordinator applies everything), and its metrics.
     var partitioning: PartitionOwnership?
     var partitionMetrics: PartitionMetrics?
+    /// Partitioned coordinators: reports not applied (their partition not served), for a member gaining it.
+    var heldReports = HeldReports()
 
     /// Makes this core a member of partitioned coordinators (see ``PartitionOwnership``).
     public func partition(by ownership: PartitionOwnership, metrics: PartitionMetrics) {

@@ -30,10 +30,17 @@ extension CoordinatorService {
                 for await state in client.connectionStates.cancelOnGracefulShutdown() {
                     switch state {
                     case .connected:
-                        ownership.connected()
                         if wasDisconnected {
+                            // Back only once subscribed again: a NATS cluster answers a SUBSCRIBE
+                            // seconds late after a node dies (the session stream's leader re-elected),
+                            // and a member that owned partitions meanwhile would hear none of their reports.
                             resubscribing?.cancel()
-                            resubscribing = Task { await self.resubscribe(ownership) }
+                            resubscribing = Task {
+                                await self.resubscribe(ownership)
+                                if !Task.isCancelled { ownership.connected() }
+                            }
+                        } else {
+                            ownership.connected()
                         }
                         wasDisconnected = false
                     case .disconnected:
@@ -62,6 +69,15 @@ extension CoordinatorService {
                         + (change.lost.isEmpty ? "" : "; lost \(names(change.lost))")
                     logger.info("\(text)")
                     publishMemberStatus(ownership, state: .online, retain: true)  // say what is owned now
+                    // Before the grace ends: the gained partitions' next sets continue from the clock.
+                    await core.gained(change.gained, ownership: ownership)
+                    if !change.gained.isEmpty {
+                        // After the grace: answer the reports that arrived while nobody served these partitions.
+                        Task { [core, self] in
+                            try? await Task.sleep(for: .milliseconds(Int64((ownership.configuration.grace + 0.2) * 1000)))
+                            await self.publish(await core.replayHeld(change.gained, ownership: ownership))
+                        }
+                    }
                     following = Task { [previous = following, self] in
                         await previous?.value
                         await self.follow(change, ownership: ownership)
@@ -75,14 +91,18 @@ extension CoordinatorService {
 
     /// Publishes the heartbeat every ``PartitionConfiguration/heartbeat`` seconds: at QoS 0 and not
     /// retained, so on a NATS cluster it takes core NATS, not JetStream (which stalls for seconds
-    /// while it elects leaders after a node dies); the retained status is re-published every tenth
-    /// heartbeat and on every change (a new member reads it first, then the heartbeats).
+    /// while it elects leaders after a node dies), and on a connection of its own
+    /// (``heartbeatConnection(for:)``); the retained status is re-published every tenth heartbeat
+    /// and on every change (a new member reads it first, then the heartbeats).
     func heartbeatLoop(_ ownership: PartitionOwnership, metrics: PartitionMetrics) async {
         let heartbeat = Duration.milliseconds(Int64(ownership.configuration.heartbeat * 1000))
         var beats = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            // QoS 0 is not queued while disconnected (and a heartbeat from then would be stale).
-            if client.connectionState.isConnected { publishMemberStatus(ownership, state: .online, retain: beats % 10 == 0) }
+            // QoS 0 is not queued while disconnected (and a heartbeat from then would be stale). Both
+            // connections must be up, and the subscriptions back: a member that cannot receive must not look live.
+            if client.connectionState.isConnected, heartbeatClient?.connectionState.isConnected ?? true, !ownership.isCutOff {
+                publishMemberStatus(ownership, state: .online, retain: beats % 10 == 0)
+            }
             metrics.fenced.set(Double(ownership.owned().fenced.count))
             beats += 1
             try? await Task.sleep(for: heartbeat)
@@ -102,7 +122,7 @@ extension CoordinatorService {
         for filter in filters {
             while !Task.isCancelled {
                 do {
-                    _ = try await client.subscribe(filter, qos: filter == topics.allCoordinatorMembers ? .atMostOnce : .atLeastOnce)
+                    _ = try await client.subscribe(filter, qos: Self.memberQoS)
                     break
                 } catch {
                     logger.warning("membership: cannot subscribe to \(filter) again (\(error)); retrying")
@@ -111,6 +131,14 @@ extension CoordinatorService {
             }
         }
     }
+
+    /// The QoS of every subscription a member makes: 0. On a NATS cluster a QoS 1 subscription is
+    /// served through a JetStream consumer, which after `kill -9` of a node delivered nothing for
+    /// 4–7 s (measured, docs/mqtt.md), while QoS 0 took core NATS and kept flowing (gaps ≤ 0.4 s);
+    /// the broker delivers a QoS 1 publish to a QoS 0 subscriber at QoS 0. A member loses a message
+    /// only with its connection, and then serves nothing until it has rejoined (its clean
+    /// session would not have kept QoS 1 messages either) and reads the retained `regions` again.
+    static let memberQoS = QoS.atMostOnce
 
     /// Subscribes to the sightings of the gateways of partitions gained, unsubscribes from lost ones'.
     func follow(_ change: PartitionOwnership.Change, ownership: PartitionOwnership) async {
@@ -124,7 +152,7 @@ extension CoordinatorService {
                     for attempt in 1...5 where !Task.isCancelled {
                         do {
                             if subscribe {
-                                _ = try await client.subscribe(topics.sightings(id), qos: .atLeastOnce)
+                                _ = try await client.subscribe(topics.sightings(id), qos: Self.memberQoS)
                             } else {
                                 try await client.unsubscribe(topics.sightings(id))
                             }
@@ -149,7 +177,8 @@ extension CoordinatorService {
             heartbeat: ownership.configuration.heartbeat, time: Date())
         guard let payload = try? WireCoding.encode(status) else { return }
         do {
-            try client.enqueue(
+            // The retained status (and the will) on the main connection, heartbeats on their own.
+            try (retain ? client : heartbeatClient ?? client).enqueue(
                 topic: configuration.topics.coordinatorMember(member), payload: payload, qos: retain ? .atLeastOnce : .atMostOnce,
                 retain: retain)
         } catch {
@@ -187,5 +216,18 @@ extension CoordinatorService {
             }
         }
         return kept
+    }
+
+    /// The heartbeats' connection: the coordinator's settings with its own client id, a clean
+    /// session and no will. On a NATS cluster a retained or QoS 1 publish waits for JetStream
+    /// (measured: 4–11 s after `kill -9` of the node leading the MQTT streams, docs/mqtt.md), and
+    /// every publish after it on the same connection waits too; on a connection of their own the
+    /// heartbeats keep flowing, so the others do not take a stalled member for a dead one.
+    static func heartbeatConnection(for coordinator: MQTTConfiguration) -> MQTTConfiguration {
+        var configuration = coordinator
+        configuration.clientID = String((coordinator.clientID + "-heartbeat").prefix(128))
+        configuration.cleanSession = true
+        configuration.will = nil
+        return configuration
     }
 }

@@ -43,6 +43,10 @@ public final class CoordinatorService: Service, Sendable {
     /// Partitioned coordinators (``CoordinatorConfiguration/partitions``): who owns what; `nil` alone.
     public let ownership: PartitionOwnership?
     let partitionMetrics: PartitionMetrics?
+    /// Partitioned coordinators: the connection the heartbeats go out on (``heartbeatConnection(for:)``).
+    let heartbeatClient: MQTTClient?
+    /// The newest `regions` version enqueued per client: sets go out in increasing order (``PublishedVersions``).
+    let publishedVersions = PublishedVersions()
 
     /// Loads the topology (an error here is fatal: it names the file and line) and the state store.
     public init(
@@ -62,9 +66,11 @@ public final class CoordinatorService: Service, Sendable {
                 throw CoordinatorError("\(error)")
             }
             self.partitionMetrics = PartitionMetrics(registry: metrics.registry)
+            self.heartbeatClient = try MQTTClient(configuration: Self.heartbeatConnection(for: client.configuration), logger: logger)
         } else {
             self.ownership = nil
             self.partitionMetrics = nil
+            self.heartbeatClient = nil
         }
         let store = try configuration.statePath.map { path throws(StateStoreError) in try StateStore(path: path) }
         self.core = try CoordinatorCore(
@@ -91,6 +97,7 @@ public final class CoordinatorService: Service, Sendable {
     public func run() async throws {
         let topics = configuration.topics
         if let ownership, let partitionMetrics { await core.partition(by: ownership, metrics: partitionMetrics) }
+        try heartbeatClient?.connect()
         // Receive: classify and queue on the client's network thread, nothing else, so nothing
         // waits between the socket and the queue (under overload the queue sheds the oldest
         // sightings and never a report) and no task is woken per message.
@@ -119,8 +126,9 @@ public final class CoordinatorService: Service, Sendable {
                         let filters =
                             ownership == nil ? [topics.allGatewayStatus, topics.allSightings, topics.allClientReports] : memberFilters()
                         for filter in filters {
-                            // Heartbeats are QoS 0 (see heartbeatLoop): so is their subscription.
-                            try await client.subscribe(filter, qos: filter == topics.allCoordinatorMembers ? .atMostOnce : .atLeastOnce)
+                            // Heartbeats are QoS 0 (see heartbeatLoop): so is their subscription; a member's all are (memberQoS).
+                            try await client.subscribe(
+                                filter, qos: ownership != nil ? Self.memberQoS : filter == topics.allCoordinatorMembers ? .atMostOnce : .atLeastOnce)
                         }
                         self.subscribed.withLock { $0 = true }
                     } catch {
@@ -150,6 +158,7 @@ public final class CoordinatorService: Service, Sendable {
                 Task { await client.disconnect() }
             }
         }
+        await heartbeatClient?.disconnect()
         // Everything queued is applied (the process loop drains the closed queue): plan what waits and write the rest.
         await publish(await core.drain())
         // Say goodbye: a clean disconnect does not fire the will.
@@ -261,8 +270,25 @@ public final class CoordinatorService: Service, Sendable {
                 retain = true
             }
             while true {
-                do {
-                    try self.client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain)
+                do throws(MQTTError) {
+                    let enqueue = { () throws(MQTTError) in
+                        try self.client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain)
+                    }
+                    switch output {
+                    case .regions(let id, let message):
+                        // In increasing order whichever task publishes (PublishedVersions).
+                        let outcome = try publishedVersions.enqueue(client: id, version: message.version) { () throws(MQTTError) in
+                            try enqueue()
+                            enqueueLiveCopy(topic: topic, payload: payload)
+                        }
+                        if case .stale(let newest) = outcome {
+                            logger.debug("not publishing version \(message.version) for \(id): \(newest) went out first")
+                        }
+                    case .clearRegions(let id):
+                        try enqueue()
+                        publishedVersions.forget(client: id)
+                    case .event: try enqueue()
+                    }
                     break
                 } catch .queueFull {
                     try? await Task.sleep(for: .milliseconds(5))
