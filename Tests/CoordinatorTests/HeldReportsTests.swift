@@ -12,22 +12,48 @@ import Testing
 
     func payloads(_ taken: [InboundMessage]) -> [String] { taken.map(\.message.payloadString).sorted() }
 
+    /// What a member that has just gained `partitions` (and serves them now) takes.
+    func gain(_ held: inout HeldReports, _ partitions: Set<Int>, now: Date, answered: [String: (at: Date, partition: Int)] = [:])
+        -> [InboundMessage]
+    {
+        held.due(partitions: partitions, now: now)
+        return held.take(now: now, answered: { answered[$0] }, owned: partitions.contains) { partitions.contains($1) }
+    }
+
     @Test("a gained partition takes its clients' unanswered reports, in order; answered, older or other partitions' stay out")
     func takesUnanswered() {
         let t0 = Date()
         var held = HeldReports()
-        held.hold(report("a", 1), client: "a", partition: 0, now: t0)
-        held.hold(report("a", 2), client: "a", partition: 0, now: t0.addingTimeInterval(1))
-        held.hold(report("b", 3), client: "b", partition: 0, now: t0.addingTimeInterval(1))
-        held.hold(report("c", 4), client: "c", partition: 1, now: t0.addingTimeInterval(1))
-        held.hold(report("d", 5), client: "d", partition: 0, now: t0.addingTimeInterval(-30))
+        held.hold(report("a", 1), client: "a", partition: 0, owned: false, now: t0)
+        held.hold(report("a", 2), client: "a", partition: 0, owned: false, now: t0.addingTimeInterval(1))
+        held.hold(report("b", 3), client: "b", partition: 0, owned: false, now: t0.addingTimeInterval(1))
+        held.hold(report("c", 4), client: "c", partition: 1, owned: false, now: t0.addingTimeInterval(1))
+        held.hold(report("d", 5), client: "d", partition: 0, owned: false, now: t0.addingTimeInterval(-30))
+        // Nothing is due before a gain: the reports of partitions other members serve wait.
+        #expect(held.take(now: t0, answered: { _ in nil }, owned: { _ in false }) { _, _ in true }.isEmpty)
         // Another member answered b after its report: b's report is not taken.
-        let answered: [String: Date] = ["b": t0.addingTimeInterval(2), "a": t0.addingTimeInterval(0.5)]
-        let taken = held.take(partitions: [0], now: t0.addingTimeInterval(3)) { answered[$0] }
+        let answered: [String: (at: Date, partition: Int)] = ["b": (t0.addingTimeInterval(2), 0), "a": (t0.addingTimeInterval(0.5), 0)]
+        let taken = gain(&held, [0], now: t0.addingTimeInterval(3), answered: answered)
         #expect(taken.map(\.message.payloadString) == ["2"], "a's report after the answer only; d's too old")
         // Taken once: partition 0's are gone, partition 1's stay for whoever gains it.
-        #expect(held.take(partitions: [0], now: t0.addingTimeInterval(3)) { _ in nil }.isEmpty)
-        #expect(payloads(held.take(partitions: [1], now: t0.addingTimeInterval(3)) { _ in nil }) == ["4"])
+        #expect(gain(&held, [0], now: t0.addingTimeInterval(3)).isEmpty)
+        #expect(payloads(gain(&held, [1], now: t0.addingTimeInterval(3))) == ["4"])
+    }
+
+    @Test("a phone crossing into this member's partition: held until served, and a set placing it in the other partition is no answer")
+    func crossing() {
+        let t0 = Date()
+        var held = HeldReports()
+        held.hold(report("p", 1), client: "p", partition: 1, owned: true, now: t0)
+        // The other member's answer to the phone's previous report (partition 0) arrives after it.
+        let answered: [String: (at: Date, partition: Int)] = ["p": (t0.addingTimeInterval(0.2), 0)]
+        var ready = false
+        #expect(held.take(now: t0.addingTimeInterval(0.5), answered: { answered[$0] }, owned: { $0 == 1 }) { _, _ in ready }.isEmpty)
+        #expect(held.due == ["p"], "still due while not ready")
+        ready = true
+        let taken = held.take(now: t0.addingTimeInterval(1.1), answered: { answered[$0] }, owned: { $0 == 1 }) { _, _ in ready }
+        #expect(payloads(taken) == ["1"])
+        #expect(held.due.isEmpty && held.byClient.isEmpty)
     }
 
     @Test("at most perClient reports per client, the newest")
@@ -35,7 +61,7 @@ import Testing
         let t0 = Date()
         var held = HeldReports()
         held.perClient = 2
-        for n in 1...5 { held.hold(report("a", n), client: "a", partition: 0, now: t0) }
-        #expect(payloads(held.take(partitions: [0], now: t0) { _ in nil }) == ["4", "5"])
+        for n in 1...5 { held.hold(report("a", n), client: "a", partition: 0, owned: false, now: t0) }
+        #expect(payloads(gain(&held, [0], now: t0)) == ["4", "5"])
     }
 }

@@ -86,6 +86,43 @@ struct PartitionTests {
         #expect(throws: PartitionSpecError.self) { try PartitionMap(topology: mall, spec: "L1|L3") }
     }
 
+    @Test("a phone crossing from another member's partition into this one's is answered only a crossing hold after its report there")
+    func crossingHold() throws {
+        let mall = try Topology.load(directory: CoordinatorHarness.museum.deletingLastPathComponent().appendingPathComponent("mall"))
+        let map = try PartitionMap(topology: mall, spec: "L1|L2")
+        // Two members that split the mall's two levels between them; this one owns L2.
+        let pair = try #require(
+            (0..<50).lazy.map { ["m\($0)", "n\($0)"] }.first { pair in
+                Set(map.names.map { Rendezvous.owner(of: $0, among: pair)! }).count == 2
+            })
+        let member = Rendezvous.owner(of: "mall:L2", among: pair)!
+        let other = pair.first { $0 != member }!
+        var configuration = try PartitionConfiguration(member: member)
+        configuration.timeout = 3.5
+        let t0 = Date()
+        let ownership = PartitionOwnership(configuration: configuration, map: map, joined: t0.addingTimeInterval(-10))
+        ownership.note(CoordinatorMemberStatus(member: other, state: .online, venue: "mall", time: t0), heardAt: t0)
+        _ = ownership.refresh(now: t0)
+        let served = t0.addingTimeInterval(configuration.grace + 0.1)
+        #expect(ownership.serves(1, now: served) && !ownership.serves(0, now: served))
+        func report(_ region: String, at time: Date) -> Int {
+            ownership.partition(ofReport: ClientReport(events: [RegionEvent(type: .enter, region: region)]), client: "p", now: time) { _ in nil }
+        }
+        // In L1 (the other member's), then in L2 30 ms later: not yet.
+        #expect(report("L1-concourse-01", at: served) == 0)
+        let crossed = served.addingTimeInterval(0.03)
+        #expect(report("L2-concourse-01", at: crossed) == 1)
+        #expect(!ownership.serves(client: "p", in: 1, now: crossed))
+        #expect(!ownership.serves(client: "p", in: 1, now: served.addingTimeInterval(PartitionOwnership.crossingHold - 0.01)))
+        #expect(ownership.serves(client: "p", in: 1, now: served.addingTimeInterval(PartitionOwnership.crossingHold + 0.01)))
+        // Its next report in L2, and a crossing long after its last report in L1: answered at once.
+        let later = served.addingTimeInterval(5)
+        #expect(report("L2-concourse-01", at: later) == 1 && ownership.serves(client: "p", in: 1, now: later))
+        #expect(report("L1-concourse-01", at: later.addingTimeInterval(1)) == 0)
+        let back = later.addingTimeInterval(3)
+        #expect(report("L2-concourse-01", at: back) == 1 && ownership.serves(client: "p", in: 1, now: back))
+    }
+
     /// Two members `a` and `b` of one single-partition venue, seen from the one that owns it.
     func owner(joined: Date) throws -> (PartitionOwnership, other: String) {
         let museum = try Topology.load(directory: CoordinatorHarness.museum)

@@ -20,28 +20,59 @@ struct HeldReports: Sendable {
     var perClient = 16
     var clientLimit = 20_000
     private(set) var byClient: [String: [Held]] = [:]
+    /// The clients ``take(now:answered:ready:)`` looks at: held in a partition this member owned
+    /// (in its grace, or holding a crossing), or in one it has just gained (``due(partitions:now:)``).
+    /// The others' reports wait for a gain; looking at them on every call would cost a pass over
+    /// every phone of the venue.
+    private(set) var due: Set<String> = []
 
-    /// Keeps `inbound`, a report of `client` in `partition` not applied at `now`.
-    mutating func hold(_ inbound: InboundMessage, client: String, partition: Int, now: Date) {
+    /// Keeps `inbound`, a report of `client` in `partition` not applied at `now`; `owned`: this
+    /// member owns the partition (it will serve it soon), so the report is due.
+    mutating func hold(_ inbound: InboundMessage, client: String, partition: Int, owned: Bool, now: Date) {
         guard byClient[client] != nil || byClient.count < clientLimit else { return }
         var held = byClient[client, default: []].filter { now.timeIntervalSince($0.received) <= window }
         held.append(Held(received: now, partition: partition, inbound: inbound))
         if held.count > perClient { held.removeFirst(held.count - perClient) }
         byClient[client] = held
+        if owned { due.insert(client) }
     }
 
-    /// Takes, in arrival order per client, the reports of `partitions` younger than the window
-    /// that no other member answered: none published a `regions` message for the client after the
-    /// report arrived (`answered(client)`: when the last one arrived). Everything older is dropped.
-    mutating func take(partitions: Set<Int>, now: Date, answered: (String) -> Date?) -> [InboundMessage] {
-        var taken: [InboundMessage] = []
+    /// `partitions` were gained: their held reports are due; expired ones are dropped.
+    mutating func due(partitions: Set<Int>, now: Date) {
         for (client, held) in byClient {
             let fresh = held.filter { now.timeIntervalSince($0.received) <= window }
-            let answeredAt = answered(client) ?? .distantPast
-            let mine = fresh.filter { partitions.contains($0.partition) }
-            taken += mine.filter { $0.received > answeredAt }.map(\.inbound)
-            let kept = fresh.filter { !partitions.contains($0.partition) }
+            byClient[client] = fresh.isEmpty ? nil : fresh
+            if fresh.contains(where: { partitions.contains($0.partition) }) { due.insert(client) }
+        }
+    }
+
+    /// Takes, in arrival order per due client, the reports younger than the window that are `ready`
+    /// (by client and partition) and that no other member answered: none published a `regions`
+    /// message placing the client in the report's partition after the report arrived
+    /// (`answered(client)`: when the last one arrived, and where it placed the client). A set
+    /// placing it elsewhere answered an earlier report (a phone crossing between partitions).
+    /// Everything older than the window is dropped; a client stays due while it has a report in a
+    /// partition this member `owned`.
+    mutating func take(
+        now: Date, answered: (String) -> (at: Date, partition: Int)?, owned: (Int) -> Bool, ready: (String, Int) -> Bool
+    ) -> [InboundMessage] {
+        var taken: [InboundMessage] = []
+        for client in due {
+            let held = byClient[client] ?? []
+            let fresh = held.filter { now.timeIntervalSince($0.received) <= window }
+            let answer = answered(client)
+            var kept: [Held] = []
+            for report in fresh {
+                if !ready(client, report.partition) {
+                    kept.append(report)
+                } else if let answer, answer.partition == report.partition, answer.at > report.received {
+                    continue  // another member answered it
+                } else {
+                    taken.append(report.inbound)
+                }
+            }
             byClient[client] = kept.isEmpty ? nil : kept
+            if !kept.contains(where: { ready(client, $0.partition) || owned($0.partition) }) { due.remove(client) }
         }
         return taken
     }

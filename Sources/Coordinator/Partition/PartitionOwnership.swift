@@ -37,8 +37,13 @@ public final class PartitionOwnership: Sendable {
         var reconnectedAt: Date = .distantFuture
         /// Whether the last decision was taken alone with silent members (see ``refresh(now:)``).
         var silent = false
-        /// Per client, when another member's set for it last arrived.
-        var foreignAt: [String: Date] = [:]
+        /// Per client, when another member's set for it last arrived, and the partition it placed the client in.
+        var foreign: [String: (at: Date, partition: Int)] = [:]
+        /// Per client, its last report's partition and arrival (``partition(ofReport:client:now:regionOfBeacon:)``).
+        var lastReport: [String: (partition: Int, at: Date)] = [:]
+        /// Per client that crossed from another member's partition into one of this member's: not
+        /// answered before this (``crossingHold`` after its report there).
+        var crossingUntil: [String: Date] = [:]
     }
 
     /// A change of the live set and of what this member owns.
@@ -144,18 +149,31 @@ public final class PartitionOwnership: Sendable {
     }
 
     /// Whether this member applies a report of `client`, in `partition`: it serves the partition,
-    /// and no other member published a set for the client within the last second (a phone crossing
-    /// from one partition into another is handed over, not answered by both in one second).
+    /// no other member published a set for the client within the last second, and the client did
+    /// not just cross over from a partition this member does not serve (``crossingHold``): a phone
+    /// crossing from one partition into another is handed over, not answered by both in one second.
+    /// A report not applied is held (``HeldReports``) and answered once this says yes
+    /// (`CoordinatorCore.releaseHeld`).
     public func serves(client: String, in partition: Int, now: Date = Date()) -> Bool {
         state.withLock { state in
-            Self.serves(partition, state: state, now: now) && now.timeIntervalSince(state.foreignAt[client] ?? .distantPast) >= 1
+            Self.serves(partition, state: state, now: now)
+                && now.timeIntervalSince(state.foreign[client]?.at ?? .distantPast) >= Self.crossingHold
+                && now >= state.crossingUntil[client, default: .distantPast]
         }
     }
 
-    /// When another member's `regions` message for `client` last arrived (`nil`: never).
-    public func lastForeignSet(for client: String) -> Date? {
-        state.withLock { $0.foreignAt[client] }
+    /// When another member's `regions` message for `client` last arrived, and the partition it
+    /// placed the client in (`nil`: never).
+    public func lastForeignSet(for client: String) -> (at: Date, partition: Int)? {
+        state.withLock { $0.foreign[client] }
     }
+
+    /// How long after a client's report in another member's partition this member waits before it
+    /// answers the client's next report in its own: that member answered the first one at about
+    /// its arrival, and its set must be heard here (its version adopted) before this member
+    /// publishes one above it. Without it, a phone crossing between levels on a NATS cluster (whose
+    /// sets arrive late) was answered by both members 0.03 s apart (`scripts/partition-check`).
+    public static let crossingHold: TimeInterval = 1
 
     /// Whether this member reads and publishes for `partition` now.
     public func serves(_ partition: Int, now: Date = Date()) -> Bool {
@@ -165,6 +183,11 @@ public final class PartitionOwnership: Sendable {
     private static func serves(_ partition: Int, state: State, now: Date) -> Bool {
         state.owned.contains(partition) && now >= state.graceUntil[partition, default: .distantPast]
             && now >= state.fencedUntil[partition, default: .distantPast]
+    }
+
+    /// Whether this member owns `partition` (serving it, or in its grace, or fenced).
+    public func owns(_ partition: Int) -> Bool {
+        state.withLock { $0.owned.contains(partition) }
     }
 
     /// The partitions owned now (fenced or in grace included), and those fenced now.
@@ -180,13 +203,21 @@ public final class PartitionOwnership: Sendable {
     /// The partition of a phone's `report`: by the levels of the regions it ranged or reported
     /// events for (the most named), else the partition its last `regions` message placed it in,
     /// else the venue's first. Remembered for the client.
-    public func partition(ofReport report: ClientReport, client: String, regionOfBeacon: (RangedBeacon) -> String?) -> Int {
+    public func partition(ofReport report: ClientReport, client: String, now: Date = Date(), regionOfBeacon: (RangedBeacon) -> String?)
+        -> Int
+    {
         var votes: [Int: Int] = [:]
         for event in report.events { if let p = map.partition(ofRegion: event.region) { votes[p, default: 0] += 1 } }
         for beacon in report.ranged { if let id = regionOfBeacon(beacon), let p = map.partition(ofRegion: id) { votes[p, default: 0] += 1 } }
         return state.withLock { state in
             let chosen = votes.max { ($0.value, -$0.key) < ($1.value, -$1.key) }?.key ?? state.clientPartition[client] ?? 0
             state.clientPartition[client] = chosen
+            if let previous = state.lastReport[client], previous.partition != chosen, !Self.serves(previous.partition, state: state, now: now) {
+                let until = previous.at.addingTimeInterval(Self.crossingHold)
+                if until > now { state.crossingUntil[client] = until }
+            }
+            if state.crossingUntil[client].map({ $0 <= now }) ?? false { state.crossingUntil[client] = nil }
+            state.lastReport[client] = (chosen, now)
             return chosen
         }
     }
@@ -219,7 +250,7 @@ public final class PartitionOwnership: Sendable {
         let partition = partition(ofClient: client, level: message.position?.level)
         return state.withLock { state in
             // A version already adopted from another member is a QoS 1 redelivery, not news.
-            state.foreignAt[client] = now
+            state.foreign[client] = (now, partition)
             if let known = state.adopted[client], message.version <= known { return .adopt }
             state.adopted[client] = message.version
             // In the grace of a partition just gained, a set another member decided after the gain

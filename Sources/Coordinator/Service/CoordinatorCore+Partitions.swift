@@ -29,12 +29,14 @@ extension CoordinatorCore {
                 return true  // the engine rejects and counts it
             }
             let venue = engine.venue
-            let partition = ownership.partition(ofReport: report, client: client.rawValue) { beacon in
+            let partition = ownership.partition(ofReport: report, client: client.rawValue, now: Date(timeIntervalSince1970: Double(now) / 1000)) { beacon in
                 BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
                     .flatMap { venue.regionByBeacon[$0] }.map { venue.id(ofRegion: $0) }
             }
             guard ownership.serves(client: client.rawValue, in: partition) else {
-                heldReports.hold(inbound, client: client.rawValue, partition: partition, now: Date(timeIntervalSince1970: Double(now) / 1000))
+                heldReports.hold(
+                    inbound, client: client.rawValue, partition: partition, owned: ownership.owns(partition),
+                    now: Date(timeIntervalSince1970: Double(now) / 1000))
                 return false
             }
             return true
@@ -65,16 +67,20 @@ extension CoordinatorCore {
         guard !partitions.isEmpty else { return }
         let gained = Set(partitions)
         engine.markHandedOver { gained.contains(ownership.partition(ofClient: $0, level: nil)) }
+        heldReports.due(partitions: gained, now: Date())
     }
 
-    /// After the grace of `partitions` gained: applies the reports of their clients that arrived
-    /// while this member did not serve them and that no other member answered since (``HeldReports``),
-    /// and returns what to publish.
-    func replayHeld(_ partitions: [Int], ownership: PartitionOwnership, now: Date = Date()) -> [CoordinatorOutput] {
-        guard !partitions.isEmpty else { return [] }
-        let held = heldReports.take(partitions: Set(partitions), now: now) { ownership.lastForeignSet(for: $0) }
+    /// Applies the held reports (``HeldReports``) this member serves now and that no other member
+    /// answered since they arrived, and returns what to publish: those of partitions whose grace
+    /// just ended (they arrived while nobody served them), and those of clients that had just
+    /// crossed over from another member's partition (``PartitionOwnership/crossingHold``).
+    /// Called every membership tick.
+    func releaseHeld(ownership: PartitionOwnership, now: Date = Date()) -> [CoordinatorOutput] {
+        guard !heldReports.due.isEmpty else { return [] }
+        let held = heldReports.take(now: now, answered: { ownership.lastForeignSet(for: $0) }, owned: ownership.owns) { client, partition in
+            ownership.serves(client: client, in: partition, now: now)
+        }
         guard !held.isEmpty else { return [] }
-        log.warning("answering \(held.count) reports that arrived while no member served their partition", source: "held")
         return process(held, now: now)
     }
 }

@@ -71,18 +71,13 @@ extension CoordinatorService {
                     publishMemberStatus(ownership, state: .online, retain: true)  // say what is owned now
                     // Before the grace ends: the gained partitions' next sets continue from the clock.
                     await core.gained(change.gained, ownership: ownership)
-                    if !change.gained.isEmpty {
-                        // After the grace: answer the reports that arrived while nobody served these partitions.
-                        Task { [core, self] in
-                            try? await Task.sleep(for: .milliseconds(Int64((ownership.configuration.grace + 0.2) * 1000)))
-                            await self.publish(await core.replayHeld(change.gained, ownership: ownership))
-                        }
-                    }
                     following = Task { [previous = following, self] in
                         await previous?.value
                         await self.follow(change, ownership: ownership)
                     }
                 }
+                // Held reports now served (a grace ended, a crossing hold passed) are answered.
+                await publish(await core.releaseHeld(ownership: ownership))
                 try? await Task.sleep(for: .milliseconds(100))
             }
             group.cancelAll()
