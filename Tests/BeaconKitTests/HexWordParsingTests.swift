@@ -1,20 +1,9 @@
 import BeaconKit
 import Testing
+import Topology
 
 @Suite("Hex digits eight at a time")
 struct HexWordParsingTests {
-    /// A deterministic generator, so a failure repeats.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let digits = Array("0123456789abcdefABCDEF".utf8)
 
     /// The digit-by-digit reference (`Hex.parse`, which reads one byte at a time).
@@ -24,7 +13,7 @@ struct HexWordParsingTests {
 
     @Test("parse8 answers as the digit-by-digit parse for every byte value at every position of random digit runs")
     func everyByteEverywhere() {
-        var random = SplitMix(state: 8)
+        var random = SplitMix64(seed: 8)
         for _ in 0..<50 {
             let valid = (0..<8).map { _ in Self.digits.randomElement(using: &random)! }
             #expect(Hex.parse8(word(valid)).map(UInt64.init) == reference(valid))
@@ -41,7 +30,7 @@ struct HexWordParsingTests {
 
     @Test("UUIDs and addresses parse as digit by digit, and any non-digit or wrong separator is rejected")
     func identities() {
-        var random = SplitMix(state: 36)
+        var random = SplitMix64(seed: 36)
         for _ in 0..<2_000 {
             var uuid = Array((0..<36).map { [8, 13, 18, 23].contains($0) ? UInt8(ascii: "-") : Self.digits.randomElement(using: &random)! })
             var address = Array((0..<17).map { $0 % 3 == 2 ? UInt8(ascii: Bool.random(using: &random) ? ":" : "-") : Self.digits.randomElement(using: &random)! })

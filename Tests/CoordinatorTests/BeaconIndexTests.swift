@@ -1,25 +1,14 @@
 import BeaconKit
 import Testing
+import Topology
 
 @testable import Coordinator
 
 @Suite("Beacon index")
 struct BeaconIndexTests {
-    /// A deterministic generator, so a failure repeats.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Identities as venues have them: many tags under one UUID (only major/minor differ), a few
     /// UUIDs, Eddystone UIDs and bare addresses (high word 0).
-    func identity(_ n: Int, _ random: inout SplitMix) -> BeaconIdentity {
+    func identity(_ n: Int, _ random: inout SplitMix64) -> BeaconIdentity {
         switch Int.random(in: 0..<4, using: &random) {
         case 0: BeaconIdentity(high: 0xE2C5_6DB5_DFFB_48D2, low: 0xB060_D0F5_A710_96E0, major: UInt16(n % 7), minor: UInt16(n % 4096), kind: .uuidMajorMinor)
         case 1: BeaconIdentity(high: UInt64(n % 3), low: UInt64(n % 5), major: UInt16(n % 11), minor: UInt16(n % 13), kind: .uuidMajorMinor)
@@ -30,7 +19,7 @@ struct BeaconIndexTests {
 
     @Test("inserts, updates, removals and lookups answer as a Dictionary does, through growth and removals in probe runs")
     func matchesDictionary() {
-        var random = SplitMix(state: 16)
+        var random = SplitMix64(seed: 16)
         var index = BeaconIndex()
         var model: [BeaconIdentity: Int32] = [:]
         for step in 0..<60_000 {
