@@ -85,6 +85,7 @@ struct PinnedEndToEnd {
 
         var ratios: [Double] = []
         var rates: [(coordinator: Double, baseline: Double)] = []
+        var budgets: [PinnedCPUBudget] = []
         for round in 0..<rounds {
             let slice = batches[(warm + round * perRound)..<(warm + (round + 1) * perRound)]
             // Baseline: mosquitto_sub on CPU 1 receiving the slice (QoS 1) on its own topics.
@@ -96,24 +97,35 @@ struct PinnedEndToEnd {
                 "bench/v1/gateways/+/sightings", "-C", "\(perRound)",
             ]
             sub.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            // mosquitto_sub's CPU time reaches RUSAGE_CHILDREN once it has exited and been reaped
+            // (taskset execs it, so the child is mosquitto_sub itself).
+            let subCPUBefore = childrenCPUSeconds()
             try sub.run()
             try await Task.sleep(for: .milliseconds(500))
             let subStart = clock.now
             try publishAll(retargeted[...])
             while sub.isRunning { try await Task.sleep(for: .milliseconds(5)) }
             let subElapsed = clock.now - subStart
+            sub.waitUntilExit()
+            let subCPU = childrenCPUSeconds() - subCPUBefore
             await publisher.drain()
             try await Task.sleep(for: .milliseconds(500))
             // The coordinator on the same slice.
             let before = applied()
+            let coordinatorCPUBefore = cpuSeconds(of: coordinator.pid)
             let start = clock.now
             try publishAll(slice)
             let end = try await waitForSightings(before + Double(perRound * perBatch), stage: "round \(round + 1)")
+            let coordinatorCPU = cpuSeconds(of: coordinator.pid) - coordinatorCPUBefore
             await publisher.drain()
             let rate = Double(perRound * perBatch) / seconds(end - start)
             let subRate = Double(perRound * perBatch) / seconds(subElapsed)
             rates.append((rate, subRate))
             ratios.append(rate / subRate)
+            budgets.append(
+                PinnedCPUBudget(
+                    sightings: Double(perRound * perBatch), baselineCPU: subCPU, baselineSeconds: seconds(subElapsed),
+                    coordinatorCPU: coordinatorCPU, coordinatorSeconds: seconds(end - start)))
             print(
                 String(
                     format: "  round %d: coordinator binary %.0f sightings/s (%.2f s), mosquitto_sub %.0f sightings/s (%.2f s) | ratio %.2f",
@@ -129,6 +141,7 @@ struct PinnedEndToEnd {
                 brokerCPUs, coordinatorCPUs, rounds, perRound, perBatch, percentile(rates.map(\.coordinator), 0.5),
                 percentile(rates.map(\.baseline), 0.5), median, ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "),
                 verdict(median, measured: !ratios.isEmpty && median > 0) { $0 >= 0.9 }, shed))
+        if let budget = PinnedCPUBudget.median(budgets) { print(budget.line) }
         await publisher.disconnect()
         coordinator.stop()
         await broker.stop()

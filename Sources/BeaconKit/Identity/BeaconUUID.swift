@@ -33,16 +33,13 @@ public struct BeaconUUID: UTF8Parsable, Hashable, Sendable, Comparable, CustomSt
     @inline(__always)
     public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 36, let p = bytes.baseAddress, p[8] == 0x2D, p[13] == 0x2D, p[18] == 0x2D, p[23] == 0x2D else { return nil }
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        var invalid: UInt8 = 0
-        Hex.accumulate(p, 0..<8, into: &high, invalid: &invalid)
-        Hex.accumulate(p, 9..<13, into: &high, invalid: &invalid)
-        Hex.accumulate(p, 14..<18, into: &high, invalid: &invalid)
-        Hex.accumulate(p, 19..<23, into: &low, invalid: &invalid)
-        Hex.accumulate(p, 24..<36, into: &low, invalid: &invalid)
-        guard invalid & 0xF0 == 0 else { return nil }
-        self.init(high: high, low: low)
+        // Eight digits at a time (`Hex.parse8`): 0..<8; 9..<13 with 14..<18; 24..<32; 19..<23 with 32..<36.
+        guard let first = Hex.parse8(p, at: 0), let middle = Hex.parse8(p, four: 9, four: 14), let node = Hex.parse8(p, at: 24),
+            let ends = Hex.parse8(p, four: 19, four: 32)
+        else { return nil }
+        self.init(
+            high: UInt64(first) << 32 | UInt64(middle),
+            low: UInt64(ends >> 16) << 48 | UInt64(node) << 16 | UInt64(ends & 0xFFFF))
     }
 
     /// The 16 bytes, most significant first.

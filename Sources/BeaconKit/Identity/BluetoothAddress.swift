@@ -16,14 +16,14 @@ public struct BluetoothAddress: UTF8Parsable, Hashable, Sendable, Comparable, Cu
     @inline(__always)
     public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 17, let p = bytes.baseAddress else { return nil }
-        var value: UInt64 = 0
-        var invalid: UInt8 = 0
-        for start in stride(from: 0, to: 17, by: 3) {
-            if start > 0, p[start - 1] != 0x3A, p[start - 1] != 0x2D { return nil }
-            Hex.accumulate(p, start..<start + 2, into: &value, invalid: &invalid)
-        }
-        guard invalid & 0xF0 == 0 else { return nil }
-        self.init(rawValue: value)
+        for separator in stride(from: 2, to: 17, by: 3) where p[separator] != 0x3A && p[separator] != 0x2D { return nil }
+        // The six digit pairs gathered into two words for `Hex.parse8` (the second padded with "0000").
+        let raw = UnsafeRawPointer(p)
+        func pair(_ offset: Int) -> UInt64 { UInt64(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self))) }
+        guard let top = Hex.parse8(pair(0) | pair(3) << 16 | pair(6) << 32 | pair(9) << 48),
+            let bottom = Hex.parse8(pair(12) | pair(15) << 16 | 0x3030_3030 << 32)
+        else { return nil }
+        self.init(rawValue: UInt64(top) << 16 | UInt64(bottom >> 16))
     }
 
     /// Reads six bytes in HCI order (least significant first) starting at `offset`.

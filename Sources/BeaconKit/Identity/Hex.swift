@@ -33,6 +33,49 @@ public enum Hex {
         }
     }
 
+    /// Eight hex digits (either case) at once, from a little-endian word holding the first digit in
+    /// its lowest byte; `nil` when any of the eight bytes is not a hex digit.
+    ///
+    /// The same answer as ``accumulate(_:_:into:invalid:)`` over those eight bytes, in about forty
+    /// word operations instead of ten per digit: each byte is range-checked against `0`–`9` and,
+    /// with bit 5 set, `a`–`f` (bytes of 0x80 and above are rejected first, so no lane carries into
+    /// the next), its nibble is its low four bits plus 9 for a letter, and the nibbles are packed.
+    @inline(__always)
+    public static func parse8(_ word: UInt64) -> UInt32? {
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let w = word & 0x7F7F_7F7F_7F7F_7F7F
+        let atLeastZero = w &+ 0x5050_5050_5050_5050  // + (0x80 - 0x30): high bit when >= "0"
+        let aboveNine = w &+ 0x4646_4646_4646_4646  // + (0x7F - 0x39): high bit when > "9"
+        let digit = atLeastZero & ~aboveNine
+        let lower = w | 0x2020_2020_2020_2020
+        let atLeastA = lower &+ 0x1F1F_1F1F_1F1F_1F1F  // + (0x80 - 0x61)
+        let aboveF = lower &+ 0x1919_1919_1919_1919  // + (0x7F - 0x66)
+        let letter = atLeastA & ~aboveF & high
+        guard word & high == 0, (digit | letter) & high == high else { return nil }
+        let nibbles = (w & 0x0F0F_0F0F_0F0F_0F0F) &+ (letter >> 7) &* 9
+        // Pairs into bytes (first digit high), then the four bytes together, first one highest.
+        var x = (nibbles & 0x000F_000F_000F_000F) << 4 | (nibbles & 0x0F00_0F00_0F00_0F00) >> 8
+        x = (x | x >> 8) & 0x0000_FFFF_0000_FFFF
+        x = (x | x >> 16) & 0xFFFF_FFFF
+        return UInt32(truncatingIfNeeded: x).byteSwapped
+    }
+
+    /// ``parse8(_:)`` of the eight bytes at `p + offset`.
+    @inline(__always)
+    public static func parse8(_ p: UnsafePointer<UInt8>, at offset: Int) -> UInt32? {
+        parse8(UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+    }
+
+    /// ``parse8(_:)`` of two runs of four digits, at `p + first` and `p + second`: `first`'s value in
+    /// the high 16 bits.
+    @inline(__always)
+    public static func parse8(_ p: UnsafePointer<UInt8>, four first: Int, four second: Int) -> UInt32? {
+        let raw = UnsafeRawPointer(p)
+        let a = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: first, as: UInt32.self)))
+        let b = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: second, as: UInt32.self)))
+        return parse8(a | b << 32)
+    }
+
     /// Parses up to 16 hex digits (either case) into an integer; `nil` when empty, longer or malformed.
     public static func parse(_ text: some StringProtocol) -> UInt64? {
         var text = String(text)

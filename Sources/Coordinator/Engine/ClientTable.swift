@@ -9,8 +9,9 @@ struct ClientTable {
     var freeSlots: [Int32] = []
     /// Index by client id.
     var byID: [String: Int32] = [:]
-    /// Index by the identity a client advertises (a tag, or a phone that declared one).
-    var byBeacon: [BeaconIdentity: Int32] = [:]
+    /// Index by the identity a client advertises (a tag, or a phone that declared one); looked up
+    /// for every sighting, so an open-addressing table rather than a `Dictionary`.
+    var byBeacon = BeaconIndex()
 
     /// Clients known now.
     var count: Int { byID.count }
