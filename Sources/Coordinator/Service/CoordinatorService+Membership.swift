@@ -172,8 +172,8 @@ extension CoordinatorService {
             heartbeat: ownership.configuration.heartbeat, time: Date())
         guard let payload = try? WireCoding.encode(status) else { return }
         do {
-            // The retained status (and the will) on the main connection, heartbeats on their own.
-            try (retain ? client : heartbeatClient ?? client).enqueue(
+            // The retained status on the outbound connection, heartbeats on their own (the will is the main connection's).
+            try (retain ? publisher : heartbeatClient ?? client).enqueue(
                 topic: configuration.topics.coordinatorMember(member), payload: payload, qos: retain ? .atLeastOnce : .atMostOnce,
                 retain: retain)
         } catch {
@@ -221,6 +221,27 @@ extension CoordinatorService {
     static func heartbeatConnection(for coordinator: MQTTConfiguration) -> MQTTConfiguration {
         var configuration = coordinator
         configuration.clientID = String((coordinator.clientID + "-heartbeat").prefix(128))
+        configuration.cleanSession = true
+        configuration.will = nil
+        return configuration
+    }
+
+    /// The connection a member publishes `regions`, `events` and its retained statuses on: the
+    /// coordinator's settings with its own client id, a clean session and no will; the main
+    /// connection keeps the subscriptions (and the will) and publishes nothing while serving.
+    ///
+    /// Why: NATS stores a retained or QoS 1 publish in JetStream on the publisher's read loop and,
+    /// when that takes over 4 s (a stream leader killed and not yet re-elected), closes the
+    /// connection (`mqttJSAPITimeout`, docs/mqtt.md). In `scripts/partition-check` that closed
+    /// members' main connections 2–5 s after the node kill: a member that lost its subscriptions
+    /// serves nothing until it has rejoined, the others took its partitions for a moment and gave
+    /// them back, and the partition went unanswered for up to 8.5 s. Now such a close costs only
+    /// this connection: what it had not sent is sent again after it reconnects, the sets reached
+    /// the phones already as live copies (``enqueueLiveCopy(topic:payload:)``), and the member
+    /// keeps receiving and deciding throughout.
+    static func outboundConnection(for coordinator: MQTTConfiguration) -> MQTTConfiguration {
+        var configuration = coordinator
+        configuration.clientID = String((coordinator.clientID + "-out").prefix(128))
         configuration.cleanSession = true
         configuration.will = nil
         return configuration

@@ -45,6 +45,12 @@ public final class CoordinatorService: Service, Sendable {
     let partitionMetrics: PartitionMetrics?
     /// Partitioned coordinators: the connection the heartbeats go out on (``heartbeatConnection(for:)``).
     let heartbeatClient: MQTTClient?
+    /// Partitioned coordinators: the connection QoS 1 and retained messages go out on
+    /// (``outboundConnection(for:)``), so that a publish the broker holds up cannot cost the
+    /// subscriptions their connection.
+    let outboundClient: MQTTClient?
+    /// Where `regions`, `events` and statuses are published: ``outboundClient`` when partitioned, else ``client``.
+    var publisher: MQTTClient { outboundClient ?? client }
     /// The newest `regions` version enqueued per client: sets go out in increasing order (``PublishedVersions``).
     let publishedVersions = PublishedVersions()
 
@@ -67,10 +73,12 @@ public final class CoordinatorService: Service, Sendable {
             }
             self.partitionMetrics = PartitionMetrics(registry: metrics.registry)
             self.heartbeatClient = try MQTTClient(configuration: Self.heartbeatConnection(for: client.configuration), logger: logger)
+            self.outboundClient = try MQTTClient(configuration: Self.outboundConnection(for: client.configuration), logger: logger)
         } else {
             self.ownership = nil
             self.partitionMetrics = nil
             self.heartbeatClient = nil
+            self.outboundClient = nil
         }
         let store = try configuration.statePath.map { path throws(StateStoreError) in try StateStore(path: path) }
         self.core = try CoordinatorCore(
@@ -98,6 +106,7 @@ public final class CoordinatorService: Service, Sendable {
         let topics = configuration.topics
         if let ownership, let partitionMetrics { await core.partition(by: ownership, metrics: partitionMetrics) }
         try heartbeatClient?.connect()
+        try outboundClient?.connect()
         // Receive: classify and queue on the client's network thread, nothing else, so nothing
         // waits between the socket and the queue (under overload the queue sheds the oldest
         // sightings and never a report) and no task is woken per message.
@@ -168,7 +177,8 @@ public final class CoordinatorService: Service, Sendable {
             try? client.enqueue(topic: topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)
         }
         // Bounded: with the broker gone nothing would ever be acknowledged.
-        for _ in 0..<100 where client.outstandingMessageCount > 0 { try? await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<100 where publisher.outstandingMessageCount > 0 { try? await Task.sleep(for: .milliseconds(20)) }
+        await outboundClient?.disconnect()
     }
 
     /// Takes batches from the queue and has the core apply them. Sightings are decoded here,
@@ -239,7 +249,7 @@ public final class CoordinatorService: Service, Sendable {
         let depths = queue.depths
         metrics.sightingsQueue.set(Double(depths.sightings))
         metrics.priorityQueue.set(Double(depths.priority))
-        metrics.publishQueue.set(Double(client.outstandingMessageCount))
+        metrics.publishQueue.set(Double(publisher.outstandingMessageCount))
     }
 
     /// Publishes decisions at QoS 1; `regions` retained. Never drops one: when the client's queue
@@ -272,7 +282,7 @@ public final class CoordinatorService: Service, Sendable {
             while true {
                 do throws(MQTTError) {
                     let enqueue = { () throws(MQTTError) in
-                        try self.client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain)
+                        try self.publisher.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain)
                     }
                     switch output {
                     case .regions(let id, let message):
@@ -307,7 +317,7 @@ public final class CoordinatorService: Service, Sendable {
         }
         guard let payload = try? WireCoding.encode(status) else { return }
         do {
-            try client.enqueue(topic: configuration.topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)
+            try publisher.enqueue(topic: configuration.topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)
             metrics.messagesOut["status"]?.increment()
         } catch {
             logger.warning("cannot publish the coordinator status: \(error)")
