@@ -57,6 +57,10 @@ public struct LiveSimulation: Sendable {
         /// Seconds between gateway windows.
         public var window: Double = 1
         public var radio = RadioModel()
+        /// Suspended phones report on a connection of their own, opened for each wake and closed
+        /// when the app is suspended again (IOS.md; ``PhoneConnections``); `false`: every report goes
+        /// out on the simulation's one connection. Phones in the foreground and tags always use that one.
+        public var connectionPerWake = true
         /// Client ids are `PREFIX-N` (phones) or the tag identity `UUID.MAJOR.N` (tags).
         public var clientPrefix = "sim-phone"
         public static let tagUUID = "5A1D0000-BEAC-4F1E-9E70-000000000001"
@@ -96,16 +100,32 @@ public struct LiveSimulation: Sendable {
         defer { receiver.cancel() }
         let resubscriber = Task { await Self.resubscribe(client, to: configuration.topics.allClientRegions) }
         defer { resubscriber.cancel() }
+        let phones =
+            configuration.mode == .phones && !configuration.foreground && configuration.connectionPerWake
+            ? PhoneConnections(base: configuration.broker) : nil
+        let version = client.negotiatedProtocolVersion
+        // Reports on their phone's connection when phones have their own, everything else on the simulation's.
+        func send(_ outgoing: [(String, [UInt8])]) async {
+            guard let phones else { return Self.send(outgoing, through: client) }
+            for (topic, payload) in outgoing {
+                if case .clientReport(let id)? = try? configuration.topics.route(topic), let index = await world.index(of: id.rawValue) {
+                    await phones.send(payload, topic: topic, phone: id.rawValue, index: index, version: version)
+                } else {
+                    Self.send([(topic, payload)], through: client)
+                }
+            }
+            await phones.suspend(except: await world.awakePhones())
+        }
         let clock = ContinuousClock()
         let start = clock.now
         var simulated = 0.0
         var lastProgress = 0.0
-        Self.send(await world.start(), through: client)
+        await send(await world.start())
         while simulated < configuration.duration, !Task.isCancelled {
             simulated += configuration.tick
             let due = start + .seconds(simulated / max(configuration.speedup, 0.001))
             try? await Task.sleep(until: due, clock: clock)
-            Self.send(await world.step(to: simulated), through: client)
+            await send(await world.step(to: simulated))
             if simulated - lastProgress >= 5 {
                 lastProgress = simulated
                 progress(await world.report(at: simulated))
@@ -113,10 +133,12 @@ public struct LiveSimulation: Sendable {
         }
         // Let the last reports go out and the last decisions arrive (bounded: the broker may be gone).
         for _ in 0..<40 where client.outstandingMessageCount > 0 { try? await Task.sleep(for: .milliseconds(50)) }
+        for _ in 0..<40 where await phones?.outstanding ?? 0 > 0 { try? await Task.sleep(for: .milliseconds(50)) }
         try? await Task.sleep(for: .milliseconds(300))
         let report = await world.report(at: simulated)
         progress(report)
         receiver.cancel()
+        await phones?.closeAll()
         await client.disconnect()
         return report
     }

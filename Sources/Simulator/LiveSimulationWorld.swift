@@ -82,6 +82,14 @@ actor LiveWorld {
 
     func time(_ seconds: Double) -> Date { epoch.addingTimeInterval(seconds) }
 
+    /// The position of client `id` among the clients.
+    func index(of id: String) -> Int? { phoneByID[id] }
+
+    /// The phones whose app runs now (phones mode).
+    func awakePhones() -> Set<String> {
+        Set(phones.compactMap { phone in phone.handset.map { $0.isAwake(at: clock) } == true ? phone.id : nil })
+    }
+
     /// Whether the gateways publish what they hear of the clients (always for tags; for phones
     /// when they advertise an identity, which only a phone in the foreground can).
     var hearsClients: Bool { configuration.mode == .tags || (configuration.phonesAdvertise && configuration.foreground) }

@@ -61,6 +61,11 @@ struct SimulateCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "--offline, --broker phones: keep the app awake (always ranging, reporting and advertising) instead of suspended.")
     var foreground = false
 
+    @Flag(
+        name: .customLong("shared-connection"),
+        help: "--broker phones: every report on the simulation's one connection, not on a connection per wake of each suspended phone (IOS.md: each wake reconnects).")
+    var sharedConnection = false
+
     @Option(name: .customLong("app-regions"), help: "--offline, --broker phones: slots of the 20 the app's own regions take (default 2).")
     var appRegions: Int = 2
 
@@ -231,6 +236,7 @@ struct SimulateCommand: AsyncParsableCommand {
         configuration.budget = budget
         configuration.wakeDuration = wakeSeconds
         configuration.foreground = foreground
+        configuration.connectionPerWake = !sharedConnection
         configuration.appRegions = appRegions
         let report = try await LiveSimulation(configuration: configuration).run { report in
             if !json { print(report.summary) }

@@ -1,0 +1,87 @@
+import Logging
+import MQTT
+
+/// The suspended phones' own MQTT connections, one per wake, as IOS.md has it (sockets do not
+/// survive suspension; each wake reconnects): a phone's reports go out on the connection of its
+/// wake, opened for its first report and closed once the app is suspended again.
+///
+/// Why not the simulation's one connection: on a NATS cluster a QoS 1 publish is stored in
+/// JetStream on the publisher's read loop, and after `kill -9` of the node leading that stream
+/// every later publish on the connection waited up to 4 s, then the node closed the connection
+/// (docs/mqtt.md). Through one shared connection every phone's reports waited behind one stalled
+/// publish, 8–9 s in `scripts/partition-check`: a fault no phone sees, since each has its own
+/// socket and a woken phone's report is the first publish on a fresh one, which the node hands to
+/// the coordinators' QoS 0 subscriptions at once.
+actor PhoneConnections {
+    /// The simulation's connection settings; each phone's differ in client id and first broker.
+    let base: MQTTConfiguration
+    let logger: Logger
+    /// The open connections by phone, with the wake number each was opened for.
+    private var open: [String: (client: MQTTClient, wake: Int)] = [:]
+    private var wakes = 0
+    /// Connections being closed, by wake number.
+    private var closing: [Int: Task<Void, Never>] = [:]
+
+    init(base: MQTTConfiguration) {
+        self.base = base
+        var logger = Logger(label: "beaconfleet.simulate.phone")
+        logger.logLevel = .warning  // a connection per wake: say only what goes wrong
+        self.logger = logger
+    }
+
+    /// Publishes `payload` on `topic` at QoS 1 on the connection of `phone`'s wake (the `index`-th
+    /// phone starts at the `index`-th broker of the list, so the phones spread over a cluster's
+    /// nodes), opening it first when the phone has none. `version`: the protocol the simulation's
+    /// connection negotiated, so a phone does not ask a NATS node for MQTT 5 on every wake.
+    func send(_ payload: [UInt8], topic: String, phone: String, index: Int, version: MQTTProtocolVersion?) {
+        let client: MQTTClient
+        if let existing = open[phone] {
+            client = existing.client
+        } else {
+            wakes += 1
+            var configuration = base
+            configuration.clientID = String("\(base.clientID)-\(phone)-\(wakes)".prefix(128))
+            let brokers = base.brokers
+            let first = index % max(brokers.count, 1)
+            configuration.url = brokers[first]
+            configuration.failoverURLs = Array(brokers[(first + 1)...] + brokers[..<first])
+            if let version { configuration.protocolVersion = version }
+            configuration.maxQueued = 1_000
+            do {
+                client = try MQTTClient(configuration: configuration, logger: logger)
+                try client.connect()
+            } catch {
+                logger.warning("phone \(phone): cannot open a connection: \(error)")
+                return
+            }
+            open[phone] = (client, wakes)
+        }
+        // Queued while the connection is being made; a full queue drops the report, as a phone whose wake ran out would.
+        try? client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce)
+    }
+
+    /// Closes the connections of phones not in `awake`: each gets up to a second for its
+    /// publishes to be acknowledged (a phone's last report and disconnect take about that at the
+    /// end of its wake), then disconnects.
+    func suspend(except awake: Set<String>) {
+        for (phone, (client, wake)) in open where !awake.contains(phone) {
+            open[phone] = nil
+            closing[wake] = Task {
+                for _ in 0..<20 where client.outstandingMessageCount > 0 { try? await Task.sleep(for: .milliseconds(50)) }
+                await client.disconnect()
+                await self.closed(wake)
+            }
+        }
+    }
+
+    private func closed(_ wake: Int) { closing[wake] = nil }
+
+    /// Messages still unacknowledged on the open connections.
+    var outstanding: Int { open.values.reduce(0) { $0 + $1.client.outstandingMessageCount } }
+
+    /// Closes every connection (as ``suspend(except:)`` with nobody awake) and waits for them.
+    func closeAll() async {
+        suspend(except: [])
+        for task in Array(closing.values) { await task.value }
+    }
+}
