@@ -8,6 +8,8 @@ public final class CoordinatorMetrics: Sendable {
     let messagesOut: [String: Counter]
     let shed: Counter
     let duplicates: Counter
+    /// Phone reports received again (a QoS 0 copy beside the QoS 1 report, a redelivery) and dropped.
+    let repeatedReports: Counter
     let sequenceResets: Counter
     let departures: Counter
     let reconciliations: Counter
@@ -40,6 +42,9 @@ public final class CoordinatorMetrics: Sendable {
             name: "beaconfleet_coordinator_shed_sightings_batches_total", help: "Sightings batches shed because the ingest queue was full")
         duplicates = registry.makeCounter(
             name: "beaconfleet_coordinator_duplicate_batches_total", help: "Sightings batches skipped as repeated or late")
+        repeatedReports = registry.makeCounter(
+            name: "beaconfleet_coordinator_repeated_reports_total",
+            help: "Phone reports received again (the same bytes within 30 s: a QoS 0 copy, a redelivery) and dropped")
         sequenceResets = registry.makeCounter(
             name: "beaconfleet_coordinator_sequence_resets_total",
             help: "Gateways whose duplicate check started over (a new spool epoch, or online after offline without epochs)")

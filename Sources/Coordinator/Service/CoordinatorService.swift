@@ -53,6 +53,8 @@ public final class CoordinatorService: Service, Sendable {
     var publisher: MQTTClient { outboundClient ?? client }
     /// The newest `regions` version enqueued per client: sets go out in increasing order (``PublishedVersions``).
     let publishedVersions = PublishedVersions()
+    /// Reports received again, dropped before the queue (``RepeatedReports``).
+    let repeatedReports = RepeatedReports()
 
     /// Loads the topology (an error here is fatal: it names the file and line) and the state store.
     public init(
@@ -113,6 +115,12 @@ public final class CoordinatorService: Service, Sendable {
         let receiving = client.handleMessages { [queue, ownership, self] message in
             // Heartbeats are noted here, not queued: a backlog must not make live members look dead.
             if let ownership, self.noteMember(message, ownership: ownership) { return }
+            if message.topic.hasSuffix("/report"), case .clientReport? = try? topics.route(message.topic),
+                self.repeatedReports.isRepeat(topic: message.topic, payload: message.payload)
+            {
+                self.metrics.repeatedReports.increment()
+                return
+            }
             let inbound = InboundMessage(message: message)
             queue.push(inbound, isSightings: inbound.isSightings)
         }
