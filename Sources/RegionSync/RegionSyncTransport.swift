@@ -10,6 +10,14 @@ public protocol RegionSyncTransport: Sendable {
     func subscribe(_ topic: String) async throws(RegionSyncError) -> AsyncStream<[UInt8]>
     /// Publishes `payload` on `topic` at QoS 1, not retained; returns once the broker has it.
     func publish(_ payload: [UInt8], to topic: String) async throws(RegionSyncError)
+    /// Publishes `payload` on `topic` at QoS 0, not retained, and returns once it is handed to the
+    /// connection (``RegionSyncSession/Options/reportCopy``). The default does nothing: a transport
+    /// without QoS 0 sends no copies.
+    func publishCopy(_ payload: [UInt8], to topic: String) async throws(RegionSyncError)
     /// Disconnects cleanly.
     func disconnect() async
+}
+
+extension RegionSyncTransport {
+    public func publishCopy(_ payload: [UInt8], to topic: String) async throws(RegionSyncError) {}
 }

@@ -53,6 +53,14 @@ public struct MQTTRegionSyncTransport: RegionSyncTransport {
         }
     }
 
+    public func publishCopy(_ payload: [UInt8], to topic: String) async throws(RegionSyncError) {
+        do {
+            try client.enqueue(topic: topic, payload: payload, qos: .atMostOnce, retain: false)
+        } catch {
+            throw .transport(error.description)
+        }
+    }
+
     public func disconnect() async {
         await client.disconnect()
     }

@@ -61,6 +61,9 @@ public struct LiveSimulation: Sendable {
         /// when the app is suspended again (IOS.md; ``PhoneConnections``); `false`: every report goes
         /// out on the simulation's one connection. Phones in the foreground and tags always use that one.
         public var connectionPerWake = true
+        /// Phones send each report also at QoS 0, just before the QoS 1 one (RegionSync's
+        /// `Options.reportCopy`: for a NATS cluster).
+        public var reportCopies = false
         /// Client ids are `PREFIX-N` (phones) or the tag identity `UUID.MAJOR.N` (tags).
         public var clientPrefix = "sim-phone"
         public static let tagUUID = "5A1D0000-BEAC-4F1E-9E70-000000000001"
@@ -102,11 +105,18 @@ public struct LiveSimulation: Sendable {
         defer { resubscriber.cancel() }
         let phones =
             configuration.mode == .phones && !configuration.foreground && configuration.connectionPerWake
-            ? PhoneConnections(base: configuration.broker) : nil
+            ? PhoneConnections(base: configuration.broker, reportCopy: configuration.reportCopies) : nil
         let version = client.negotiatedProtocolVersion
         // Reports on their phone's connection when phones have their own, everything else on the simulation's.
         func send(_ outgoing: [(String, [UInt8])]) async {
-            guard let phones else { return Self.send(outgoing, through: client) }
+            guard let phones else {
+                if configuration.reportCopies {
+                    for (topic, payload) in outgoing where topic.hasSuffix("/report") {
+                        try? client.enqueue(topic: topic, payload: payload, qos: .atMostOnce)
+                    }
+                }
+                return Self.send(outgoing, through: client)
+            }
             for (topic, payload) in outgoing {
                 if case .clientReport(let id)? = try? configuration.topics.route(topic), let index = await world.index(of: id.rawValue) {
                     await phones.send(payload, topic: topic, phone: id.rawValue, index: index, version: version)

@@ -15,6 +15,8 @@ import MQTT
 actor PhoneConnections {
     /// The simulation's connection settings; each phone's differ in client id and first broker.
     let base: MQTTConfiguration
+    /// Whether each report also goes out at QoS 0 just before the QoS 1 one (RegionSync's `Options.reportCopy`).
+    let reportCopy: Bool
     let logger: Logger
     /// The open connections by phone, with the wake number each was opened for.
     private var open: [String: (client: MQTTClient, wake: Int)] = [:]
@@ -22,8 +24,12 @@ actor PhoneConnections {
     /// Connections being closed, by wake number.
     private var closing: [Int: Task<Void, Never>] = [:]
 
-    init(base: MQTTConfiguration) {
+    /// Each phone's sends, one after another (a copy waits for its wake's connection).
+    private var sending: [String: Task<Void, Never>] = [:]
+
+    init(base: MQTTConfiguration, reportCopy: Bool = false) {
         self.base = base
+        self.reportCopy = reportCopy
         var logger = Logger(label: "beaconfleet.simulate.phone")
         logger.logLevel = .warning  // a connection per wake: say only what goes wrong
         self.logger = logger
@@ -56,8 +62,20 @@ actor PhoneConnections {
             }
             open[phone] = (client, wakes)
         }
-        // Queued while the connection is being made; a full queue drops the report, as a phone whose wake ran out would.
-        try? client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce)
+        guard reportCopy else {
+            // Queued while the connection is being made; a full queue drops the report, as a phone whose wake ran out would.
+            try? client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce)
+            return
+        }
+        // QoS 0 goes out only on a connection: as RegionSync does, connect first (at most 2 s),
+        // then the copy, then the report; a phone's reports in the order it made them.
+        let previous = sending[phone]
+        sending[phone] = Task {
+            await previous?.value
+            for _ in 0..<100 where !client.connectionState.isConnected { try? await Task.sleep(for: .milliseconds(20)) }
+            if client.connectionState.isConnected { try? client.enqueue(topic: topic, payload: payload, qos: .atMostOnce) }
+            try? client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce)
+        }
     }
 
     /// Closes the connections of phones not in `awake`: each gets up to a second for its
@@ -66,7 +84,9 @@ actor PhoneConnections {
     func suspend(except awake: Set<String>) {
         for (phone, (client, wake)) in open where !awake.contains(phone) {
             open[phone] = nil
+            let sent = sending.removeValue(forKey: phone)
             closing[wake] = Task {
+                await sent?.value
                 for _ in 0..<20 where client.outstandingMessageCount > 0 { try? await Task.sleep(for: .milliseconds(50)) }
                 await client.disconnect()
                 await self.closed(wake)

@@ -66,6 +66,11 @@ struct SimulateCommand: AsyncParsableCommand {
         help: "--broker phones: every report on the simulation's one connection, not on a connection per wake of each suspended phone (IOS.md: each wake reconnects).")
     var sharedConnection = false
 
+    @Flag(
+        name: .customLong("report-copies"),
+        help: "--broker phones: send each report also at QoS 0 just before the QoS 1 one, as RegionSync's reportCopy option does (for a NATS cluster).")
+    var reportCopies = false
+
     @Option(name: .customLong("app-regions"), help: "--offline, --broker phones: slots of the 20 the app's own regions take (default 2).")
     var appRegions: Int = 2
 
@@ -237,6 +242,7 @@ struct SimulateCommand: AsyncParsableCommand {
         configuration.wakeDuration = wakeSeconds
         configuration.foreground = foreground
         configuration.connectionPerWake = !sharedConnection
+        configuration.reportCopies = reportCopies
         configuration.appRegions = appRegions
         let report = try await LiveSimulation(configuration: configuration).run { report in
             if !json { print(report.summary) }
