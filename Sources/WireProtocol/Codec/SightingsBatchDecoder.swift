@@ -59,9 +59,20 @@ public struct DecodedSightingsBatch: Sendable, Equatable {
 /// failure is a ``WireError`` naming the topic, the field (`sightings[3].uuid`) and the reason.
 public struct SightingsBatchDecoder: Sendable {
     /// The contract's sighting keys as the agent writes them, for the fast key match.
-    private let keys = SightingKeyPatterns()
+    private let keys = SightingKeyPatterns.agent
+    /// The canonical-layout reader tried first on each sighting; `nil` reads every sighting
+    /// through the general path.
+    private let canonical: CanonicalSightingReader?
 
-    public init() {}
+    public init() {
+        self.canonical = .agent
+    }
+
+    /// A decoder that reads every sighting through the general path when `generalPathOnly` (the
+    /// reference the tests compare the canonical-layout reader against).
+    init(generalPathOnly: Bool) {
+        self.canonical = generalPathOnly ? nil : .agent
+    }
 
     /// Decodes `payload` received on `topic` from gateway `gateway`.
     public func decode(_ payload: UnsafeRawBufferPointer, topic: String, gateway: String? = nil) throws(WireError) -> DecodedSightingsBatch
@@ -130,8 +141,12 @@ public struct SightingsBatchDecoder: Sendable {
                     if !s.consume(0x5D) {
                         var i = 0
                         repeat {
-                            let sighting = try decodeSighting(&s, index: i, field: &field)
-                            batch.sightings.append(sighting)
+                            if let canonical, let sighting = canonical.read(&s, index: i, field: &field) {
+                                batch.sightings.append(sighting)
+                            } else {
+                                let sighting = try decodeSighting(&s, index: i, field: &field)
+                                batch.sightings.append(sighting)
+                            }
                             i += 1
                         } while try s.next(close: 0x5D)
                     }
@@ -367,6 +382,9 @@ private enum SightingKey {
 
 /// The sighting keys as the agent writes them (`"rssi":`), for ``JSONScanner/consume(_:)-(KeyPattern)``.
 private struct SightingKeyPatterns: Sendable {
+    /// Built once, not per decoder (a decoder may be made per message).
+    static let agent = SightingKeyPatterns()
+
     let address = KeyPattern("address"), count = KeyPattern("count"), distance = KeyPattern("distance")
     let format = KeyPattern("format"), instance = KeyPattern("instance"), major = KeyPattern("major")
     let minor = KeyPattern("minor"), namespace = KeyPattern("namespace"), rssi = KeyPattern("rssi")
