@@ -192,7 +192,7 @@ struct CanonicalSightingReaderTests {
             let bytes = Array(literal.utf8) + Array(#","x":1}"#.utf8) + [UInt8](repeating: 0x20, count: 16)
             bytes.withUnsafeBufferPointer { buffer in
                 var at = 0
-                let read = CanonicalSightingReader.double(buffer.baseAddress!, &at)
+                let read = CanonicalSightingReader.agent.double(buffer.baseAddress!, &at)
                 var scanner = JSONScanner(buffer)
                 let reference = try? scanner.double()
                 guard let read else {

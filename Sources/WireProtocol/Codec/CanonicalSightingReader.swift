@@ -49,8 +49,21 @@ struct CanonicalSightingReader: Sendable {
     private let eddystoneUID = BytePattern(#"eddystone-uid""#)
     private let eddystoneURL = BytePattern(#"eddystone-url""#)
     private let eddystoneTLM = BytePattern(#"eddystone-tlm""#)
+    /// 10^0…10^15, exact: ``JSONScanner/powersOfTen``'s values (a load, where a `switch` became a
+    /// mispredicted jump per number).
+    private let powersOfTen = Array(JSONScanner.powersOfTen[0...15])
 
     private init() {}
+
+    /// Appends the sighting at the scanner's cursor to `sightings` when it is in the canonical layout
+    /// and valid, the cursor moved past its `}` and `field` set as the general path leaves it;
+    /// `false` (nothing changed) otherwise.
+    @inline(__always)
+    func read(_ s: inout JSONScanner, index: Int, field: inout FieldPath, into sightings: inout [DecodedSighting]) -> Bool {
+        guard let sighting = read(&s, index: index, field: &field) else { return false }
+        sightings.append(sighting)
+        return true
+    }
 
     /// The sighting at the scanner's cursor when it is in the canonical layout and valid, the cursor
     /// moved past its `}` and `field` set as the general path leaves it; `nil` (nothing changed)
@@ -75,7 +88,7 @@ struct CanonicalSightingReader: Sendable {
         var distanceValue: Double?
         if distance.matches(p + at) {
             at += distance.length
-            guard let value = Self.double(p, &at), value >= 0 else { return nil }
+            guard let value = double(p, &at), value >= 0 else { return nil }
             distanceValue = value
         }
         // ,"format":"…"
@@ -136,7 +149,7 @@ struct CanonicalSightingReader: Sendable {
         // ,"rssi":X (-128...20)
         guard rssi.matches(p + at) else { return nil }
         at += rssi.length
-        guard let rssiValue = Self.double(p, &at), rssiValue >= -128, rssiValue <= 20 else { return nil }
+        guard let rssiValue = double(p, &at), rssiValue >= -128, rssiValue <= 20 else { return nil }
         // ,"rssiMax":N (-128...20)
         guard rssiMax.matches(p + at) else { return nil }
         at += rssiMax.length
@@ -214,21 +227,21 @@ struct CanonicalSightingReader: Sendable {
     /// exact in a `Double`, so one correctly rounded division); `nil` for anything longer, with an
     /// exponent, or malformed. Reads at most 18 bytes.
     @inline(__always)
-    static func double(_ p: UnsafePointer<UInt8>, _ at: inout Int) -> Double? {
+    func double(_ p: UnsafePointer<UInt8>, _ at: inout Int) -> Double? {
         var i = at
         let negative = p[i] == 0x2D
         if negative { i += 1 }
         let first = p[i] &- 0x30
         guard first < 10 else { return nil }
         i += 1
-        var mantissa = UInt64(first)
+        var mantissa = Int64(first)  // below 10^15: signed, so one instruction converts it
         var digits = 1
         if first == 0 {
             guard p[i] &- 0x30 >= 10 else { return nil }  // a leading zero
         } else {
             while case let digit = p[i] &- 0x30, digit < 10 {
                 guard digits < 15 else { return nil }
-                mantissa = mantissa &* 10 &+ UInt64(digit)
+                mantissa = mantissa &* 10 &+ Int64(digit)
                 digits += 1
                 i += 1
             }
@@ -238,7 +251,7 @@ struct CanonicalSightingReader: Sendable {
             i += 1
             while case let digit = p[i] &- 0x30, digit < 10 {
                 guard digits < 15 else { return nil }
-                mantissa = mantissa &* 10 &+ UInt64(digit)
+                mantissa = mantissa &* 10 &+ Int64(digit)
                 digits += 1
                 fractionDigits += 1
                 i += 1
@@ -247,31 +260,8 @@ struct CanonicalSightingReader: Sendable {
         }
         guard p[i] | 0x20 != 0x65 else { return nil }  // an exponent: the general path
         at = i
-        let value = Double(mantissa) / powerOfTen(fractionDigits)
+        let value = Double(mantissa) / powersOfTen[fractionDigits]
         return negative ? -value : value
-    }
-
-    /// 10^`exponent` for 0...15, exact (the same values as ``JSONScanner/powersOfTen``).
-    @inline(__always)
-    static func powerOfTen(_ exponent: Int) -> Double {
-        switch exponent {
-        case 0: 1
-        case 1: 1e1
-        case 2: 1e2
-        case 3: 1e3
-        case 4: 1e4
-        case 5: 1e5
-        case 6: 1e6
-        case 7: 1e7
-        case 8: 1e8
-        case 9: 1e9
-        case 10: 1e10
-        case 11: 1e11
-        case 12: 1e12
-        case 13: 1e13
-        case 14: 1e14
-        default: 1e15
-        }
     }
 }
 

@@ -60,18 +60,20 @@ public struct DecodedSightingsBatch: Sendable, Equatable {
 public struct SightingsBatchDecoder: Sendable {
     /// The contract's sighting keys as the agent writes them, for the fast key match.
     private let keys = SightingKeyPatterns.agent
-    /// The canonical-layout reader tried first on each sighting; `nil` reads every sighting
-    /// through the general path.
-    private let canonical: CanonicalSightingReader?
+    /// The canonical-layout reader tried first on each sighting (not an optional: a large struct
+    /// is then read in place, not copied out for each sighting).
+    private let canonical = CanonicalSightingReader.agent
+    /// Whether every sighting goes through the general path.
+    private let generalPathOnly: Bool
 
     public init() {
-        self.canonical = .agent
+        self.generalPathOnly = false
     }
 
     /// A decoder that reads every sighting through the general path when `generalPathOnly` (the
     /// reference the tests compare the canonical-layout reader against).
     init(generalPathOnly: Bool) {
-        self.canonical = generalPathOnly ? nil : .agent
+        self.generalPathOnly = generalPathOnly
     }
 
     /// Decodes `payload` received on `topic` from gateway `gateway`.
@@ -141,9 +143,7 @@ public struct SightingsBatchDecoder: Sendable {
                     if !s.consume(0x5D) {
                         var i = 0
                         repeat {
-                            if let canonical, let sighting = canonical.read(&s, index: i, field: &field) {
-                                batch.sightings.append(sighting)
-                            } else {
+                            if generalPathOnly || !canonical.read(&s, index: i, field: &field, into: &batch.sightings) {
                                 let sighting = try decodeSighting(&s, index: i, field: &field)
                                 batch.sightings.append(sighting)
                             }
