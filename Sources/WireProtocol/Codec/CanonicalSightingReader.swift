@@ -74,49 +74,39 @@ struct CanonicalSightingReader: Sendable {
         let p = s.base + s.index
         var at = 0
         // {"address":"AA:BB:CC:DD:EE:FF"
-        guard address.matches(p + at) else { return nil }
-        at += address.length
+        guard address.consume(p, &at) else { return nil }
         guard p[at + 17] == 0x22, let parsedAddress = BluetoothAddress(utf8: UnsafeBufferPointer(start: p + at, count: 17)) else {
             return nil
         }
         at += 18
         // ,"count":N (1...Int32.max)
-        guard count.matches(p + at) else { return nil }
-        at += count.length
+        guard count.consume(p, &at) else { return nil }
         guard let countValue = Self.integer(p, &at, maxDigits: 10), countValue >= 1, countValue <= Int64(Int32.max) else { return nil }
         // ,"distance":X (optional, not negative)
         var distanceValue: Double?
-        if distance.matches(p + at) {
-            at += distance.length
+        if distance.consume(p, &at) {
             guard let value = double(p, &at), value >= 0 else { return nil }
             distanceValue = value
         }
         // ,"format":"…"
-        guard format.matches(p + at) else { return nil }
-        at += format.length
+        guard format.consume(p, &at) else { return nil }
         let formatValue: BeaconFormat
-        if iBeacon.matches(p + at) {
+        if iBeacon.consume(p, &at) {
             formatValue = .iBeacon
-            at += iBeacon.length
-        } else if altBeacon.matches(p + at) {
+        } else if altBeacon.consume(p, &at) {
             formatValue = .altBeacon
-            at += altBeacon.length
-        } else if eddystoneUID.matches(p + at) {
+        } else if eddystoneUID.consume(p, &at) {
             formatValue = .eddystoneUID
-            at += eddystoneUID.length
-        } else if eddystoneURL.matches(p + at) {
+        } else if eddystoneURL.consume(p, &at) {
             formatValue = .eddystoneURL
-            at += eddystoneURL.length
-        } else if eddystoneTLM.matches(p + at) {
+        } else if eddystoneTLM.consume(p, &at) {
             formatValue = .eddystoneTLM
-            at += eddystoneTLM.length
         } else {
             return nil
         }
         // ,"instance":"…" (optional, 12 hex digits)
         var instanceValue: UInt64?
-        if instance.matches(p + at) {
-            at += instance.length
+        if instance.consume(p, &at) {
             guard p[at + 12] == 0x22, let high = Hex.parse8(p, at: at),
                 let low = Hex.parse(UnsafeBufferPointer(start: p + at + 8, count: 4))
             else { return nil }
@@ -125,21 +115,18 @@ struct CanonicalSightingReader: Sendable {
         }
         // ,"major":N and ,"minor":N (optional, 0...65535)
         var majorValue: UInt16?
-        if major.matches(p + at) {
-            at += major.length
+        if major.consume(p, &at) {
             guard let value = Self.integer(p, &at, maxDigits: 5), value >= 0, value <= 65535 else { return nil }
             majorValue = UInt16(value)
         }
         var minorValue: UInt16?
-        if minor.matches(p + at) {
-            at += minor.length
+        if minor.consume(p, &at) {
             guard let value = Self.integer(p, &at, maxDigits: 5), value >= 0, value <= 65535 else { return nil }
             minorValue = UInt16(value)
         }
         // ,"namespace":"…" (optional, 20 hex digits: the high 64 bits and the low 16)
         var namespaceValue: (high: UInt64, low: UInt64)?
-        if namespace.matches(p + at) {
-            at += namespace.length
+        if namespace.consume(p, &at) {
             guard p[at + 20] == 0x22, let first = Hex.parse8(p, at: at), let second = Hex.parse8(p, at: at + 8),
                 let low = Hex.parse(UnsafeBufferPointer(start: p + at + 16, count: 4))
             else { return nil }
@@ -147,26 +134,22 @@ struct CanonicalSightingReader: Sendable {
             at += 21
         }
         // ,"rssi":X (-128...20)
-        guard rssi.matches(p + at) else { return nil }
-        at += rssi.length
+        guard rssi.consume(p, &at) else { return nil }
         guard let rssiValue = double(p, &at), rssiValue >= -128, rssiValue <= 20 else { return nil }
         // ,"rssiMax":N (-128...20)
-        guard rssiMax.matches(p + at) else { return nil }
-        at += rssiMax.length
+        guard rssiMax.consume(p, &at) else { return nil }
         guard let rssiMaxValue = Self.integer(p, &at, maxDigits: 3), rssiMaxValue >= -128, rssiMaxValue <= 20 else { return nil }
         var last: StaticString = "rssiMax"
         // ,"txPower":N (optional, -128...127)
         var txPowerValue: Int16?
-        if txPower.matches(p + at) {
-            at += txPower.length
+        if txPower.consume(p, &at) {
             guard let value = Self.integer(p, &at, maxDigits: 3), value >= -128, value <= 127 else { return nil }
             txPowerValue = Int16(value)
             last = "txPower"
         }
         // ,"uuid":"8-4-4-4-12" (optional)
         var uuidValue: BeaconUUID?
-        if uuid.matches(p + at) {
-            at += uuid.length
+        if uuid.consume(p, &at) {
             guard p[at + 36] == 0x22, let value = BeaconUUID(utf8: UnsafeBufferPointer(start: p + at, count: 36)) else { return nil }
             uuidValue = value
             at += 37
@@ -262,37 +245,5 @@ struct CanonicalSightingReader: Sendable {
         at = i
         let value = Double(mantissa) / powersOfTen[fractionDigits]
         return negative ? -value : value
-    }
-}
-
-/// Up to 16 literal bytes as two masked little-endian words, compared in two loads.
-struct BytePattern: Sendable {
-    let first: UInt64, second: UInt64
-    let firstMask: UInt64, secondMask: UInt64
-    let length: Int
-
-    /// `text`'s bytes (at most 16), without allocating.
-    init(_ text: StaticString) {
-        precondition(text.utf8CodeUnitCount <= 16, "a byte pattern holds at most 16 bytes")
-        var words: (UInt64, UInt64) = (0, 0)
-        var masks: (UInt64, UInt64) = (0, 0)
-        for i in 0..<text.utf8CodeUnitCount {
-            let shift = UInt64(8 * (i % 8))
-            if i < 8 {
-                words.0 |= UInt64(text.utf8Start[i]) << shift
-                masks.0 |= 0xFF << shift
-            } else {
-                words.1 |= UInt64(text.utf8Start[i]) << shift
-                masks.1 |= 0xFF << shift
-            }
-        }
-        (first, second, firstMask, secondMask, length) = (words.0, words.1, masks.0, masks.1, text.utf8CodeUnitCount)
-    }
-
-    /// Whether the bytes at `p` start with the pattern. The caller guarantees 16 readable bytes.
-    @inline(__always) func matches(_ p: UnsafePointer<UInt8>) -> Bool {
-        let raw = UnsafeRawPointer(p)
-        return UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)) & firstMask == first
-            && UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) & secondMask == second
     }
 }

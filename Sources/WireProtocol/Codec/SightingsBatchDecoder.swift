@@ -380,15 +380,15 @@ private enum SightingKey {
     case unknown(KeyBytes)
 }
 
-/// The sighting keys as the agent writes them (`"rssi":`), for ``JSONScanner/consume(_:)-(KeyPattern)``.
+/// The sighting keys as the agent writes them (`"rssi":`), for ``JSONScanner/consume(_:)-(BytePattern)``.
 private struct SightingKeyPatterns: Sendable {
     /// Built once, not per decoder (a decoder may be made per message).
     static let agent = SightingKeyPatterns()
 
-    let address = KeyPattern("address"), count = KeyPattern("count"), distance = KeyPattern("distance")
-    let format = KeyPattern("format"), instance = KeyPattern("instance"), major = KeyPattern("major")
-    let minor = KeyPattern("minor"), namespace = KeyPattern("namespace"), rssi = KeyPattern("rssi")
-    let rssiMax = KeyPattern("rssiMax"), txPower = KeyPattern("txPower"), uuid = KeyPattern("uuid")
+    let address = BytePattern(#""address":"#), count = BytePattern(#""count":"#), distance = BytePattern(#""distance":"#)
+    let format = BytePattern(#""format":"#), instance = BytePattern(#""instance":"#), major = BytePattern(#""major":"#)
+    let minor = BytePattern(#""minor":"#), namespace = BytePattern(#""namespace":"#), rssi = BytePattern(#""rssi":"#)
+    let rssiMax = BytePattern(#""rssiMax":"#), txPower = BytePattern(#""txPower":"#), uuid = BytePattern(#""uuid":"#)
 }
 
 /// Where in a payload the decoder is, for error messages: `field sightings[3].uuid`.
