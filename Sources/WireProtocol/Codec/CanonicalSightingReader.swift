@@ -183,23 +183,7 @@ struct CanonicalSightingReader: Sendable {
     @inline(__always)
     static func integer(_ p: UnsafePointer<UInt8>, _ at: inout Int, maxDigits: Int) -> Int64? {
         var i = at
-        let negative = p[i] == 0x2D
-        if negative { i += 1 }
-        let first = p[i] &- 0x30
-        guard first < 10 else { return nil }
-        i += 1
-        var value = Int64(first)
-        if first == 0 {
-            guard p[i] &- 0x30 >= 10 else { return nil }  // a leading zero
-        } else {
-            var digits = 1
-            while case let digit = p[i] &- 0x30, digit < 10 {
-                guard digits < maxDigits else { return nil }
-                value = value &* 10 &+ Int64(digit)
-                digits += 1
-                i += 1
-            }
-        }
+        guard let (negative, value, _) = signedDigits(p, &i, maxDigits: maxDigits) else { return nil }
         guard p[i] != 0x2E, p[i] | 0x20 != 0x65 else { return nil }  // 3.0 and 1e2 go the general way
         at = i
         return negative ? -value : value
@@ -212,23 +196,9 @@ struct CanonicalSightingReader: Sendable {
     @inline(__always)
     func double(_ p: UnsafePointer<UInt8>, _ at: inout Int) -> Double? {
         var i = at
-        let negative = p[i] == 0x2D
-        if negative { i += 1 }
-        let first = p[i] &- 0x30
-        guard first < 10 else { return nil }
-        i += 1
-        var mantissa = Int64(first)  // below 10^15: signed, so one instruction converts it
-        var digits = 1
-        if first == 0 {
-            guard p[i] &- 0x30 >= 10 else { return nil }  // a leading zero
-        } else {
-            while case let digit = p[i] &- 0x30, digit < 10 {
-                guard digits < 15 else { return nil }
-                mantissa = mantissa &* 10 &+ Int64(digit)
-                digits += 1
-                i += 1
-            }
-        }
+        // Below 10^15: a signed mantissa, so one instruction converts it.
+        guard let (negative, integerPart, integerDigits) = Self.signedDigits(p, &i, maxDigits: 15) else { return nil }
+        var (mantissa, digits) = (integerPart, integerDigits)
         var fractionDigits = 0
         if p[i] == 0x2E {
             i += 1
@@ -245,5 +215,29 @@ struct CanonicalSightingReader: Sendable {
         at = i
         let value = Double(mantissa) / powersOfTen[fractionDigits]
         return negative ? -value : value
+    }
+
+    /// An optional minus sign and 1...`maxDigits` digits without a leading zero at `p + i`, `i`
+    /// moved past them; `nil` when there is no digit, a leading zero or more digits.
+    @inline(__always)
+    private static func signedDigits(_ p: UnsafePointer<UInt8>, _ i: inout Int, maxDigits: Int) -> (Bool, Int64, Int)? {
+        let negative = p[i] == 0x2D
+        if negative { i += 1 }
+        let first = p[i] &- 0x30
+        guard first < 10 else { return nil }
+        i += 1
+        var value = Int64(first)
+        var digits = 1
+        if first == 0 {
+            guard p[i] &- 0x30 >= 10 else { return nil }  // a leading zero
+        } else {
+            while case let digit = p[i] &- 0x30, digit < 10 {
+                guard digits < maxDigits else { return nil }
+                value = value &* 10 &+ Int64(digit)
+                digits += 1
+                i += 1
+            }
+        }
+        return (negative, value, digits)
     }
 }
