@@ -405,35 +405,12 @@ struct JSONScanner: ~Copyable {
     }
 }
 
-/// An object key with its quotes and colon (`"rssi":`, at most 16 bytes) as two masked little-endian
-/// words, so that ``JSONScanner/consume(_:)-(KeyPattern)`` compares it in two loads.
-struct KeyPattern: Sendable {
-    let first: UInt64, second: UInt64
-    let firstMask: UInt64, secondMask: UInt64
-    let length: Int
-
-    init(_ key: StaticString) {
-        let bytes: [UInt8] = [0x22] + Array(UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)) + [0x22, 0x3A]
-        precondition(bytes.count <= 16, "a key pattern holds at most 16 bytes")
-        var words: [UInt64] = [0, 0]
-        var masks: [UInt64] = [0, 0]
-        for (i, byte) in bytes.enumerated() {
-            words[i / 8] |= UInt64(byte) << UInt64(8 * (i % 8))
-            masks[i / 8] |= 0xFF << UInt64(8 * (i % 8))
-        }
-        (first, second, firstMask, secondMask, length) = (words[0], words[1], masks[0], masks[1], bytes.count)
-    }
-}
-
 extension JSONScanner {
-    /// Consumes `pattern` when the next bytes are exactly it; `false` (nothing consumed) otherwise,
-    /// also within 16 bytes of the end, where the caller's general path reads the key instead.
-    @inline(__always) mutating func consume(_ pattern: KeyPattern) -> Bool {
-        guard index + 16 <= count else { return false }
-        let at = UnsafeRawPointer(base + index)
-        guard UInt64(littleEndian: at.loadUnaligned(as: UInt64.self)) & pattern.firstMask == pattern.first,
-            UInt64(littleEndian: at.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) & pattern.secondMask == pattern.second
-        else { return false }
+    /// Consumes `pattern` (a key with its quotes and colon, `"rssi":`) when the next bytes are
+    /// exactly it; `false` (nothing consumed) otherwise, also within 16 bytes of the end, where the
+    /// caller's general path reads the key instead.
+    @inline(__always) mutating func consume(_ pattern: BytePattern) -> Bool {
+        guard index + 16 <= count, pattern.matches(base + index) else { return false }
         index += pattern.length
         return true
     }

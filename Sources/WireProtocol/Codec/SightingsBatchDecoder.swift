@@ -59,9 +59,22 @@ public struct DecodedSightingsBatch: Sendable, Equatable {
 /// failure is a ``WireError`` naming the topic, the field (`sightings[3].uuid`) and the reason.
 public struct SightingsBatchDecoder: Sendable {
     /// The contract's sighting keys as the agent writes them, for the fast key match.
-    private let keys = SightingKeyPatterns()
+    private let keys = SightingKeyPatterns.agent
+    /// The canonical-layout reader tried first on each sighting (not an optional: a large struct
+    /// is then read in place, not copied out for each sighting).
+    private let canonical = CanonicalSightingReader.agent
+    /// Whether every sighting goes through the general path.
+    private let generalPathOnly: Bool
 
-    public init() {}
+    public init() {
+        self.generalPathOnly = false
+    }
+
+    /// A decoder that reads every sighting through the general path when `generalPathOnly` (the
+    /// reference the tests compare the canonical-layout reader against).
+    init(generalPathOnly: Bool) {
+        self.generalPathOnly = generalPathOnly
+    }
 
     /// Decodes `payload` received on `topic` from gateway `gateway`.
     public func decode(_ payload: UnsafeRawBufferPointer, topic: String, gateway: String? = nil) throws(WireError) -> DecodedSightingsBatch
@@ -130,8 +143,10 @@ public struct SightingsBatchDecoder: Sendable {
                     if !s.consume(0x5D) {
                         var i = 0
                         repeat {
-                            let sighting = try decodeSighting(&s, index: i, field: &field)
-                            batch.sightings.append(sighting)
+                            if generalPathOnly || !canonical.read(&s, index: i, field: &field, into: &batch.sightings) {
+                                let sighting = try decodeSighting(&s, index: i, field: &field)
+                                batch.sightings.append(sighting)
+                            }
                             i += 1
                         } while try s.next(close: 0x5D)
                     }
@@ -365,12 +380,15 @@ private enum SightingKey {
     case unknown(KeyBytes)
 }
 
-/// The sighting keys as the agent writes them (`"rssi":`), for ``JSONScanner/consume(_:)-(KeyPattern)``.
+/// The sighting keys as the agent writes them (`"rssi":`), for ``JSONScanner/consume(_:)-(BytePattern)``.
 private struct SightingKeyPatterns: Sendable {
-    let address = KeyPattern("address"), count = KeyPattern("count"), distance = KeyPattern("distance")
-    let format = KeyPattern("format"), instance = KeyPattern("instance"), major = KeyPattern("major")
-    let minor = KeyPattern("minor"), namespace = KeyPattern("namespace"), rssi = KeyPattern("rssi")
-    let rssiMax = KeyPattern("rssiMax"), txPower = KeyPattern("txPower"), uuid = KeyPattern("uuid")
+    /// Built once, not per decoder (a decoder may be made per message).
+    static let agent = SightingKeyPatterns()
+
+    let address = BytePattern(#""address":"#), count = BytePattern(#""count":"#), distance = BytePattern(#""distance":"#)
+    let format = BytePattern(#""format":"#), instance = BytePattern(#""instance":"#), major = BytePattern(#""major":"#)
+    let minor = BytePattern(#""minor":"#), namespace = BytePattern(#""namespace":"#), rssi = BytePattern(#""rssi":"#)
+    let rssiMax = BytePattern(#""rssiMax":"#), txPower = BytePattern(#""txPower":"#), uuid = BytePattern(#""uuid":"#)
 }
 
 /// Where in a payload the decoder is, for error messages: `field sightings[3].uuid`.
