@@ -219,11 +219,7 @@ extension CoordinatorService {
     /// every publish after it on the same connection waits too; on a connection of their own the
     /// heartbeats keep flowing, so the others do not take a stalled member for a dead one.
     static func heartbeatConnection(for coordinator: MQTTConfiguration) -> MQTTConfiguration {
-        var configuration = coordinator
-        configuration.clientID = String((coordinator.clientID + "-heartbeat").prefix(128))
-        configuration.cleanSession = true
-        configuration.will = nil
-        return configuration
+        sideConnection(for: coordinator, suffix: "heartbeat")
     }
 
     /// The connection a member publishes `regions`, `events` and its retained statuses on: the
@@ -240,8 +236,14 @@ extension CoordinatorService {
     /// the phones already as live copies (``enqueueLiveCopy(topic:payload:)``), and the member
     /// keeps receiving and deciding throughout.
     static func outboundConnection(for coordinator: MQTTConfiguration) -> MQTTConfiguration {
+        sideConnection(for: coordinator, suffix: "out")
+    }
+
+    /// A member's connection beside its main one: the same settings, the client id followed by
+    /// `-suffix`, a clean session and no will.
+    private static func sideConnection(for coordinator: MQTTConfiguration, suffix: String) -> MQTTConfiguration {
         var configuration = coordinator
-        configuration.clientID = String((coordinator.clientID + "-out").prefix(128))
+        configuration.clientID = String((coordinator.clientID + "-" + suffix).prefix(128))
         configuration.cleanSession = true
         configuration.will = nil
         return configuration
