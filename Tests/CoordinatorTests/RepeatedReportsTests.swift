@@ -8,7 +8,7 @@ import WireProtocol
 
 @Suite("A phone report received twice")
 struct RepeatedReportsTests {
-    @Test("the same bytes on the same topic are a repeat; other bytes or another phone's topic are not; it is forgotten after two windows")
+    @Test("the same timed bytes on the same topic are a repeat; other bytes, another phone's topic or a report without time are not; forgotten after two windows")
     func fingerprints() {
         let reports = RepeatedReports(window: .seconds(30))
         let start = ContinuousClock.now
@@ -18,6 +18,10 @@ struct RepeatedReportsTests {
         #expect(reports.isRepeat(topic: "p/v1/clients/one/report", payload: a, now: start + .seconds(1)))
         #expect(!reports.isRepeat(topic: "p/v1/clients/one/report", payload: b, now: start + .seconds(1)))
         #expect(!reports.isRepeat(topic: "p/v1/clients/two/report", payload: a, now: start + .seconds(1)))
+        // A report without `time` may repeat its bytes as a new report: never a repeat.
+        let untimed = Array(#"{"events":[{"region":"hall","type":"enter"}],"v":1}"#.utf8)
+        #expect(!reports.isRepeat(topic: "p/v1/clients/one/report", payload: untimed, now: start + .seconds(2)))
+        #expect(!reports.isRepeat(topic: "p/v1/clients/one/report", payload: untimed, now: start + .seconds(3)))
         // Kept across one rotation (at least a window), gone after two.
         #expect(reports.isRepeat(topic: "p/v1/clients/one/report", payload: a, now: start + .seconds(45)))
         #expect(!reports.isRepeat(topic: "p/v1/clients/one/report", payload: b, now: start + .seconds(100)))
