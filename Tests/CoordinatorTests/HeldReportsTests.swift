@@ -56,6 +56,30 @@ import Testing
         #expect(held.due.isEmpty && held.byClient.isEmpty)
     }
 
+    @Test("after a membership change, unanswered reports of partitions this member does not own are relayed once, after relayAfter; none without a change")
+    func relays() {
+        let t0 = Date()
+        var held = HeldReports()
+        held.hold(report("a", 1), client: "a", partition: 0, owned: false, now: t0)
+        held.hold(report("b", 2), client: "b", partition: 0, owned: false, now: t0)
+        held.hold(report("c", 3), client: "c", partition: 1, owned: false, now: t0)
+        held.hold(report("d", 4), client: "d", partition: 0, owned: false, now: t0.addingTimeInterval(2))
+        let answered: [String: (at: Date, partition: Int)] = ["b": (t0.addingTimeInterval(1), 0)]
+        let ownsOne = { (partition: Int) in partition == 1 }
+        // No membership change: nothing goes round, however old.
+        #expect(held.relays(now: t0.addingTimeInterval(5), answered: { answered[$0] }, owned: ownsOne).isEmpty)
+        held.noteChange(at: t0.addingTimeInterval(1))
+        // Before relayAfter (3 s) nothing; then a's only: b was answered, c is this member's own partition, d is too young.
+        #expect(held.relays(now: t0.addingTimeInterval(2.5), answered: { answered[$0] }, owned: ownsOne).isEmpty)
+        #expect(payloads(held.relays(now: t0.addingTimeInterval(3.5), answered: { answered[$0] }, owned: ownsOne)) == ["1"])
+        // Once each: d when it is old enough, a not again.
+        #expect(payloads(held.relays(now: t0.addingTimeInterval(5.5), answered: { answered[$0] }, owned: ownsOne)) == ["4"])
+        #expect(held.relays(now: t0.addingTimeInterval(6), answered: { answered[$0] }, owned: ownsOne).isEmpty)
+        // A report that arrived well after the last change is not relayed.
+        held.hold(report("e", 5), client: "e", partition: 0, owned: false, now: t0.addingTimeInterval(8))
+        #expect(held.relays(now: t0.addingTimeInterval(12), answered: { _ in nil }, owned: ownsOne).isEmpty)
+    }
+
     @Test("at most perClient reports per client, the newest")
     func bounded() {
         let t0 = Date()

@@ -45,7 +45,11 @@ public struct DynamicSecurityPlan: Sendable {
         let coordinator: [[String: any Sendable]] =
             [topics.allGatewayStatus, topics.allSightings, topics.allClientReports, topics.allClientRegions, topics.coordinatorStatus].map {
                 Self.acl("subscribePattern", $0)
-            } + [topics.allClientRegions, topics.allClientEvents, topics.coordinatorStatus].map { Self.acl("publishClientSend", $0) }
+            }
+            // Client reports too: a partitioned member relays a report another member may have missed (HeldReports).
+            + [topics.allClientRegions, topics.allClientEvents, topics.coordinatorStatus, topics.allClientReports].map {
+                Self.acl("publishClientSend", $0)
+            }
         let agent: [[String: any Sendable]] = [topics.allGatewayStatus, topics.allSightings].map { Self.acl("publishClientSend", $0) }
         return [
             ["command": "createRole", "rolename": Self.coordinatorRole, "acls": coordinator],

@@ -12,6 +12,8 @@ struct HeldReports: Sendable {
         var received: Date
         var partition: Int
         var inbound: InboundMessage
+        /// Whether ``relays(now:answered:owned:)`` handed it out already.
+        var relayed = false
     }
 
     /// How long a report is kept: a member timeout plus the grace, with room.
@@ -25,6 +27,14 @@ struct HeldReports: Sendable {
     /// The others' reports wait for a gain; looking at them on every call would cost a pass over
     /// every phone of the venue.
     private(set) var due: Set<String> = []
+    /// A report waits this long for an answer before it is relayed (``relays(now:answered:owned:)``).
+    var relayAfter: TimeInterval = 3
+    /// When the live set or this member's partitions last changed (``noteChange(at:)``).
+    private(set) var changed: Date?
+
+    /// The membership changed at `now`: the reports held around it may have reached no member
+    /// that will serve them.
+    mutating func noteChange(at now: Date) { changed = now }
 
     /// Keeps `inbound`, a report of `client` in `partition` not applied at `now`; `owned`: this
     /// member owns the partition (it will serve it soon), so the report is due.
@@ -44,6 +54,41 @@ struct HeldReports: Sendable {
             byClient[client] = fresh.isEmpty ? nil : fresh
             if fresh.contains(where: { partitions.contains($0.partition) }) { due.insert(client) }
         }
+    }
+
+    /// The reports to relay (the same bytes, at QoS 0, on the phone's own report topic) so that a
+    /// member that never received them does: held at least ``relayAfter`` in a partition this
+    /// member does not own, unanswered (no `regions` message placing the client in the report's
+    /// partition arrived after it), not relayed yet, and received at most ``relayAfter`` before a
+    /// membership change or after it. Each is relayed once; members that saw it drop the copy
+    /// (`RepeatedReports`).
+    ///
+    /// Why: after `kill -9` of a NATS node that carried a partition's owner, a report received
+    /// meanwhile only by members that never came to serve the partition (one gained it and gave it
+    /// back before its grace ended when the owner had reconnected) was lost with the phone's wake;
+    /// the phone slept 24 s with its set unanswered (docs/coordinator.md, partition-check run 5).
+    /// Without a membership change nothing is relayed: a report the owner needed no set for is
+    /// not sent around.
+    mutating func relays(now: Date, answered: (String) -> (at: Date, partition: Int)?, owned: (Int) -> Bool) -> [InboundMessage] {
+        guard let changed, now.timeIntervalSince(changed) <= window + relayAfter else { return [] }
+        var out: [InboundMessage] = []
+        for (client, held) in byClient {
+            var held = held
+            var touched = false
+            let answer = answered(client)
+            for i in held.indices where !held[i].relayed && !owned(held[i].partition) {
+                let report = held[i]
+                guard now.timeIntervalSince(report.received) >= relayAfter, changed >= report.received.addingTimeInterval(-relayAfter),
+                    now.timeIntervalSince(report.received) <= window
+                else { continue }
+                held[i].relayed = true
+                touched = true
+                if let answer, answer.partition == report.partition, answer.at > report.received { continue }
+                out.append(report.inbound)
+            }
+            if touched { byClient[client] = held }
+        }
+        return out
     }
 
     /// Takes, in arrival order per due client, the reports younger than the window that are `ready`

@@ -10,6 +10,8 @@ public final class PartitionMetrics: Sendable {
     public let fenced: Gauge
     public let live: Gauge
     public let membershipChanges: Counter
+    /// Held reports relayed after a membership change (``HeldReports/relays(now:answered:owned:)``).
+    public let relayedReports: Counter
 
     public init(registry: PrometheusCollectorRegistry) {
         fences = registry.makeCounter(
@@ -23,5 +25,8 @@ public final class PartitionMetrics: Sendable {
         live = registry.makeGauge(name: "beaconfleet_coordinator_live_members", help: "Coordinators of this venue live (heartbeat within the timeout)")
         membershipChanges = registry.makeCounter(
             name: "beaconfleet_coordinator_membership_changes_total", help: "Changes of the live member set")
+        relayedReports = registry.makeCounter(
+            name: "beaconfleet_coordinator_relayed_reports_total",
+            help: "Phone reports held unanswered after a membership change and relayed once for the partition's owner")
     }
 }

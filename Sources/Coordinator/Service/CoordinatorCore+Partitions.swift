@@ -63,7 +63,9 @@ extension CoordinatorCore {
     /// `partitions` were gained (joined, taken over, or back after a lost connection): the next
     /// set of each of their clients continues from the clock, above whatever another member
     /// published meanwhile (``CoordinatorEngine/markHandedOver(where:)``).
+    /// Called on every membership change (also when nothing was gained).
     public func gained(_ partitions: [Int], ownership: PartitionOwnership) {
+        heldReports.noteChange(at: Date())
         guard !partitions.isEmpty else { return }
         let gained = Set(partitions)
         engine.markHandedOver { gained.contains(ownership.partition(ofClient: $0, level: nil)) }
@@ -75,6 +77,13 @@ extension CoordinatorCore {
     /// just ended (they arrived while nobody served them), and those of clients that had just
     /// crossed over from another member's partition (``PartitionOwnership/crossingHold``).
     /// Called every membership tick.
+    /// The held reports to relay now (``HeldReports/relays(now:answered:owned:)``): their topics and bytes.
+    func relayHeld(ownership: PartitionOwnership, now: Date = Date()) -> [(topic: String, payload: [UInt8])] {
+        heldReports.relays(now: now, answered: { ownership.lastForeignSet(for: $0) }, owned: ownership.owns).map {
+            ($0.message.topic, $0.message.payload)
+        }
+    }
+
     func releaseHeld(ownership: PartitionOwnership, now: Date = Date()) -> [CoordinatorOutput] {
         guard !heldReports.due.isEmpty else { return [] }
         let held = heldReports.take(now: now, answered: { ownership.lastForeignSet(for: $0) }, owned: ownership.owns) { client, partition in

@@ -78,6 +78,12 @@ extension CoordinatorService {
                 }
                 // Held reports now served (a grace ended, a crossing hold passed) are answered.
                 await publish(await core.releaseHeld(ownership: ownership))
+                // Unanswered ones after a membership change go round once more, for an owner that
+                // may never have received them (QoS 0, on the connection that never waits).
+                for (topic, payload) in await core.relayHeld(ownership: ownership) {
+                    try? (heartbeatClient ?? client).enqueue(topic: topic, payload: payload, qos: .atMostOnce)
+                    metrics.relayedReports.increment()
+                }
                 try? await Task.sleep(for: .milliseconds(100))
             }
             group.cancelAll()
