@@ -10,8 +10,7 @@ import MQTT
 /// every later publish on the connection waited up to 4 s, then the node closed the connection
 /// (docs/mqtt.md). Through one shared connection every phone's reports waited behind one stalled
 /// publish, 8–9 s in `scripts/partition-check`: a fault no phone sees, since each has its own
-/// socket and a woken phone's report is the first publish on a fresh one, which the node hands to
-/// the coordinators' QoS 0 subscriptions at once.
+/// socket.
 actor PhoneConnections {
     /// The simulation's connection settings; each phone's differ in client id and first broker.
     let base: MQTTConfiguration

@@ -77,13 +77,6 @@ extension CoordinatorCore {
     /// just ended (they arrived while nobody served them), and those of clients that had just
     /// crossed over from another member's partition (``PartitionOwnership/crossingHold``).
     /// Called every membership tick.
-    /// The held reports to relay now (``HeldReports/relays(now:answered:owned:)``): their topics and bytes.
-    func relayHeld(ownership: PartitionOwnership, now: Date = Date()) -> [(topic: String, payload: [UInt8])] {
-        heldReports.relays(now: now, answered: { ownership.lastForeignSet(for: $0) }, owned: ownership.owns).map {
-            ($0.message.topic, $0.message.payload)
-        }
-    }
-
     func releaseHeld(ownership: PartitionOwnership, now: Date = Date()) -> [CoordinatorOutput] {
         guard !heldReports.due.isEmpty else { return [] }
         let held = heldReports.take(now: now, answered: { ownership.lastForeignSet(for: $0) }, owned: ownership.owns) { client, partition in
@@ -91,5 +84,12 @@ extension CoordinatorCore {
         }
         guard !held.isEmpty else { return [] }
         return process(held, now: now)
+    }
+
+    /// The held reports to relay now (``HeldReports/relays(now:answered:owned:)``): their topics and bytes.
+    func relayHeld(ownership: PartitionOwnership, now: Date = Date()) -> [(topic: String, payload: [UInt8])] {
+        heldReports.relays(now: now, answered: { ownership.lastForeignSet(for: $0) }, owned: ownership.owns).map {
+            ($0.message.topic, $0.message.payload)
+        }
     }
 }
