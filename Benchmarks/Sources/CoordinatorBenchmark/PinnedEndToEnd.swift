@@ -107,6 +107,11 @@ struct PinnedEndToEnd {
             while sub.isRunning { try await Task.sleep(for: .milliseconds(5)) }
             let subElapsed = clock.now - subStart
             sub.waitUntilExit()
+            guard sub.terminationStatus == 0 else {
+                // A baseline that failed read nothing: no ratio from it.
+                print("end to end pinned: mosquitto_sub exited with status \(sub.terminationStatus) in round \(round + 1) | target >= 0.9: not measured")
+                exit(1)
+            }
             let subCPU = childrenCPUSeconds() - subCPUBefore
             await publisher.drain()
             try await Task.sleep(for: .milliseconds(500))

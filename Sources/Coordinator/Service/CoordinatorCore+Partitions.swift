@@ -63,9 +63,7 @@ extension CoordinatorCore {
     /// `partitions` were gained (joined, taken over, or back after a lost connection): the next
     /// set of each of their clients continues from the clock, above whatever another member
     /// published meanwhile (``CoordinatorEngine/markHandedOver(where:)``).
-    /// Called on every membership change (also when nothing was gained).
     public func gained(_ partitions: [Int], ownership: PartitionOwnership) {
-        heldReports.noteChange(at: Date())
         guard !partitions.isEmpty else { return }
         let gained = Set(partitions)
         engine.markHandedOver { gained.contains(ownership.partition(ofClient: $0, level: nil)) }
@@ -84,6 +82,12 @@ extension CoordinatorCore {
         }
         guard !held.isEmpty else { return [] }
         return process(held, now: now)
+    }
+
+    /// The live set or this member's partitions changed: reports held around now may have reached
+    /// no member that will serve them (``relayHeld(ownership:now:)``).
+    func membershipChanged(now: Date = Date()) {
+        heldReports.noteChange(at: now)
     }
 
     /// The held reports to relay now (``HeldReports/relays(now:answered:owned:)``): their topics and bytes.

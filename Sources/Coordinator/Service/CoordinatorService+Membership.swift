@@ -70,6 +70,7 @@ extension CoordinatorService {
                     logger.info("\(text)")
                     publishMemberStatus(ownership, state: .online, retain: true)  // say what is owned now
                     // Before the grace ends: the gained partitions' next sets continue from the clock.
+                    await core.membershipChanged()
                     await core.gained(change.gained, ownership: ownership)
                     following = Task { [previous = following, self] in
                         await previous?.value

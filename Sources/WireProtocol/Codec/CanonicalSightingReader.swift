@@ -158,18 +158,11 @@ struct CanonicalSightingReader: Sendable {
         guard p[at] == 0x7D else { return nil }
         at += 1
         // The identity as the general path builds it; a field the format needs is missing: decline.
-        let key: BeaconIdentity
-        switch formatValue {
-        case .iBeacon, .altBeacon:
-            guard let uuidValue, let majorValue, let minorValue else { return nil }
-            key = BeaconIdentity(high: uuidValue.high, low: uuidValue.low, major: majorValue, minor: minorValue, kind: .uuidMajorMinor)
-        case .eddystoneUID:
-            guard let namespaceValue, let instanceValue else { return nil }
-            key = BeaconIdentity(
-                high: namespaceValue.high, low: namespaceValue.low << 48 | instanceValue, major: 0, minor: 0, kind: .eddystoneUID)
-        case .eddystoneURL, .eddystoneTLM, .eddystoneUnknown:
-            key = BeaconIdentity(high: 0, low: parsedAddress.rawValue, major: 0, minor: 0, kind: .address)
-        }
+        guard
+            case .success(let key) = BeaconIdentity.ofSighting(
+                format: formatValue, uuid: uuidValue.map { ($0.high, $0.low) }, major: majorValue, minor: minorValue,
+                namespace: namespaceValue, instance: instanceValue, address: parsedAddress.rawValue)
+        else { return nil }
         s.index += at
         field.set(last, index)
         return DecodedSighting(

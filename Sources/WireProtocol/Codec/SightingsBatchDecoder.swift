@@ -306,18 +306,12 @@ public struct SightingsBatchDecoder: Sendable {
         guard let rssiMax else { throw missing("rssiMax") }
         guard let count else { throw missing("count") }
         let key: BeaconIdentity
-        switch format {
-        case .iBeacon, .altBeacon:
-            guard let uuid else { throw missing("uuid") }
-            guard let major else { throw missing("major") }
-            guard let minor else { throw missing("minor") }
-            key = BeaconIdentity(high: uuid.0, low: uuid.1, major: major, minor: minor, kind: .uuidMajorMinor)
-        case .eddystoneUID:
-            guard let namespace else { throw missing("namespace") }
-            guard let instance else { throw missing("instance") }
-            key = BeaconIdentity(high: namespace, low: namespaceLow << 48 | instance, major: 0, minor: 0, kind: .eddystoneUID)
-        case .eddystoneURL, .eddystoneTLM, .eddystoneUnknown:
-            key = BeaconIdentity(high: 0, low: address, major: 0, minor: 0, kind: .address)
+        switch BeaconIdentity.ofSighting(
+            format: format, uuid: uuid, major: major, minor: minor, namespace: namespace.map { ($0, namespaceLow) }, instance: instance,
+            address: address)
+        {
+        case .success(let identity): key = identity
+        case .failure(let absent): throw missing(absent.name)
         }
         return DecodedSighting(
             format: format, key: key, address: address, rssi: rssi, rssiMax: Int16(rssiMax), count: Int32(count),
@@ -369,6 +363,37 @@ public struct SightingsBatchDecoder: Sendable {
         case 13 where memcmp(bytes.baseAddress!, "eddystone-url", 13) == 0: return .eddystoneURL
         case 13 where memcmp(bytes.baseAddress!, "eddystone-tlm", 13) == 0: return .eddystoneTLM
         default: return nil
+        }
+    }
+}
+
+/// A field a sighting's format needs that the sighting lacks.
+struct MissingSightingField: Error {
+    let name: StaticString
+}
+
+extension BeaconIdentity {
+    /// The identity a sighting of `format` is tracked by: UUID, major and minor for iBeacon and
+    /// AltBeacon, namespace and instance for Eddystone-UID, the address otherwise; or the first
+    /// field the format needs that is missing. The general path and the canonical-layout reader
+    /// both build it here.
+    @inline(__always)
+    static func ofSighting(
+        format: BeaconFormat, uuid: (UInt64, UInt64)?, major: UInt16?, minor: UInt16?, namespace: (high: UInt64, low: UInt64)?,
+        instance: UInt64?, address: UInt64
+    ) -> Result<BeaconIdentity, MissingSightingField> {
+        switch format {
+        case .iBeacon, .altBeacon:
+            guard let uuid else { return .failure(MissingSightingField(name: "uuid")) }
+            guard let major else { return .failure(MissingSightingField(name: "major")) }
+            guard let minor else { return .failure(MissingSightingField(name: "minor")) }
+            return .success(BeaconIdentity(high: uuid.0, low: uuid.1, major: major, minor: minor, kind: .uuidMajorMinor))
+        case .eddystoneUID:
+            guard let namespace else { return .failure(MissingSightingField(name: "namespace")) }
+            guard let instance else { return .failure(MissingSightingField(name: "instance")) }
+            return .success(BeaconIdentity(high: namespace.high, low: namespace.low << 48 | instance, major: 0, minor: 0, kind: .eddystoneUID))
+        case .eddystoneURL, .eddystoneTLM, .eddystoneUnknown:
+            return .success(BeaconIdentity(high: 0, low: address, major: 0, minor: 0, kind: .address))
         }
     }
 }
