@@ -58,6 +58,7 @@ struct ClientAdmissionTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let port = try LoopbackPort.hold()
         defer { LoopbackPort.release(port) }
+        let started = Date().timeIntervalSince1970
         try await withMosquittoBroker { broker in
             let coordinator = try await CoordinatorHarness.start(broker: broker, topology: directory, httpPort: port)
             let regions = try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
@@ -88,6 +89,12 @@ struct ClientAdmissionTests {
                 try await Task.sleep(for: .milliseconds(100))
             } while ContinuousClock.now < deadline
             #expect(await coordinator.service.core.clientCount == 1)
+            // When the batch was applied: after the test started, not after now.
+            let (_, body) = try await CoordinatorHarness.get(port: port, "/metrics")
+            let applied = String(decoding: body, as: UTF8.self).split(separator: "\n").first {
+                $0.hasPrefix("beaconfleet_coordinator_last_sightings_timestamp_seconds ")
+            }.flatMap { Double($0.split(separator: " ")[1]) }
+            #expect(applied.map { $0 >= started && $0 <= Date().timeIntervalSince1970 } == true, "\(String(describing: applied))")
             await coordinator.stop()
             for reason in ["region", "unlisted", "venue"] {
                 #expect(lines.contains { $0.contains("reason=\"\(reason)\"") && $0.hasSuffix(" 1") }, "\(reason) in \(lines)")

@@ -56,7 +56,10 @@ final class CoordinatorProcess: @unchecked Sendable {
     }
 
     /// Its resident set in bytes (`VmRSS` of /proc/PID/status), `nil` once it is gone.
-    var residentBytes: Int? {
+    var residentBytes: Int? { Self.residentBytes(of: pid) }
+
+    /// Process `pid`'s resident set in bytes (`VmRSS` of /proc/PID/status), `nil` once it is gone.
+    static func residentBytes(of pid: Int32) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)

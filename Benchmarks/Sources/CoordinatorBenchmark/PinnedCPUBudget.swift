@@ -19,6 +19,12 @@ struct PinnedCPUBudget {
     var coordinatorCPU: Double
     var coordinatorSeconds: Double
 
+    /// Sightings per second each consumer took in.
+    var coordinatorRate: Double { sightings / coordinatorSeconds }
+    var baselineRate: Double { sightings / baselineSeconds }
+    /// The coordinator's rate over the baseline's.
+    var ratio: Double { baselineSeconds / coordinatorSeconds }
+
     /// µs of CPU per sighting.
     var baselinePerSighting: Double { baselineCPU / sightings * 1e6 }
     var coordinatorPerSighting: Double { coordinatorCPU / sightings * 1e6 }
@@ -28,7 +34,7 @@ struct PinnedCPUBudget {
     /// The round whose coordinator/baseline ratio is the median one (so the figures belong together).
     static func median(_ rounds: [PinnedCPUBudget]) -> PinnedCPUBudget? {
         guard !rounds.isEmpty else { return nil }
-        let sorted = rounds.sorted { $0.baselineSeconds / $0.coordinatorSeconds < $1.baselineSeconds / $1.coordinatorSeconds }
+        let sorted = rounds.sorted { $0.ratio < $1.ratio }
         return sorted[(sorted.count - 1) / 2]
     }
 

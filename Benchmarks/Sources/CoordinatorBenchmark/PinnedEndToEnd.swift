@@ -1,22 +1,26 @@
 import BenchmarkSupport
 import Foundation
 import MosquittoTesting
+import Synchronization
 
 /// End to end with a core of its own (`CoordinatorBenchmark e2e-pinned`): the publisher (this
 /// process) and the broker on CPU 0, the consumer on CPU 1 — the release coordinator binary for the
 /// measured run, `mosquitto_sub` for the baseline — so the ratio says whether the coordinator keeps
 /// up with what the broker delivers, not how it shares a core with them. The stream is the e2e
-/// section's (QoS 1, batches of 1,000 sightings); the coordinator's progress is its `/metrics`
-/// counter of sightings applied, polled every 50 ms.
+/// section's (QoS 1, batches of 1,000 sightings). Each consumer is timed on the wall clock from the
+/// first batch published to the last sighting consumed: `mosquitto_sub`'s exit, and the time the
+/// coordinator itself says it applied the last sightings (`/metrics`,
+/// `beaconfleet_coordinator_last_sightings_timestamp_seconds`, read once its counter of sightings
+/// applied, polled every 50 ms, reaches the slice).
 ///
 /// The two consumers take turns, `rounds` times, on the same slice of batches (the baseline's on a
 /// topic of its own, so the idle coordinator does not receive them): a machine whose load drifts
-/// moves both sides of a round alike, and the verdict is on the median round's ratio. A slice
-/// that lasts a second or more keeps the 50 ms polling and the start-up out of the figure.
+/// moves both sides of a round alike, and the verdict is on the median round's ratio. One turn of
+/// each before them, printed but not in the verdict, grows both heaps to hold a round in flight.
 struct PinnedEndToEnd {
     var root: URL
     var topologyDirectory: URL
-    /// `warm` batches, then `rounds` slices of `perRound` batches each, every one new to the
+    /// `warm` batches, then `rounds` + 1 slices of `perRound` batches each, every one new to the
     /// coordinator (its duplicate check drops a batch seen before).
     var batches: [(String, [UInt8])]
     var perBatch: Int
@@ -34,7 +38,7 @@ struct PinnedEndToEnd {
             )
             return
         }
-        precondition(batches.count >= warm + rounds * perRound, "e2e-pinned needs warm + rounds × perRound batches")
+        precondition(batches.count >= warm + (rounds + 1) * perRound, "e2e-pinned needs warm + (rounds + 1) × perRound batches")
         // This process (every thread: `-a`) to CPU 0 before the broker starts, which inherits it;
         // put back afterwards so that the sections after this one run as before.
         let original = CoordinatorProcess.affinity(of: getpid())
@@ -57,59 +61,60 @@ struct PinnedEndToEnd {
         defer { coordinator.stop() }
         let coordinatorCPUs = coordinator.affinity
         func applied() -> Double { coordinator.metric("beaconfleet_coordinator_messages_in_total", labels: "kind=\"sighting\"") ?? 0 }
-        /// Polls until `target` sightings are applied; answers when that happened, interpolated
-        /// between the last two polls (the rate between them taken as steady).
-        func waitForSightings(_ target: Double, stage: String) async throws -> ContinuousClock.Instant {
-            var last = (count: applied(), time: clock.now)
+        /// Polls until `target` sightings are applied; answers when the last of them was, by the
+        /// coordinator's own clock (`…_last_sightings_timestamp_seconds`, Unix seconds), so the
+        /// polling interval is not in the figure.
+        func waitForSightings(_ target: Double, stage: String) async throws -> Double {
+            var last = applied()
             var lastChange = clock.now
-            while last.count < target {
+            while last < target {
                 try await Task.sleep(for: .milliseconds(50))
-                let now = (count: applied(), time: clock.now)
-                if now.count >= target {
-                    let fraction = (target - last.count) / max(now.count - last.count, 1)
-                    return last.time + (now.time - last.time) * fraction
-                }
-                if now.count != last.count { lastChange = now.time }
-                guard now.time - lastChange < .seconds(30) else {
-                    print("end to end pinned stalled in \(stage): \(now.count) of \(target) sightings")
+                let now = applied()
+                if now != last { lastChange = clock.now }
+                guard clock.now - lastChange < .seconds(30) else {
+                    print("end to end pinned stalled in \(stage): \(now) of \(target) sightings")
                     exit(1)
                 }
                 last = now
             }
-            return last.time
+            guard let end = coordinator.metric("beaconfleet_coordinator_last_sightings_timestamp_seconds") else {
+                print("end to end pinned: the coordinator's /metrics has no last_sightings_timestamp_seconds | target >= 0.9: not measured")
+                exit(1)
+            }
+            return end
         }
         let beforeWarm = applied()
         try publishAll(batches[..<warm])
         _ = try await waitForSightings(beforeWarm + Double(warm * perBatch), stage: "warm-up")
         try await Task.sleep(for: .seconds(2))
 
-        var ratios: [Double] = []
-        var rates: [(coordinator: Double, baseline: Double)] = []
-        var budgets: [PinnedCPUBudget] = []
-        for round in 0..<rounds {
-            let slice = batches[(warm + round * perRound)..<(warm + (round + 1) * perRound)]
-            // Baseline: mosquitto_sub on CPU 1 receiving the slice (QoS 1) on its own topics.
+        /// One turn of each consumer on `slice`: `mosquitto_sub` on CPU 1 first (QoS 1, on topics
+        /// of its own), then the coordinator. Both are timed on the wall clock from the first
+        /// batch published to the last sighting consumed: `mosquitto_sub`'s exit (its termination
+        /// handler's time), the coordinator's own timestamp.
+        func turn(_ slice: ArraySlice<(String, [UInt8])>, stage: String) async throws -> PinnedCPUBudget {
             let retargeted = slice.map { ($0.0.replacingOccurrences(of: "beaconfleet/v1", with: "bench/v1"), $0.1) }
             let sub = Process()
             sub.executableURL = taskset
             sub.arguments = [
                 "-c", "1", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-t",
-                "bench/v1/gateways/+/sightings", "-C", "\(perRound)",
+                "bench/v1/gateways/+/sightings", "-C", "\(slice.count)",
             ]
             sub.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            let exited = Mutex<Double?>(nil)
+            sub.terminationHandler = { _ in exited.withLock { $0 = Date().timeIntervalSince1970 } }
             // mosquitto_sub's CPU time reaches RUSAGE_CHILDREN once it has exited and been reaped
             // (taskset execs it, so the child is mosquitto_sub itself).
             let subCPUBefore = childrenCPUSeconds()
             try sub.run()
             try await Task.sleep(for: .milliseconds(500))
-            let subStart = clock.now
+            let subStart = Date().timeIntervalSince1970
             try publishAll(retargeted[...])
-            while sub.isRunning { try await Task.sleep(for: .milliseconds(5)) }
-            let subElapsed = clock.now - subStart
+            while exited.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
             sub.waitUntilExit()
-            guard sub.terminationStatus == 0 else {
+            guard sub.terminationStatus == 0, let subEnd = exited.withLock({ $0 }) else {
                 // A baseline that failed read nothing: no ratio from it.
-                print("end to end pinned: mosquitto_sub exited with status \(sub.terminationStatus) in round \(round + 1) | target >= 0.9: not measured")
+                print("end to end pinned: mosquitto_sub exited with status \(sub.terminationStatus) in \(stage) | target >= 0.9: not measured")
                 exit(1)
             }
             let subCPU = childrenCPUSeconds() - subCPUBefore
@@ -118,33 +123,46 @@ struct PinnedEndToEnd {
             // The coordinator on the same slice.
             let before = applied()
             let coordinatorCPUBefore = cpuSeconds(of: coordinator.pid)
-            let start = clock.now
+            let start = Date().timeIntervalSince1970
             try publishAll(slice)
-            let end = try await waitForSightings(before + Double(perRound * perBatch), stage: "round \(round + 1)")
+            let end = try await waitForSightings(before + Double(slice.count * perBatch), stage: stage)
             let coordinatorCPU = cpuSeconds(of: coordinator.pid) - coordinatorCPUBefore
             await publisher.drain()
-            let rate = Double(perRound * perBatch) / seconds(end - start)
-            let subRate = Double(perRound * perBatch) / seconds(subElapsed)
-            rates.append((rate, subRate))
-            ratios.append(rate / subRate)
-            budgets.append(
-                PinnedCPUBudget(
-                    sightings: Double(perRound * perBatch), baselineCPU: subCPU, baselineSeconds: seconds(subElapsed),
-                    coordinatorCPU: coordinatorCPU, coordinatorSeconds: seconds(end - start)))
+            let round = PinnedCPUBudget(
+                sightings: Double(slice.count * perBatch), baselineCPU: subCPU, baselineSeconds: subEnd - subStart,
+                coordinatorCPU: coordinatorCPU, coordinatorSeconds: end - start)
             print(
                 String(
-                    format: "  round %d: coordinator binary %.0f sightings/s (%.2f s), mosquitto_sub %.0f sightings/s (%.2f s) | ratio %.2f",
-                    round + 1, rate, seconds(end - start), subRate, seconds(subElapsed), rate / subRate))
+                    format: "  %@: coordinator binary %.0f sightings/s (%.2f s), mosquitto_sub %.0f sightings/s (%.2f s) | ratio %.2f",
+                    stage, round.coordinatorRate, round.coordinatorSeconds, round.baselineRate, round.baselineSeconds, round.ratio))
             try await Task.sleep(for: .milliseconds(500))
+            return round
         }
+
+        // A first turn of each that is not in the verdict: in it the coordinator's and the
+        // broker's heaps grow to hold a round in flight (fresh pages faulted in, measured below),
+        // which later rounds reuse, as a coordinator that has been running does.
+        let grown = (coordinator: coordinator.residentBytes ?? 0, broker: broker.processIdentifier.flatMap(CoordinatorProcess.residentBytes) ?? 0)
+        _ = try await turn(batches[warm..<(warm + perRound)], stage: "warm-up round, not in the verdict")
+        print(
+            String(
+                format: "    in it the coordinator's resident set grew %.0f → %.0f MiB, the broker's %.0f → %.0f MiB",
+                Double(grown.coordinator) / 1_048_576, Double(coordinator.residentBytes ?? 0) / 1_048_576, Double(grown.broker) / 1_048_576,
+                Double(broker.processIdentifier.flatMap(CoordinatorProcess.residentBytes) ?? 0) / 1_048_576))
+        var budgets: [PinnedCPUBudget] = []
+        for round in 0..<rounds {
+            let first = warm + (round + 1) * perRound
+            budgets.append(try await turn(batches[first..<(first + perRound)], stage: "round \(round + 1)"))
+        }
+        let ratios = budgets.map(\.ratio)
         let shed = coordinator.metric("beaconfleet_coordinator_shed_sightings_batches_total") ?? .nan
         let median = percentile(ratios, 0.5)
         print(
             String(
                 format:
                     "end to end pinned (publisher + broker on CPU %@, consumer on CPU %@; QoS 1, %d rounds of %d batches of %d, taking turns): coordinator binary %.0f sightings/s, mosquitto_sub %.0f sightings/s (baseline) (medians) | ratio %.2f (median; rounds %@) | target >= 0.9: %@ | shed %.0f",
-                brokerCPUs, coordinatorCPUs, rounds, perRound, perBatch, percentile(rates.map(\.coordinator), 0.5),
-                percentile(rates.map(\.baseline), 0.5), median, ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "),
+                brokerCPUs, coordinatorCPUs, rounds, perRound, perBatch, percentile(budgets.map(\.coordinatorRate), 0.5),
+                percentile(budgets.map(\.baselineRate), 0.5), median, ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "),
                 verdict(median, measured: !ratios.isEmpty && median > 0) { $0 >= 0.9 }, shed))
         if let budget = PinnedCPUBudget.median(budgets) { print(budget.line) }
         await publisher.disconnect()

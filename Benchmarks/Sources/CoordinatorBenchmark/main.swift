@@ -415,7 +415,7 @@ if wanted("e2e-pinned") {
     let rounds = environmentInteger("E2E_PINNED_ROUNDS").map { max(1, $0) } ?? 5
     let perRound = environmentInteger("E2E_PINNED_BATCHES").map { max(100, $0) } ?? 2_000
     let warm = 100
-    let needed = warm + rounds * perRound
+    let needed = warm + (rounds + 1) * perRound  // and a warm-up round
     let batches = makeBatches(
         gateways: gatewayIDs, tags: tagsPerGateway * gatewayIDs.count, perBatch: tagsPerGateway,
         windows: (needed + gatewayIDs.count - 1) / gatewayIDs.count)

@@ -174,6 +174,7 @@ public actor CoordinatorCore {
             engine.tracksTouched = map.hasSubscribers || changedClients != nil
         }
         metrics.record(engine.counters, since: exported)
+        if engine.counters.sightings > exported.sightings { metrics.lastSightings.set(Date().timeIntervalSince1970) }
         exported = engine.counters
         metrics.clients.set(Double(engine.clientCount))
         return outputs

@@ -15,6 +15,9 @@ public final class CoordinatorMetrics: Sendable {
     let reconciliations: Counter
     let plans: Counter
     let clients: Gauge
+    /// When sightings were last applied (Unix seconds): alert when it stops moving; a benchmark
+    /// reads when the last of a stream was applied from it.
+    let lastSightings: Gauge
     let sightingsQueue: Gauge
     let priorityQueue: Gauge
     let publishQueue: Gauge
@@ -54,6 +57,8 @@ public final class CoordinatorMetrics: Sendable {
             name: "beaconfleet_coordinator_reconciliations_total", help: "Re-plans because a phone's monitored list differed from its plan")
         plans = registry.makeCounter(name: "beaconfleet_coordinator_plans_total", help: "Planner runs")
         clients = registry.makeGauge(name: "beaconfleet_coordinator_clients", help: "Clients known")
+        lastSightings = registry.makeGauge(
+            name: "beaconfleet_coordinator_last_sightings_timestamp_seconds", help: "Unix time at which sightings were last applied")
         sightingsQueue = registry.makeGauge(
             name: "beaconfleet_coordinator_queue_depth", labels: [("queue", "sightings")], help: "Messages waiting")
         priorityQueue = registry.makeGauge(
