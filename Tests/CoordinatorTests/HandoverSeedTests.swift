@@ -31,4 +31,66 @@ struct HandoverSeedTests {
         #expect(kept.x == 3 && kept.y == 4)
         #expect(engine.version(of: "p") == 5_001)
     }
+
+    @Test("a successor takes the slots the previous owner planned for as the phone's budget: the phone stating it again re-plans nothing")
+    func adoptsTheBudget() throws {
+        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        #expect(engine.configuration.budget == 20)
+        var message = RegionsMessage(version: 5_000, budget: 18, regions: [], add: [], remove: [], position: nil, reason: "moved")
+        message.coordinator = "previous"
+        engine.adoptPublished(client: "p", message: message, now: TestVenue.millis(10))
+        #expect(try record(engine, "p").budget == 18)
+        // The phone's next report, here, states the budget it stated there: no news.
+        engine.applyReport(client: "p", report: ClientReport(budget: 18, version: 5_000), now: TestVenue.millis(11))
+        var taken = try record(engine, "p")
+        #expect(!taken.forcePlan && taken.reason != .budget)
+        // A budget that changes the slots is news: re-planned, what the phone could hold forgotten.
+        engine.applyReport(client: "p", report: ClientReport(budget: 12, version: 5_000), now: TestVenue.millis(12))
+        taken = try record(engine, "p")
+        #expect(taken.forcePlan && taken.reason == .budget && taken.budget == 12)
+    }
+
+    @Test("a budget first heard re-plans only when it changes the slots: one at or above the coordinator's is no news")
+    func budgetAboveTheCoordinatorsIsNoNews() throws {
+        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        engine.applyReport(client: "p", report: ClientReport(), now: TestVenue.millis(10))
+        engine.table.records[Int(try #require(engine.table.byID["p"]))]!.forcePlan = false
+        engine.applyReport(client: "p", report: ClientReport(budget: 20), now: TestVenue.millis(11))
+        #expect(try !record(engine, "p").forcePlan)
+        engine.applyReport(client: "p", report: ClientReport(budget: 19), now: TestVenue.millis(12))
+        let changed = try record(engine, "p")
+        #expect(changed.forcePlan && changed.reason == .budget)
+        // An adopted set planned for the coordinator's whole budget says nothing of the phone's.
+        var message = RegionsMessage(version: 9_000, budget: 20, regions: [], add: [], remove: [], position: nil, reason: "moved")
+        message.coordinator = "previous"
+        engine.adoptPublished(client: "q", message: message, now: TestVenue.millis(13))
+        #expect(try record(engine, "q").budget == ClientRecord.unstated)
+    }
+
+    @Test("a report of a client another member serves is kept for a takeover: heard, inside, budget, evidence; nothing planned or emitted")
+    func notesAnotherMembersReport() throws {
+        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        let r3 = try #require(engine.venue.topology.regionIndex(id: "r3").map(Int32.init))
+        let report = ClientReport(
+            time: Date(timeIntervalSince1970: Double(TestVenue.millis(10)) / 1000),
+            ranged: [RangedBeacon(uuid: TestVenue.regionUUID, major: 1, minor: 3, rssi: -65)],
+            events: [RegionEvent(type: .enter, region: "r3")], budget: 18)
+        engine.noteReport(client: "p", report: report, now: TestVenue.millis(10))
+        var noted = try record(engine, "p")
+        #expect(noted.heard.map(\.region) == [r3])
+        #expect(noted.inside == [r3])
+        #expect(noted.budget == 18 && noted.isPhone)
+        #expect(noted.observations.map(\.anchor) == [-(r3 + 1)])
+        #expect(!noted.dirty && noted.regionEvidence.isEmpty)
+        // Nothing to estimate, plan or publish here, and no event emitted: another member serves it.
+        _ = engine.flush(now: TestVenue.millis(2_000))
+        #expect(engine.takeOutputs().isEmpty)
+        #expect(engine.version(of: "p") == 0)
+        // A second copy of the same report (a QoS 0 copy, a relay) adds nothing; the exit is kept too.
+        engine.noteReport(client: "p", report: report, now: TestVenue.millis(10))
+        noted = try record(engine, "p")
+        #expect(noted.inside == [r3] && noted.observations.count == 1 && noted.heard.count == 1)
+        engine.noteReport(client: "p", report: ClientReport(events: [RegionEvent(type: .exit, region: "r3")]), now: TestVenue.millis(11))
+        #expect(try record(engine, "p").inside.isEmpty)
+    }
 }

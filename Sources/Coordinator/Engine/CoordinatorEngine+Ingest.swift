@@ -259,10 +259,15 @@ extension CoordinatorEngine {
             record.forcePlan = true
         }
         if let budget = report.budget, UInt8(budget) != record.budget {
+            let slotsBefore = statedSlots(record.budget)
             record.budget = UInt8(budget)
-            record.capacity = ClientRecord.unstated  // a new budget: what the phone could hold before says nothing
-            record.forcePlan = true
-            record.reason = .budget
+            // Re-planned only when the slots a plan gets change: a budget first heard that the
+            // plans already fit (a member that took the client over, see adoptPublished) is no news.
+            if statedSlots(record.budget) != slotsBefore {
+                record.capacity = ClientRecord.unstated  // a new budget: what the phone could hold before says nothing
+                record.forcePlan = true
+                record.reason = .budget
+            }
         }
         table.records[Int(index)] = record
         if let advertising = report.advertising, let key = advertising.identity {
@@ -297,19 +302,7 @@ extension CoordinatorEngine {
             let at = event.time.map { Int64($0.timeIntervalSince1970 * 1000) } ?? time
             record.regionEvidenceTime = max(record.regionEvidenceTime, at)
         }
-        for beacon in report.ranged {
-            guard let key = BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor),
-                let region = venue.regionByBeacon[key]
-            else {
-                counters.unknownReferences += 1
-                continue
-            }
-            record.hear(region, at: time, window: Self.heardWindow)
-            guard beacon.rssi != 0, venue.topology.regions[Int(region)].position != nil else { continue }  // unmeasured, or no place
-            record.observe(
-                CompactObservation(anchor: -(region + 1), rssi: Float(beacon.rssi), time: time),
-                maximum: maximumObservations, horizon: configuration.observationHorizon)
-        }
+        counters.unknownReferences += absorbRanged(report.ranged, into: &record, time: time)
         // Reconciliation: what iOS monitors is the truth. A list sent before the phone applied our
         // latest version is stale and says nothing. Ids the topology does not know are the app's
         // own regions (or ones a reload removed, already being removed): not BeaconFleet's to compare.
@@ -325,6 +318,26 @@ extension CoordinatorEngine {
             dirtyClients.append(index)
         }
         table.records[Int(index)] = record
+    }
+
+    /// The beacons a phone ranged: each one's region heard (``ClientRecord/hear(_:at:window:)``)
+    /// and its RSSI evidence for the estimate. Answers how many are no region beacon of the venue.
+    func absorbRanged(_ ranged: [RangedBeacon], into record: inout ClientRecord, time: Int64) -> UInt64 {
+        var unknown: UInt64 = 0
+        for beacon in ranged {
+            guard let key = BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor),
+                let region = venue.regionByBeacon[key]
+            else {
+                unknown += 1
+                continue
+            }
+            record.hear(region, at: time, window: Self.heardWindow)
+            guard beacon.rssi != 0, venue.topology.regions[Int(region)].position != nil else { continue }  // unmeasured, or no place
+            record.observe(
+                CompactObservation(anchor: -(region + 1), rssi: Float(beacon.rssi), time: time),
+                maximum: maximumObservations, horizon: configuration.observationHorizon)
+        }
+        return unknown
     }
 
     /// Compares what the phone holds (`held`, for the current version) with the last plan and

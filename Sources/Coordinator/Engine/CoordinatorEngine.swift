@@ -400,8 +400,7 @@ public final class CoordinatorEngine {
     /// The slots to plan for `record`: the coordinator's budget, capped by the one the phone
     /// stated (0 is a budget: no slots) and by the capacity it showed, until that is to be retried.
     func slots(for record: inout ClientRecord, now: Int64) -> Int {
-        var slots = configuration.budget
-        if record.budget != ClientRecord.unstated { slots = min(slots, Int(record.budget)) }
+        var slots = statedSlots(record.budget)
         if record.capacity != ClientRecord.unstated {
             if now - record.capacitySince > configuration.capacityRetry {
                 record.capacity = ClientRecord.unstated
@@ -410,6 +409,11 @@ public final class CoordinatorEngine {
             }
         }
         return slots
+    }
+
+    /// The coordinator's budget capped by the one a phone stated (``ClientRecord/unstated``: none).
+    func statedSlots(_ stated: UInt8) -> Int {
+        stated == ClientRecord.unstated ? configuration.budget : min(configuration.budget, Int(stated))
     }
 
     /// The version after `version` (0: the client's first under this record).

@@ -34,6 +34,8 @@ extension CoordinatorCore {
                     .flatMap { venue.regionByBeacon[$0] }.map { venue.id(ofRegion: $0) }
             }
             guard ownership.serves(client: client.rawValue, in: partition) else {
+                // Kept for the plans this member makes if it takes the client over.
+                engine.noteReport(client: client.rawValue, report: report, now: now)
                 heldReports.hold(
                     inbound, client: client.rawValue, partition: partition, owned: ownership.owns(partition),
                     now: Date(timeIntervalSince1970: Double(now) / 1000))
