@@ -423,8 +423,13 @@ public struct PositionEstimator: Sendable {
                 let x = originX + Double(column) * step
                 let relative = logs[row * columns + column] - peak
                 // e^-36 < 3e-16: even 2,500 such cells move the moments by less than 1e-12.
-                if fast && relative < -36 { continue }
-                let p = exp(relative)
+                let p: Double
+                if fast {
+                    if relative < -36 { continue }
+                    p = FastExp.exp(relative)
+                } else {
+                    p = exp(relative)
+                }
                 total += p
                 sumX += p * x
                 sumY += p * y
