@@ -31,8 +31,11 @@ struct RegionSyncReportCopyTests {
         let session = RegionSyncSession(
             client: try! Identifier("phone-3"), topics: try! Topics(), transport: transport,
             applier: RegionApplier(monitor: fake, configuration: configuration), events: log,
+            // A budget no starved machine runs out of: the transport answers at once and no regions
+            // message comes, so the wake never waits for it (2 s ran out before the subscribe when
+            // the whole suite started at once on 2 cores).
             options: .init(
-                wakeBudget: .seconds(2), reportReserve: .milliseconds(500), regionsWait: .milliseconds(100), linger: .milliseconds(100),
+                wakeBudget: .seconds(30), reportReserve: .seconds(5), regionsWait: .milliseconds(100), linger: .milliseconds(100),
                 reportCopy: reportCopy))
         let outcome = await session.wake()
         #expect(outcome.reportsPublished == 1, "\(outcome.errors)")
