@@ -142,13 +142,18 @@ struct PinnedEndToEnd {
         // A first turn of each that is not in the verdict: in it the coordinator's and the
         // broker's heaps grow to hold a round in flight (fresh pages faulted in, measured below),
         // which later rounds reuse, as a coordinator that has been running does.
-        let grown = (coordinator: coordinator.residentBytes ?? 0, broker: broker.processIdentifier.flatMap(CoordinatorProcess.residentBytes) ?? 0)
+        /// Both processes' resident sets in MiB.
+        func residentMiB() -> (coordinator: Double, broker: Double) {
+            let broker = broker.processIdentifier.flatMap(CoordinatorProcess.residentBytes) ?? 0
+            return (Double(coordinator.residentBytes ?? 0) / 1_048_576, Double(broker) / 1_048_576)
+        }
+        let beforeWarmUp = residentMiB()
         _ = try await turn(batches[warm..<(warm + perRound)], stage: "warm-up round, not in the verdict")
+        let afterWarmUp = residentMiB()
         print(
             String(
                 format: "    in it the coordinator's resident set grew %.0f → %.0f MiB, the broker's %.0f → %.0f MiB",
-                Double(grown.coordinator) / 1_048_576, Double(coordinator.residentBytes ?? 0) / 1_048_576, Double(grown.broker) / 1_048_576,
-                Double(broker.processIdentifier.flatMap(CoordinatorProcess.residentBytes) ?? 0) / 1_048_576))
+                beforeWarmUp.coordinator, afterWarmUp.coordinator, beforeWarmUp.broker, afterWarmUp.broker))
         var budgets: [PinnedCPUBudget] = []
         for round in 0..<rounds {
             let first = warm + (round + 1) * perRound

@@ -73,7 +73,7 @@ extension CoordinatorEngine {
         var record = table.records[Int(index)]!
         record.isPhone = true
         record.lastSeen = max(record.lastSeen, now)
-        if let budget = report.budget { record.budget = UInt8(clamping: budget) }
+        if let budget = report.budget.map(UInt8.init(clamping:)) { record.budget = budget }
         for event in report.events {
             guard let region = venue.topology.regionIndex(id: event.region).map(Int32.init) else { continue }
             switch event.type {

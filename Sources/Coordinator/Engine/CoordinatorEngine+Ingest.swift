@@ -258,9 +258,9 @@ extension CoordinatorEngine {
             record.present = true
             record.forcePlan = true
         }
-        if let budget = report.budget, UInt8(budget) != record.budget {
+        if let budget = report.budget.map(UInt8.init(clamping:)), budget != record.budget {
             let slotsBefore = statedSlots(record.budget)
-            record.budget = UInt8(budget)
+            record.budget = budget
             // Re-planned only when the slots a plan gets change: a budget first heard that the
             // plans already fit (a member that took the client over, see adoptPublished) is no news.
             if statedSlots(record.budget) != slotsBefore {
