@@ -95,7 +95,9 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
             outcome.errors.append(error)
         }
 
-        await publishReport(ranged: ranged, advertising: advertising, until: work, into: &outcome)
+        // Not waited for before reading: on a NATS cluster a QoS 1 publish can stall for seconds
+        // while the coordinator already answered its QoS 0 copy.
+        let first = await sendReport(ranged: ranged, advertising: advertising, until: work, into: &outcome)
         let mark = await events.mark
         if pump != nil {
             var until = min(clock.now.advanced(by: options.regionsWait), work)
@@ -125,42 +127,79 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
             }
         }
 
+        if let first { await settle(first, into: &outcome) }
         let held = await applier.monitor.monitoredRegions()
         await events.keepOnly(held.compactMap { applier.configuration.region(forIdentifier: $0.identifier) })
         await applier.rememberInside(await events.inside)
         if outcome.applied.contains(where: { $0.path != .ignored }) || outcome.reportsPublished == 0 {
-            await publishReport(ranged: [], advertising: advertising, until: deadline, into: &outcome)
+            if let last = await sendReport(ranged: [], advertising: advertising, until: deadline, into: &outcome) {
+                await settle(last, into: &outcome)
+            }
         }
         await transport.disconnect()
         return outcome
     }
 
-    /// Publishes a report of the events since the last one and what iOS holds; the events go
-    /// back to the log when it cannot be published.
-    func publishReport(
+    /// A report handed to the transport, its QoS 1 publish still running.
+    struct PendingReport {
+        let report: ClientReport
+        /// The events it carries, back to the log if it cannot be published.
+        let taken: [RegionEvent]
+        /// The QoS 1 publish, bounded by the deadline it was sent with.
+        let publish: Task<RegionSyncError?, Never>
+        /// The QoS 0 copy (``Options/reportCopy``), bounded the same way; its failure is not the report's.
+        let copy: Task<Void, Never>?
+    }
+
+    /// Sends a report of the events since the last one and what iOS holds: its QoS 1 publish
+    /// starts, and with ``Options/reportCopy`` its QoS 0 copy beside it (best effort: the QoS 1
+    /// report is the one that must arrive). `nil` when it cannot be encoded (the events go back).
+    func sendReport(
         ranged: [RangedBeacon], advertising: AdvertisedIdentity?, until deadline: C.Instant, into outcome: inout RegionSyncWakeOutcome
-    ) async {
+    ) async -> PendingReport? {
         let taken = await events.takeEvents()
         let report = await RegionReportBuilder(configuration: applier.configuration).report(
             from: applier.monitor, ranged: ranged, events: taken, version: await applier.appliedVersion, advertising: advertising)
-        let topic = topics.clientReport(client)
-        let transport = self.transport
-        do throws(RegionSyncError) {
-            let payload: [UInt8]
-            do { payload = try WireCoding.encode(report) } catch { throw .invalidMessage("encoding the report: \(error)") }
-            if options.reportCopy {
-                // Best effort: the QoS 1 report below is the one that must arrive.
-                try? await within(deadline, "publish the report's copy") { () throws(RegionSyncError) in
-                    try await transport.publishCopy(payload, to: topic)
-                }
-            }
-            try await within(deadline, "publish the report") { () throws(RegionSyncError) in try await transport.publish(payload, to: topic)
-            }
-            outcome.reportsPublished += 1
-            outcome.lastReport = report
+        let payload: [UInt8]
+        do {
+            payload = try WireCoding.encode(report)
         } catch {
             await events.restore(taken)
+            outcome.errors.append(.invalidMessage("encoding the report: \(error)"))
+            return nil
+        }
+        let topic = topics.clientReport(client)
+        let transport = self.transport
+        let copy =
+            options.reportCopy
+            ? Task { () -> Void in
+                _ = try? await within(deadline, "publish the report's copy") { () throws(RegionSyncError) in
+                    try await transport.publishCopy(payload, to: topic)
+                }
+            } : nil
+        let publish = Task { () -> RegionSyncError? in
+            do throws(RegionSyncError) {
+                try await within(deadline, "publish the report") { () throws(RegionSyncError) in
+                    try await transport.publish(payload, to: topic)
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        return PendingReport(report: report, taken: taken, publish: publish, copy: copy)
+    }
+
+    /// Waits for `pending`'s QoS 1 publish and its copy (at most until their deadline, so that the
+    /// disconnect does not cut the copy off) and counts the report, or puts its events back in the log.
+    func settle(_ pending: PendingReport, into outcome: inout RegionSyncWakeOutcome) async {
+        await pending.copy?.value
+        if let error = await pending.publish.value {
+            await events.restore(pending.taken)
             outcome.errors.append(error)
+        } else {
+            outcome.reportsPublished += 1
+            outcome.lastReport = pending.report
         }
     }
 

@@ -74,4 +74,44 @@ struct RegionSyncSessionBrokerTests {
             }
         }
     }
+
+    @Test("With report copies each report reaches the broker twice, the same bytes, the copy on the wake's second connection")
+    func reportCopies() async throws {
+        try await withMosquittoBroker { broker in
+            let topics = try Topics()
+            let client = try Identifier("phone-2")
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { coordinator in
+                let reports = coordinator.messages
+                try await coordinator.subscribe(topics.clientReport(client))
+                try await coordinator.publish(
+                    topic: topics.clientRegions(client), payload: try WireCoding.encode(message(1, [ref(0), ref(1)])), qos: .atLeastOnce,
+                    retain: true)
+                let fake = FakeRegionMonitor(options: .init(), clock: ContinuousClock())
+                let log = RegionEventLog(configuration: configuration)
+                let pump = Task { await log.consume(fake.events) }  // the states of the regions added
+                defer { pump.cancel() }
+                await log.record(.enter(identifier: configuration.identifier(forRegion: "r7")))
+                let phone = MQTTConfiguration(url: broker.url, clientID: "phone-2")
+                let transport = try MQTTRegionSyncTransport(configuration: phone, reportCopy: true)
+                let session = RegionSyncSession(
+                    client: client, topics: topics, transport: transport,
+                    applier: RegionApplier(monitor: fake, configuration: configuration), events: log,
+                    options: .init(
+                        wakeBudget: .seconds(40), reportReserve: .seconds(5), regionsWait: .seconds(15), linger: .milliseconds(300),
+                        reportCopy: true))
+                let outcome = await session.wake()
+
+                #expect(outcome.errors.isEmpty, "\(outcome.errors)")
+                #expect(outcome.reportsPublished == 2)
+                #expect(transport.copies?.connectedBroker == broker.url)
+                #expect(transport.client.connectedBroker == broker.url)
+                let received = try await collect(4, from: reports, within: .seconds(30)).map(\.payload)
+                let counts = Dictionary(received.map { ($0, 1) }, uniquingKeysWith: +)
+                #expect(counts.count == 2 && counts.values.allSatisfy { $0 == 2 }, "\(counts.values)")
+                let first = try WireCoding.decode(ClientReport.self, from: received[0], topic: "report")
+                #expect(first.events.map(\.region) == ["r7"])
+            }
+        }
+    }
 }
+
