@@ -22,11 +22,12 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         public var regionsWait: Duration
         /// How long to keep listening for a newer `regions` message after applying one.
         public var linger: Duration
-        /// Also publish each report at QoS 0 just before the QoS 1 report (the same bytes; the
-        /// coordinator drops the second it receives). For a NATS cluster: there a QoS 1 publish
-        /// is stored in JetStream before it goes on, and after `kill -9` of the node leading that
-        /// stream every report waited 8–9 s, longer than a wake, while QoS 0 took core NATS at
-        /// once (docs/mqtt.md). On mosquitto it only doubles the reports.
+        /// Also publish each report at QoS 0 beside the QoS 1 report (the same bytes, through
+        /// ``RegionSyncTransport/publishCopy(_:to:)``; the coordinator drops the second it
+        /// receives). For a NATS cluster: there a QoS 1 publish is stored in JetStream before it
+        /// goes on, and after `kill -9` of the node leading that stream every report waited 8–9 s,
+        /// longer than a wake, while QoS 0 took core NATS at once (docs/mqtt.md). On mosquitto it
+        /// only doubles the reports.
         public var reportCopy: Bool
 
         public init(

@@ -11,7 +11,10 @@ public protocol RegionSyncTransport: Sendable {
     /// Publishes `payload` on `topic` at QoS 1, not retained; returns once the broker has it.
     func publish(_ payload: [UInt8], to topic: String) async throws(RegionSyncError)
     /// Publishes `payload` on `topic` at QoS 0, not retained, and returns once it is handed to the
-    /// connection (``RegionSyncSession/Options/reportCopy``). The default does nothing: a transport
+    /// connection (``RegionSyncSession/Options/reportCopy``), best on a second connection of the
+    /// wake: a NATS node reads one connection's packets in order, so a stalled QoS 1 publish holds
+    /// up a copy sent after it on the same connection. The session sends it beside the QoS 1
+    /// ``publish(_:to:)``, without order between them. The default does nothing: a transport
     /// without QoS 0 sends no copies.
     func publishCopy(_ payload: [UInt8], to topic: String) async throws(RegionSyncError)
     /// Disconnects cleanly.

@@ -61,7 +61,7 @@ public struct LiveSimulation: Sendable {
         /// when the app is suspended again (IOS.md; ``PhoneConnections``); `false`: every report goes
         /// out on the simulation's one connection. Phones in the foreground and tags always use that one.
         public var connectionPerWake = true
-        /// Phones send each report also at QoS 0, just before the QoS 1 one (RegionSync's
+        /// Phones send each report also at QoS 0, on a second connection of the wake (RegionSync's
         /// `Options.reportCopy`: for a NATS cluster).
         public var reportCopies = false
         /// Client ids are `PREFIX-N` (phones) or the tag identity `UUID.MAJOR.N` (tags).

@@ -68,7 +68,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("report-copies"),
-        help: "--broker phones: send each report also at QoS 0 just before the QoS 1 one, as RegionSync's reportCopy option does (for a NATS cluster).")
+        help: "--broker phones: send each report also at QoS 0, on a second connection of the wake, as RegionSync's reportCopy option does (for a NATS cluster).")
     var reportCopies = false
 
     @Option(name: .customLong("app-regions"), help: "--offline, --broker phones: slots of the 20 the app's own regions take (default 2).")
