@@ -24,9 +24,13 @@ public struct MQTTRegionSyncTransport: RegionSyncTransport {
     /// its client id `configuration.clientID` followed by `-copy` (same broker and credentials).
     public init(configuration: MQTTConfiguration, reportCopy: Bool = false) throws(RegionSyncError) {
         do {
-            var copyConfiguration = configuration
-            copyConfiguration.clientID = configuration.clientID + "-copy"
-            self.init(client: try MQTTClient(configuration: configuration), copies: reportCopy ? try MQTTClient(configuration: copyConfiguration) : nil)
+            var copies: MQTTClient?
+            if reportCopy {
+                var copyConfiguration = configuration
+                copyConfiguration.clientID += "-copy"
+                copies = try MQTTClient(configuration: copyConfiguration)
+            }
+            self.init(client: try MQTTClient(configuration: configuration), copies: copies)
         } catch {
             throw .transport(error.description)
         }

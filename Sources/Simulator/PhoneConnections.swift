@@ -25,9 +25,12 @@ actor PhoneConnections {
     let logger: Logger
     /// One wake's connections: the reports' and, with ``reportCopy``, the copies'.
     private struct Wake {
-        var client: MQTTClient
-        var copies: MQTTClient?
-        var number: Int
+        let client: MQTTClient
+        let copies: MQTTClient?
+        let number: Int
+
+        /// Messages not yet done on both connections.
+        var outstanding: Int { client.outstandingMessageCount + (copies?.outstandingMessageCount ?? 0) }
     }
     /// The open connections by phone.
     private var open: [String: Wake] = [:]
@@ -104,9 +107,7 @@ actor PhoneConnections {
             let sent = sending.removeValue(forKey: phone)
             closing[wake.number] = Task {
                 await sent?.value
-                for _ in 0..<20 where wake.client.outstandingMessageCount + (wake.copies?.outstandingMessageCount ?? 0) > 0 {
-                    try? await Task.sleep(for: .milliseconds(50))
-                }
+                for _ in 0..<20 where wake.outstanding > 0 { try? await Task.sleep(for: .milliseconds(50)) }
                 await wake.client.disconnect()
                 await wake.copies?.disconnect()
                 await self.closed(wake.number)
@@ -117,7 +118,7 @@ actor PhoneConnections {
     private func closed(_ wake: Int) { closing[wake] = nil }
 
     /// Messages still unacknowledged on the open connections.
-    var outstanding: Int { open.values.reduce(0) { $0 + $1.client.outstandingMessageCount + ($1.copies?.outstandingMessageCount ?? 0) } }
+    var outstanding: Int { open.values.reduce(0) { $0 + $1.outstanding } }
 
     /// Closes every connection (as ``suspend(except:)`` with nobody awake) and waits for them.
     func closeAll() async {
