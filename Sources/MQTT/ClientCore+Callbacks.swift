@@ -117,7 +117,8 @@ extension ClientCore {
         let topic = raw.topic.map { String(cString: $0) } ?? ""
         let payload: [UInt8] =
             if let bytes = raw.payload, raw.payloadlen > 0 {
-                Array(UnsafeRawBufferPointer(start: bytes, count: Int(raw.payloadlen)))
+                payloadPool?.copy(UnsafeRawBufferPointer(start: bytes, count: Int(raw.payloadlen)))
+                    ?? Array(UnsafeRawBufferPointer(start: bytes, count: Int(raw.payloadlen)))
             } else {
                 []
             }

@@ -27,12 +27,15 @@ final class ClientCore: Sendable {
     let brokerIndex = Atomic<Int>(0)
     /// Whether the current attempt speaks MQTT 3.1.1 (configured, or fallen back from 5).
     let speaksV311: Atomic<Bool>
+    /// Received payloads' buffers given back for reuse (``MQTTConfiguration/payloadPoolBytes``).
+    let payloadPool: PayloadPool?
 
     init(configuration: MQTTConfiguration, logger: Logger) throws(MQTTError) {
         _ = MosquittoLibrary.initialized
         self.configuration = configuration
         self.logger = logger
         self.speaksV311 = Atomic(configuration.protocolVersion == .v311)
+        self.payloadPool = configuration.payloadPoolBytes > 0 ? PayloadPool(limit: configuration.payloadPoolBytes) : nil
         guard let handle = mosquitto_new(configuration.clientID, configuration.cleanSession, nil) else {
             throw .library(operation: "mosquitto_new", code: Int(errno), message: String(cString: strerror(errno)))
         }

@@ -252,6 +252,14 @@ public final class MQTTClient: Sendable {
         }
     }
 
+    /// Gives a received message's payload back for reuse by later messages, when
+    /// ``MQTTConfiguration/payloadPoolBytes`` allows (otherwise, or when it is small, it is simply
+    /// freed). Pass the last copy: take it out of the message first
+    /// (`swap(&message.payload, &payload)`), or the next message copied into it allocates anyway.
+    public func recycle(_ payload: [UInt8]) {
+        core.payloadPool?.give(payload)
+    }
+
     /// Incoming messages dropped because a ``messages`` consumer fell more than
     /// ``MQTTConfiguration/messageBufferLimit`` messages behind.
     public var droppedMessageCount: Int {

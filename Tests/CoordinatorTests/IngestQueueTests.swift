@@ -46,3 +46,25 @@ struct IngestQueueTests {
         #expect(queue.poll(upTo: 10).map(\.isSightings) == [true, true])
     }
 }
+
+@Suite("Ingest queue: taken messages")
+struct IngestQueueTakenTests {
+    @Test("a taken message is not also held by the queue: its payload can be recycled in place")
+    func takenPayloadIsUnique() {
+        let queue = IngestQueue()
+        for n in 0..<3 {
+            queue.push(
+                InboundMessage(
+                    message: MQTTMessage(topic: "beaconfleet/v1/gateways/g\(n)/sightings", payload: [UInt8](repeating: UInt8(n), count: 4096))),
+                isSightings: true)
+        }
+        var taken = queue.poll(upTo: 2)
+        #expect(taken.count == 2)
+        var payload: [UInt8] = []
+        swap(&payload, &taken[0].message.payload)
+        let before = payload.withUnsafeBytes { $0.baseAddress }
+        // Storage held by no one else is kept by removeAll(keepingCapacity:); shared storage is copied.
+        payload.removeAll(keepingCapacity: true)
+        #expect(payload.withUnsafeBytes { $0.baseAddress } == before)
+    }
+}

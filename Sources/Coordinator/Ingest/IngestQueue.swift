@@ -42,7 +42,9 @@ public struct InboundMessage: Sendable {
 /// reports, gateways' status) goes to a lane that is never shed and is served first.
 public final class IngestQueue: Sendable {
     private struct Lane {
-        var items: [InboundMessage] = []
+        /// Taken items are `nil` up to `head`: a message handed out is not held here as well (its
+        /// payload must be uniquely held to be recycled, and freed when its taker is done).
+        var items: [InboundMessage?] = []
         var head = 0
         var count: Int { items.count - head }
 
@@ -50,7 +52,7 @@ public final class IngestQueue: Sendable {
 
         mutating func popFirst() -> InboundMessage? {
             guard head < items.count else { return nil }
-            let item = items[head]
+            let item = items[head].take()
             head += 1
             if head >= 1024, head * 2 >= items.count {
                 items.removeFirst(head)

@@ -209,6 +209,7 @@ public final class CoordinatorService: Service, Sendable {
                 if taken.isEmpty { return }
             }
             let batch = taken.map { $0.prepared(topics: topics, decoder: decoder) }
+            recycleDecodedPayloads(&taken, prepared: batch)
             if let current = applying { await finish(current) }
             let backlogged = sightingsBacklogged
             applying = Applying(
@@ -219,6 +220,16 @@ public final class CoordinatorService: Service, Sendable {
                     metrics.planLatency.record(ContinuousClock.now - started)
                     return outputs
                 })
+        }
+    }
+
+    /// Hands the JSON of each decoded sightings batch in `taken` back to the client for the next
+    /// batches it receives (``MQTT/MQTTClient/recycle(_:)``): `prepared` no longer needs it.
+    private func recycleDecodedPayloads(_ taken: inout [InboundMessage], prepared: [InboundMessage]) {
+        for i in taken.indices where prepared[i].message.payload.isEmpty && !taken[i].message.payload.isEmpty {
+            var payload: [UInt8] = []
+            swap(&payload, &taken[i].message.payload)
+            client.recycle(payload)
         }
     }
 
