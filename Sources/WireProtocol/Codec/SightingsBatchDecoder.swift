@@ -76,6 +76,10 @@ public struct SightingsBatchDecoder: Sendable {
         self.generalPathOnly = generalPathOnly
     }
 
+    /// About the fewest bytes a sighting takes as `SightingsBatchWriter` writes it (a canonical
+    /// iBeacon sighting is 180–190): the capacity a payload's batch is given up front.
+    static let typicalSightingBytes = 160
+
     /// Decodes `payload` received on `topic` from gateway `gateway`.
     public func decode(_ payload: UnsafeRawBufferPointer, topic: String, gateway: String? = nil) throws(WireError) -> DecodedSightingsBatch
     {
@@ -107,6 +111,9 @@ public struct SightingsBatchDecoder: Sendable {
             throw .oversizedPayload(topic: topic, bytes: payload.count, limit: WireCoding.maximumPayloadBytes)
         }
         batch.sightings.removeAll(keepingCapacity: true)
+        // Room for as many sightings as the payload can hold at the writer's usual size, so a fresh
+        // batch is not grown (and copied) about ten times on the way to a thousand.
+        batch.sightings.reserveCapacity(payload.count / Self.typicalSightingBytes)
         let bytes = payload.bindMemory(to: UInt8.self)
         var scanner = JSONScanner(bytes)
         var field = FieldPath()
