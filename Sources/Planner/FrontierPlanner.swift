@@ -47,6 +47,7 @@ public struct FrontierPlanner: RegionPlanning {
         let monitored = request.monitoredIndices(in: topology)
         let reportedInside = Set(request.inside.compactMap { topology.regionIndex(id: $0) })
         let heard = Set(request.heard.compactMap { topology.regionIndex(id: $0) })
+        let stateUnknown = Set(request.stateUnknown.compactMap { topology.regionIndex(id: $0) })
 
         var chosen: [PlannedRegion] = []
         var taken = Set<Int>()
@@ -64,10 +65,11 @@ public struct FrontierPlanner: RegionPlanning {
             let straight =
                 position.level == here.level
                 ? ((position.x - here.x) * (position.x - here.x) + (position.y - here.y) * (position.y - here.y)).squareRoot() : .infinity
-            // For a monitored region iOS's own state is the truth; for the others, what the phone
-            // ranged and the geometry (as far as a lucky reading reaches).
+            // For a monitored region iOS's own state is the truth (unless the caller may have
+            // missed it); for the others, what the phone ranged and the geometry (as far as a
+            // lucky reading reaches).
             let detectable =
-                monitored.contains(entry.region) && !request.inside.isEmpty
+                monitored.contains(entry.region) && !request.inside.isEmpty && !stateUnknown.contains(entry.region)
                 ? reportedInside.contains(entry.region)
                 : reportedInside.contains(entry.region) || heard.contains(entry.region)
                     || straight <= topology.reachRanges[entry.region] + uncertainty

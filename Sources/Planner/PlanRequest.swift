@@ -15,6 +15,12 @@ public struct PlanRequest: Sendable, Hashable {
     /// Region ids whose beacons the phone ranged recently (within iOS's exit delay, about 30 s):
     /// detectable, so *inside* for iOS the moment they are monitored, and no use for waking it.
     public var heard: [String]
+    /// Monitored region ids whose iOS state the planner's caller may have missed (a coordinator
+    /// that took the client over, or was cut off from its reports, saw none of the enters iOS
+    /// fired meanwhile): judged as regions not monitored are, by what the phone ranged and the
+    /// geometry, not by their absence from ``inside``. Otherwise a region the phone is in passes
+    /// for quiet and takes a frontier slot it can never wake the phone from.
+    public var stateUnknown: [String]
     /// The client's own budget, when it asked for fewer slots than the configuration's.
     public var budget: Int?
     /// The injected clock's reading: the plan is stamped with it.
@@ -26,9 +32,10 @@ public struct PlanRequest: Sendable, Hashable {
     public var uncertainty: Double
 
     public init(
-        location: GraphLocation, monitored: [String] = [], inside: [String] = [], heard: [String] = [], budget: Int? = nil,
-        uncertainty: Double = 0, now: Date
+        location: GraphLocation, monitored: [String] = [], inside: [String] = [], heard: [String] = [], stateUnknown: [String] = [],
+        budget: Int? = nil, uncertainty: Double = 0, now: Date
     ) {
+        self.stateUnknown = stateUnknown
         self.location = location
         self.monitored = monitored
         self.inside = inside

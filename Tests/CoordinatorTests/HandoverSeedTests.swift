@@ -1,6 +1,7 @@
 @testable import Coordinator
 import Foundation
 import Testing
+import Topology
 import WireProtocol
 
 /// A member that gains a partition starts each client from the position the previous owner published.
@@ -93,4 +94,41 @@ struct HandoverSeedTests {
         engine.noteReport(client: "p", report: ClientReport(events: [RegionEvent(type: .exit, region: "r3")]), now: TestVenue.millis(11))
         #expect(try record(engine, "p").inside.isEmpty)
     }
+
+    @Test("cut off from the broker, a member no longer trusts its sets' regions not known inside, nor those of sets adopted before it publishes its own")
+    func missedReportsMakeStateUnknown() throws {
+        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        let index = { (id: String) throws -> Int32 in try #require(engine.venue.topology.regionIndex(id: id).map(Int32.init)) }
+        let (r1, r2, r3) = (try index("r1"), try index("r2"), try index("r3"))
+        func adopt(_ version: UInt64, _ ids: [String], at time: Double) {
+            var message = RegionsMessage(
+                version: version, budget: 20, regions: ids.map { engine.venue.regionRefs[Int(engine.venue.topology.regionIndex(id: $0)!)] },
+                add: [], remove: [], position: nil, reason: "moved")
+            message.coordinator = "other"
+            engine.adoptPublished(client: "p", message: message, now: TestVenue.millis(time))
+        }
+        engine.noteReport(client: "p", report: ClientReport(events: [RegionEvent(type: .enter, region: "r1")]), now: TestVenue.millis(1))
+        adopt(10, ["r1", "r2"], at: 2)
+        // Connected, every report was seen: r2 is known to be outside.
+        #expect(try record(engine, "p").stateUnknown.isEmpty)
+        engine.missedReports()
+        #expect(try record(engine, "p").stateUnknown == [r2])
+        // A set adopted meanwhile: its regions not known inside are unknown too; r1 is still known inside.
+        adopt(11, ["r1", "r2", "r3"], at: 3)
+        let taken = try record(engine, "p")
+        #expect(Set(taken.stateUnknown) == [r2, r3] && taken.missedReports)
+        // An event for a region makes its state known again.
+        engine.noteReport(client: "p", report: ClientReport(events: [RegionEvent(type: .enter, region: "r3")]), now: TestVenue.millis(4))
+        #expect(try record(engine, "p").stateUnknown == [r2])
+        // This engine's own set: what it drops is no concern, and later adopted sets are trusted again.
+        let slot = Int(try #require(engine.table.byID["p"]))
+        var planned = try record(engine, "p")
+        let level = try #require(engine.venue.estimator.levels.first)
+        engine.plan(&planned, at: VenuePoint(x: 3, y: 4, level: level), now: TestVenue.millis(5))
+        engine.table.records[slot] = planned
+        #expect(planned.version > 11 && !planned.missedReports)
+        #expect(planned.stateUnknown.allSatisfy { planned.regions.contains($0) })
+        #expect(planned.regions.contains(r1))
+    }
 }
+

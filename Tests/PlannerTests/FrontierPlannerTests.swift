@@ -59,6 +59,23 @@ import Topology
         #expect(plan.validFor > 0)
     }
 
+    /// A monitored region missing from a non-empty inside list is quiet for iOS's own say, unless
+    /// the caller says it may have missed that region's enter: then, as for a region not
+    /// monitored, what the phone ranged and the geometry decide.
+    @Test func aMonitoredRegionOfUnknownStateIsJudgedByTheGeometry() throws {
+        let venue = try Self.corridor(count: 60, spacing: 3)
+        let planner = FrontierPlanner(topology: venue)
+        // At x = 90, c26 (x = 78, within reach) and c40 (x = 120, quiet) are monitored; only c29 is known inside.
+        let monitored = ["all", "c26", "c29", "c40"]
+        let trusted = planner.plan(try request(venue, x: 90, monitored: monitored, inside: ["c29"]))
+        #expect(trusted.regions.first { $0.id == "c26" }?.slot != .inside, "absent from the inside list: quiet for iOS")
+        var unknown = try request(venue, x: 90, monitored: monitored, inside: ["c29"])
+        unknown.stateUnknown = ["c26", "c40"]
+        let plan = planner.plan(unknown)
+        #expect(plan.regions.first { $0.id == "c26" }?.slot == .inside, "in reach: the phone may well be inside")
+        #expect(plan.regions.first { $0.id == "c40" }?.slot != .inside, "out of reach: quiet whatever its state")
+    }
+
     @Test func aShieldCoversTheRegionsWhoseArrivalLiesWellInsideItsRange() throws {
         let venue = try Self.corridor(count: 10, spacing: 3)
         let planner = FrontierPlanner(topology: venue)

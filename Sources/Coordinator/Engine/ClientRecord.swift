@@ -67,6 +67,13 @@ struct ClientRecord: Sendable {
     var handedOver = false
     /// The last published set, region indices in slot order.
     var regions: [Int32] = []
+    /// Regions of ``regions`` whose iOS state this engine may have missed (``PlanRequest/stateUnknown``):
+    /// those not known inside when its member was cut off from the broker, or in a set adopted
+    /// since. A region leaves it with its next enter or exit, or when it leaves the set.
+    var stateUnknown: [Int32] = []
+    /// This engine's member was cut off from the broker since this engine last published a set
+    /// for the client (``CoordinatorEngine/missedReports()``): sets adopted meanwhile add to ``stateUnknown``.
+    var missedReports = false
     /// The current estimate (the position estimator's state: its time is the evidence's), its
     /// confidence radius in metres, and when (milliseconds since 1970, the coordinator's clock) it
     /// was last made.
@@ -108,4 +115,16 @@ struct ClientRecord: Sendable {
 /// Why a `regions` message was published (the wire's `reason` field).
 public enum PlanReason: String, Sendable {
     case initial, moved, reconcile, topology, budget, restart
+}
+
+extension ClientRecord {
+    /// The regions of ``regions`` not known inside join ``stateUnknown``.
+    mutating func markStateUnknown() {
+        for region in regions where !inside.contains(region) && !stateUnknown.contains(region) { stateUnknown.append(region) }
+    }
+
+    /// An enter or exit for `region` arrived: its state is known again.
+    mutating func noteStateKnown(_ region: Int32) {
+        if !stateUnknown.isEmpty { stateUnknown.removeAll { $0 == region } }
+    }
 }

@@ -283,6 +283,7 @@ extension CoordinatorEngine {
                 counters.unknownReferences += 1
                 continue
             }
+            record.noteStateKnown(region)
             switch event.type {
             case .enter:
                 if !record.inside.contains(region) {

@@ -352,7 +352,7 @@ public final class CoordinatorEngine {
                 PlanRequest(
                     location: location, monitored: previous.map { venue.id(ofRegion: $0) },
                     inside: record.inside.map { venue.id(ofRegion: $0) }, heard: heard(by: record, now: now),
-                    budget: budget, uncertainty: record.confidence, now: Self.date(now)),
+                    stateUnknown: record.stateUnknown.map { venue.id(ofRegion: $0) }, budget: budget, uncertainty: record.confidence, now: Self.date(now)),
                 using: search)
             regions = plan.regions.map { Int32($0.region) }
             validFor = plan.validFor.isFinite ? plan.validFor : nil
@@ -386,6 +386,9 @@ public final class CoordinatorEngine {
         record.version = Self.nextVersion(after: record.version, now: now, handedOver: record.handedOver)
         record.handedOver = false
         record.regions = regions
+        // Regions this set adds report their state from now on; those it drops are no concern.
+        if !record.stateUnknown.isEmpty { record.stateUnknown.removeAll { !next.contains($0) } }
+        record.missedReports = false
         // What this version answers: a reconciliation from the set the phone held, or nothing.
         record.answered = reconcile.map { $0.sorted() }
         record.needsPersist = true

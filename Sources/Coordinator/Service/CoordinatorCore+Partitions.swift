@@ -62,6 +62,11 @@ extension CoordinatorCore {
         }
     }
 
+    /// The member was cut off from the broker (``CoordinatorEngine/missedReports()``).
+    public func missedReports() {
+        engine.missedReports()
+    }
+
     /// `partitions` were gained (joined, taken over, or back after a lost connection): the next
     /// set of each of their clients continues from the clock, above whatever another member
     /// published meanwhile (``CoordinatorEngine/markHandedOver(where:)``).

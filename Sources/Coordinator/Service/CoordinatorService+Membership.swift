@@ -47,6 +47,8 @@ extension CoordinatorService {
                         wasDisconnected = true
                         if !ownership.owned().owned.isEmpty { logger.warning("membership: disconnected from the broker; serving nothing until reconnected") }
                         ownership.disconnected()
+                        // Reports go unseen until it is back: what phones entered meanwhile is unknown here.
+                        await core.missedReports()
                     case .idle, .connecting, .closed: break
                     }
                 }
