@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import Topology
 
 @testable import Planner
@@ -74,6 +75,40 @@ import Topology
         let plan = planner.plan(unknown)
         #expect(plan.regions.first { $0.id == "c26" }?.slot == .inside, "in reach: the phone may well be inside")
         #expect(plan.regions.first { $0.id == "c40" }?.slot != .inside, "out of reach: quiet whatever its state")
+    }
+
+    /// The case that found it (`scripts/partition-check --kill-node msgs`, 16 × 150, the mall): a
+    /// phone on L2 walking towards the way down, its coordinator back from 11 s cut off from the
+    /// broker, the enters of regions the phone was in unseen. Its monitored list, ranged beacons
+    /// and position are those of that report. With three of them missing from `inside` the plan
+    /// gave them frontier slots (2 of L1's regions left; none in the sets published); marked
+    /// unknown, the plan is the one the phone's true inside list gives.
+    @Test func regionsOfUnknownStatePlanAsTheTrueInsideListOnTheMall() throws {
+        let mall = try Topology.load(directory: SharedData.packageRoot.appendingPathComponent("topology/mall"), budget: 20)
+        let planner = FrontierPlanner(topology: mall, configuration: FrontierPlannerConfiguration(budget: 20))
+        let search = WalkingDistanceSearch(topology: mall)
+        let monitored = [
+            "mall", "mall-L1", "mall-L2", "L2-shop-n07-front", "L2-shop-s07-front", "L2-shop-n06-front", "L2-shop-s06-front",
+            "L2-shop-n08-left", "L2-shop-n08-right", "L2-shop-s08-left", "L2-shop-n10-front", "L2-shop-s10-front", "L2-shop-n08-front",
+            "L2-shop-s08-front", "L2-concourse-05", "L2-shop-n09-front", "L2-shop-s09-front", "L2-concourse-03",
+        ]
+        let missed = ["L2-concourse-05", "L2-shop-n08-front", "L2-shop-s08-front"]  // re-entered while it was cut off
+        let trueInside = monitored  // iOS had fired an enter for every region it monitored
+        let heard = [
+            "L2-concourse-05", "L2-shop-s10-front", "L2-shop-n09-front", "L2-concourse-04", "L2-shop-n06-front", "L2-shop-n09-left",
+            "L2-shop-s12-front", "L2-shop-n02-front", "L2-shop-n07-front",
+        ]
+        func plan(inside: [String], unknown: [String] = []) throws -> [String] {
+            let location = try mall.snap(VenuePoint(x: 49.08, y: 20.07, level: "L2"))
+            let request = PlanRequest(
+                location: location, monitored: monitored, inside: inside, heard: heard, stateUnknown: unknown, budget: 18,
+                uncertainty: 3.86, now: Date(timeIntervalSince1970: 0))
+            return planner.plan(request, using: search).regions.map(\.id)
+        }
+        let truth = try plan(inside: trueInside)
+        #expect(truth.filter { $0.hasPrefix("L1-") }.count >= 3, "the way down is shielded: \(truth)")
+        let seen = trueInside.filter { !missed.contains($0) }
+        #expect(try Set(plan(inside: seen, unknown: monitored.filter { !seen.contains($0) })) == Set(truth))
     }
 
     @Test func aShieldCoversTheRegionsWhoseArrivalLiesWellInsideItsRange() throws {
