@@ -51,10 +51,12 @@ final class PayloadPool: Sendable {
         let capacity = payload.capacity
         guard capacity >= Self.minimumBytes else { return }
         let released: [[UInt8]] = state.withLock { state in
-            guard state.bytes + capacity <= limit else { return [] }
-            state.buffers.append(payload)
-            state.bytes += capacity
-            return Self.releaseIdle(&state, now: now)
+            let released = Self.releaseIdle(&state, now: now)
+            if state.bytes + capacity <= limit {
+                state.buffers.append(payload)
+                state.bytes += capacity
+            }
+            return released
         }
         _ = released  // freed here, outside the lock
     }
