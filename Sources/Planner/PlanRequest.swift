@@ -16,8 +16,7 @@ public struct PlanRequest: Sendable, Hashable {
     /// detectable, so *inside* for iOS the moment they are monitored, and no use for waking it.
     public var heard: [String]
     /// Monitored region ids whose iOS state the planner's caller may have missed (a coordinator
-    /// that took the client over, or was cut off from its reports, saw none of the enters iOS
-    /// fired meanwhile): judged as regions not monitored are, by what the phone ranged and the
+    /// cut off from the phone's reports saw none of the enters iOS fired meanwhile): judged as regions not monitored are, by what the phone ranged and the
     /// geometry, not by their absence from ``inside``. Otherwise a region the phone is in passes
     /// for quiet and takes a frontier slot it can never wake the phone from.
     public var stateUnknown: [String]
@@ -35,11 +34,11 @@ public struct PlanRequest: Sendable, Hashable {
         location: GraphLocation, monitored: [String] = [], inside: [String] = [], heard: [String] = [], stateUnknown: [String] = [],
         budget: Int? = nil, uncertainty: Double = 0, now: Date
     ) {
-        self.stateUnknown = stateUnknown
         self.location = location
         self.monitored = monitored
         self.inside = inside
         self.heard = heard
+        self.stateUnknown = stateUnknown
         self.budget = budget
         self.uncertainty = uncertainty
         self.now = now

@@ -226,7 +226,8 @@ public final class CoordinatorService: Service, Sendable {
     /// Hands the JSON of each decoded sightings batch in `taken` back to the client for the next
     /// batches it receives (``MQTT/MQTTClient/recycle(_:)``): `prepared` no longer needs it.
     private func recycleDecodedPayloads(_ taken: inout [InboundMessage], prepared: [InboundMessage]) {
-        for i in taken.indices where prepared[i].message.payload.isEmpty && !taken[i].message.payload.isEmpty {
+        for i in taken.indices {
+            guard case .sightings? = prepared[i].prepared else { continue }
             var payload: [UInt8] = []
             swap(&payload, &taken[i].message.payload)
             client.recycle(payload)
