@@ -69,6 +69,7 @@ struct CoordinatorEngineTests {
             let firstVersion = try #require(initial.first?.1.version)
             let first = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
             #expect(first.x < 5)
+            #expect(engine.counters.estimates == 1)
             // 200 ms later g1 (x = 20) hears it close by: the estimate moves towards g1 (as far as a
             // walker can in 200 ms: the filter's prior is the last estimate).
             try engine.feed(gw("g1"), TestVenue.batch(seq: 1, at: 0.2, tags: [(9, 0.5)]), at: 0.2)
@@ -76,10 +77,12 @@ struct CoordinatorEngineTests {
             let afterEarly = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
             if interval > 0 {
                 #expect(early.regionsMessages.isEmpty && afterEarly == first, "estimated 200 ms ago: waits")
+                #expect(engine.counters.estimates == 1, "a tag that waits is not estimated")
                 // The interval has passed: the waiting evidence is used without a new batch.
                 let later = engine.step(at: 1.0)
                 let moved = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
                 #expect(moved.x > first.x + 0.1, "g1's sighting moved it (x \(moved.x), first \(first.x))")
+                #expect(engine.counters.estimates == 2)
                 #expect(later.regionsMessages.allSatisfy { $0.1.version == firstVersion + 1 })
             } else {
                 #expect(afterEarly.x > first.x + 0.1, "no interval: estimated at once (x \(afterEarly.x), first \(first.x))")

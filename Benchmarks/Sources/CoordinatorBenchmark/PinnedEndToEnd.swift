@@ -122,19 +122,21 @@ struct PinnedEndToEnd {
             try await Task.sleep(for: .milliseconds(500))
             // The coordinator on the same slice.
             let before = applied()
+            let estimatesBefore = coordinator.metric("beaconfleet_coordinator_estimates_total") ?? 0
             let coordinatorCPUBefore = cpuSeconds(of: coordinator.pid)
             let start = Date().timeIntervalSince1970
             try publishAll(slice)
             let end = try await waitForSightings(before + Double(slice.count * perBatch), stage: stage)
             let coordinatorCPU = cpuSeconds(of: coordinator.pid) - coordinatorCPUBefore
+            let estimates = (coordinator.metric("beaconfleet_coordinator_estimates_total") ?? 0) - estimatesBefore
             await publisher.drain()
             let round = PinnedCPUBudget(
                 sightings: Double(slice.count * perBatch), baselineCPU: subCPU, baselineSeconds: subEnd - subStart,
                 coordinatorCPU: coordinatorCPU, coordinatorSeconds: end - start)
             print(
                 String(
-                    format: "  %@: coordinator binary %.0f sightings/s (%.2f s), mosquitto_sub %.0f sightings/s (%.2f s) | ratio %.2f",
-                    stage, round.coordinatorRate, round.coordinatorSeconds, round.baselineRate, round.baselineSeconds, round.ratio))
+                    format: "  %@: coordinator binary %.0f sightings/s (%.2f s, %.0f position estimates), mosquitto_sub %.0f sightings/s (%.2f s) | ratio %.2f",
+                    stage, round.coordinatorRate, round.coordinatorSeconds, estimates, round.baselineRate, round.baselineSeconds, round.ratio))
             try await Task.sleep(for: .milliseconds(500))
             return round
         }

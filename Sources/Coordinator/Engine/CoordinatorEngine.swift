@@ -248,6 +248,7 @@ public final class CoordinatorEngine {
                 let estimate = venue.estimator.update(
                     record.location, observations: fresh, constraints: constraints, at: Self.date(evidenceTime))
             {
+                counters.estimates += 1
                 record.location = estimate.state
                 record.confidence = estimate.confidence
             }

@@ -30,6 +30,8 @@ public struct IngestCounters: Sendable, Equatable {
     /// What was published.
     public var regionsPublished: UInt64 = 0
     public var eventsPublished: UInt64 = 0
+    /// Position estimates made (a client's evidence folded into its filter state).
+    public var estimates: UInt64 = 0
     public var plans: UInt64 = 0
     public var reconciliations: UInt64 = 0
     public var departures: UInt64 = 0

@@ -13,6 +13,7 @@ public final class CoordinatorMetrics: Sendable {
     let sequenceResets: Counter
     let departures: Counter
     let reconciliations: Counter
+    let estimates: Counter
     let plans: Counter
     let clients: Gauge
     /// When sightings were last applied (Unix seconds): alert when it stops moving; a benchmark
@@ -55,6 +56,8 @@ public final class CoordinatorMetrics: Sendable {
             name: "beaconfleet_coordinator_departures_total", help: "Clients judged gone by absence from healthy gateways' windows")
         reconciliations = registry.makeCounter(
             name: "beaconfleet_coordinator_reconciliations_total", help: "Re-plans because a phone's monitored list differed from its plan")
+        estimates = registry.makeCounter(
+            name: "beaconfleet_coordinator_estimates_total", help: "Position estimates (a client's new evidence folded into its position)")
         plans = registry.makeCounter(name: "beaconfleet_coordinator_plans_total", help: "Planner runs")
         clients = registry.makeGauge(name: "beaconfleet_coordinator_clients", help: "Clients known")
         lastSightings = registry.makeGauge(
@@ -96,6 +99,7 @@ public final class CoordinatorMetrics: Sendable {
         add(sequenceResets, counters.sequenceResets, previous.sequenceResets)
         add(departures, counters.departures, previous.departures)
         add(reconciliations, counters.reconciliations, previous.reconciliations)
+        add(estimates, counters.estimates, previous.estimates)
         add(plans, counters.plans, previous.plans)
         for (gateway, counts) in counters.notAdmitted where counts != previous.notAdmitted[gateway] {
             let before = previous.notAdmitted[gateway] ?? AdmissionCounts()
