@@ -332,12 +332,6 @@ public struct PositionEstimator: Sendable {
         let minimumDistance2 = config.pathLoss.minimumDistance * config.pathLoss.minimumDistance
         let softness = config.constraintSoftness
 
-        let fast = arithmetic == .fast
-        let anchorLogs =
-            fast
-            ? Self.anchorLogLikelihoods(
-                terms: terms, dz2: dz2, floorLoss: floorLoss, minimumDistance2: minimumDistance2,
-                grid: (originX: originX, originY: originY, step: step, columns: columns, rows: rows)) : []
         /// The region constraints' log factor at (x, y).
         func constraintLog(_ x: Double, _ y: Double) -> Double {
             var logp = 0.0
@@ -358,97 +352,122 @@ public struct PositionEstimator: Sendable {
             }
             return logp
         }
-        var logs = [Double](repeating: 0, count: columns * rows)
-        var peak = -Double.infinity
-        if fast {
-            // The prior's log factor is a sum of a column's and a row's part; the peak is found
-            // in a pass of its own, so the cell loop carries no dependency from cell to cell.
-            var priorColumn = [Double](repeating: 0, count: columns)
-            var priorRow = [Double](repeating: 0, count: rows)
-            if let prior {
-                for column in 0..<columns {
-                    let dx = originX + Double(column) * step - prior.x
-                    priorColumn[column] = -0.5 * dx * dx / prior.variance
-                }
-                for row in 0..<rows {
-                    let dy = originY + Double(row) * step - prior.y
-                    priorRow[row] = -0.5 * dy * dy / prior.variance
-                }
-            }
-            for row in 0..<rows {
-                let base = row * columns
-                let y = originY + Double(row) * step
-                for column in 0..<columns {
-                    var logp = Double(anchorLogs[base + column]) + priorRow[row] + priorColumn[column]
-                    if !constraints.isEmpty { logp += constraintLog(originX + Double(column) * step, y) }
-                    logs[base + column] = logp
-                }
-            }
-            for logp in logs { peak = max(peak, logp) }
-        } else {
-            for row in 0..<rows {
-                let y = originY + Double(row) * step
-                for column in 0..<columns {
-                    let x = originX + Double(column) * step
-                    var logp = 0.0
-                    for (i, term) in terms.enumerated() {
-                        let dx = x - term.x
-                        let dy = y - term.y
-                        let distance2 = max(dx * dx + dy * dy + dz2[i], minimumDistance2)
-                        let expected = term.reference - 5 * term.exponent * log10(distance2) - floorLoss[i]
-                        let z = (term.rssi - expected) * term.precision
-                        logp -= log1p(z * z)
-                    }
-                    logp += constraintLog(x, y)
-                    if let prior {
-                        let dx = x - prior.x
-                        let dy = y - prior.y
-                        logp -= 0.5 * (dx * dx + dy * dy) / prior.variance
-                    }
-                    logs[row * columns + column] = logp
-                    peak = max(peak, logp)
-                }
-            }
-        }
-        guard peak.isFinite else { return nil }
-
-        var total = 0.0
-        var sumX = 0.0
-        var sumY = 0.0
-        var sumXX = 0.0
-        var sumYY = 0.0
-        for row in 0..<rows {
-            let y = originY + Double(row) * step
-            for column in 0..<columns {
-                let x = originX + Double(column) * step
-                let relative = logs[row * columns + column] - peak
-                // e^-36 < 3e-16: even 2,500 such cells move the moments by less than 1e-12.
-                let p: Double
-                if fast {
-                    if relative < -36 { continue }
-                    p = FastExp.exp(relative)
-                } else {
-                    p = exp(relative)
-                }
-                total += p
-                sumX += p * x
-                sumY += p * y
-                sumXX += p * x * x
-                sumYY += p * y * y
-            }
-        }
-        let meanX = sumX / total
-        let meanY = sumY / total
-        let variance = max(((sumXX / total - meanX * meanX) + (sumYY / total - meanY * meanY)) / 2, max(step * step / 12, 0.01))
+        let moments = arithmetic == .fast
+            ? fastMoments(
+                terms: terms, dz2: dz2, floorLoss: floorLoss, minimumDistance2: minimumDistance2, prior: prior,
+                constraintLog: constraints.isEmpty ? nil : constraintLog,
+                grid: (originX: originX, originY: originY, step: step, columns: columns, rows: rows))
+            : libmMoments(
+                terms: terms, dz2: dz2, floorLoss: floorLoss, minimumDistance2: minimumDistance2, prior: prior, constraintLog: constraintLog,
+                grid: (originX: originX, originY: originY, step: step, columns: columns, rows: rows))
+        guard let moments else { return nil }
+        let meanX = originX + moments.meanColumn * step
+        let meanY = originY + moments.meanRow * step
+        let variance = max((moments.varianceColumn + moments.varianceRow) * step * step / 2, max(step * step / 12, 0.01))
         // Log evidence: the integral of the (unnormalised) posterior over the cell area, against a
         // normalised prior (Gaussian) or a uniform one over the searched box.
         let cellArea = step * step
-        var score = peak + log(total * cellArea)
+        var score = moments.peak + log(moments.total * cellArea)
         if let prior {
             score -= log(2 * Double.pi * prior.variance)
         } else {
             score -= log(max(Double(columns * rows) * cellArea, cellArea))
         }
         return LevelPosterior(level: level, x: meanX, y: meanY, variance: variance, score: score)
+    }
+    typealias Grid = (originX: Double, originY: Double, step: Double, columns: Int, rows: Int)
+
+    /// The ``PositionArithmetic/fast`` posterior: ``anchorLog2Sums(terms:dz2:floorLoss:minimumDistance2:grid:)``
+    /// and ``fastMoments(log2Sums:priorRow:priorColumn:constraintLogs:columns:rows:)`` on the grid
+    /// widened to a multiple of 4 columns (the extra columns weigh nothing).
+    private func fastMoments(
+        terms: [AnchorTerm], dz2: [Double], floorLoss: [Double], minimumDistance2: Double, prior: PositionState?,
+        constraintLog: ((Double, Double) -> Double)?, grid: Grid
+    ) -> GridMoments? {
+        let columns = (grid.columns + 3) & ~3
+        var wide = grid
+        wide.columns = columns
+        var sums = Self.anchorLog2Sums(terms: terms, dz2: dz2, floorLoss: floorLoss, minimumDistance2: minimumDistance2, grid: wide)
+        // The prior's log factor is a sum of a column's and a row's part.
+        var priorColumn = [Float](repeating: 0, count: columns)
+        var priorRow = [Float](repeating: 0, count: grid.rows)
+        if let prior {
+            for column in 0..<grid.columns {
+                let dx = grid.originX + Double(column) * grid.step - prior.x
+                priorColumn[column] = Float(-0.5 * dx * dx / prior.variance)
+            }
+            for row in 0..<grid.rows {
+                let dy = grid.originY + Double(row) * grid.step - prior.y
+                priorRow[row] = Float(-0.5 * dy * dy / prior.variance)
+            }
+        }
+        for column in grid.columns..<columns { priorColumn[column] = -.infinity }
+        var constraintLogs: [Float]? = nil
+        if let constraintLog {
+            var logs = [Float](repeating: 0, count: columns * grid.rows)
+            for row in 0..<grid.rows {
+                let y = grid.originY + Double(row) * grid.step
+                for column in 0..<grid.columns {
+                    logs[row * columns + column] = Float(constraintLog(grid.originX + Double(column) * grid.step, y))
+                }
+            }
+            constraintLogs = logs
+        }
+        return Self.fastMoments(
+            log2Sums: &sums, priorRow: priorRow, priorColumn: priorColumn, constraintLogs: constraintLogs, columns: columns, rows: grid.rows)
+    }
+
+    /// The ``PositionArithmetic/libm`` posterior: every cell and anchor in `Double` with libm's
+    /// `log10`, `log1p` and `exp`, the reference the fast path is tested against.
+    private func libmMoments(
+        terms: [AnchorTerm], dz2: [Double], floorLoss: [Double], minimumDistance2: Double, prior: PositionState?,
+        constraintLog: (Double, Double) -> Double, grid: Grid
+    ) -> GridMoments? {
+        var logs = [Double](repeating: 0, count: grid.columns * grid.rows)
+        var peak = -Double.infinity
+        for row in 0..<grid.rows {
+            let y = grid.originY + Double(row) * grid.step
+            for column in 0..<grid.columns {
+                let x = grid.originX + Double(column) * grid.step
+                var logp = 0.0
+                for (i, term) in terms.enumerated() {
+                    let dx = x - term.x
+                    let dy = y - term.y
+                    let distance2 = max(dx * dx + dy * dy + dz2[i], minimumDistance2)
+                    let expected = term.reference - 5 * term.exponent * log10(distance2) - floorLoss[i]
+                    let z = (term.rssi - expected) * term.precision
+                    logp -= log1p(z * z)
+                }
+                logp += constraintLog(x, y)
+                if let prior {
+                    let dx = x - prior.x
+                    let dy = y - prior.y
+                    logp -= 0.5 * (dx * dx + dy * dy) / prior.variance
+                }
+                logs[row * grid.columns + column] = logp
+                peak = max(peak, logp)
+            }
+        }
+        guard peak.isFinite else { return nil }
+        var total = 0.0
+        var sumColumn = 0.0
+        var sumRow = 0.0
+        var sumColumn2 = 0.0
+        var sumRow2 = 0.0
+        for row in 0..<grid.rows {
+            for column in 0..<grid.columns {
+                let p = exp(logs[row * grid.columns + column] - peak)
+                total += p
+                sumColumn += p * Double(column)
+                sumRow += p * Double(row)
+                sumColumn2 += p * Double(column) * Double(column)
+                sumRow2 += p * Double(row) * Double(row)
+            }
+        }
+        let meanColumn = sumColumn / total
+        let meanRow = sumRow / total
+        return GridMoments(
+            peak: peak, total: total, meanColumn: meanColumn, meanRow: meanRow, varianceColumn: sumColumn2 / total - meanColumn * meanColumn,
+            varianceRow: sumRow2 / total - meanRow * meanRow)
     }
 }
