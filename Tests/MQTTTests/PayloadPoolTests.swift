@@ -32,6 +32,25 @@ struct PayloadPoolTests {
         #expect(small == bytes(100, 3))
     }
 
+    @Test("a pooled buffer has room for the next payload a little longer than the first: same storage")
+    func headroom() {
+        let pool = PayloadPool(limit: 1 << 20)
+        // 188,400 bytes fill 46 pages less malloc's 16-byte header exactly: an exact allocation has
+        // no room for 20 more, whether malloc maps it or takes it from its heap.
+        let first = bytes(188_400, 1)
+        var payload = first.withUnsafeBytes { pool.copy($0) }
+        #expect(payload.capacity >= 188_400 + 188_400 / 32 && payload.capacity <= 2 * 188_400)
+        let storage = address(payload)
+        var given: [UInt8] = []
+        swap(&given, &payload)
+        pool.give(given)
+        given = []
+        let longer = bytes(188_420, 5)
+        let reused = longer.withUnsafeBytes { pool.copy($0) }
+        #expect(reused == longer)
+        #expect(address(reused) == storage, "a payload 20 bytes longer fits the buffer it is copied into")
+    }
+
     @Test("the pool holds at most its limit in bytes")
     func limit() {
         let pool = PayloadPool(limit: 250_000)
