@@ -41,6 +41,9 @@ struct BeaconFleet: AsyncParsableCommand {
     /// it, exactly as one from its `validate()` does.
     static func main() async {
         AgentExecutable.replaceProcessIfRequested(arguments: CommandLine.arguments)
+        // Before any other thread allocates: glibc fixes its arena limit at the second thread's
+        // first allocation.
+        HeapRetention.useOneArena()
         var command: any ParsableCommand
         do {
             command = try await asyncParseAsRoot(nil)

@@ -2,8 +2,8 @@
     import Glibc
 #endif
 
-/// glibc's heap tuning for the coordinator: freed memory is kept for reuse instead of being handed
-/// back to the kernel at once.
+/// glibc's heap tuning for the coordinator: one arena, and freed memory kept for reuse instead of
+/// being handed back to the kernel at once.
 ///
 /// Every sightings batch arrives as a fresh payload of up to 256 KiB, copied out of libmosquitto,
 /// queued and freed after decoding. With glibc's defaults the heap's top is trimmed back as soon as
@@ -11,6 +11,15 @@
 /// ~9 % of the pinned coordinator's core in `clear_page` in the e2e-pinned benchmark, 0.4 % with
 /// this. The cost: freed heap up to what a full sightings queue held stays resident for the next
 /// burst (the peak is not raised, it is only not given back).
+///
+/// The trim threshold governs only a heap's top. Payloads are allocated on libmosquitto's network
+/// thread and decoded batches on the concurrency pool's threads, each in its own glibc arena by
+/// default, and a thread's arena unmaps a whole heap of it once every chunk in it is free, whatever
+/// the threshold: `e2e-pinned` still counted 3,500–16,000 page faults in a third of its rounds,
+/// those rounds the slow ones (0.80–0.86 s against 0.57–0.63 s). With one arena
+/// (``useOneArena()``) they counted 0–147 from the first measured round on. The cost is a lock
+/// around large allocations shared by the process's few threads (small ones go through each
+/// thread's cache without it).
 enum HeapRetention {
     /// Freed memory at the top of a heap kept before it is trimmed: 64 MiB, or what a queue of
     /// `queuedSightings` sightings takes (about 130 bytes each on the wire, 256 counted) when more.
@@ -21,16 +30,25 @@ enum HeapRetention {
     /// value also turns off its sliding threshold), so payloads always come from the heap.
     static let mmapThreshold: Int32 = 32 << 20
 
-    /// Applies the tuning to this process; a no-op where the C library has no `mallopt`. Returns
-    /// whether both settings were taken.
+    /// Applies the thresholds to this process; a no-op where the C library has no `mallopt`.
+    /// Returns whether both settings were taken.
     @discardableResult
     static func keepFreedMemoryForReuse(queuedSightings: Int) -> Bool {
+        // M_MMAP_THRESHOLD and M_TRIM_THRESHOLD.
+        mallopt(-3, mmapThreshold) && mallopt(-1, trimThreshold(queuedSightings: queuedSightings))
+    }
+
+    /// Every thread allocates from glibc's main arena (M_ARENA_MAX 1). Takes effect only when
+    /// called before a second thread allocates.
+    @discardableResult
+    static func useOneArena() -> Bool { mallopt(-8, 1) }
+
+    /// glibc's `mallopt(parameter, value)`, looked up by name (Glibc's module map leaves out
+    /// <malloc.h>; the parameters are the values that header gives them). `false` where there is none.
+    private static func mallopt(_ parameter: Int32, _ value: Int32) -> Bool {
         #if canImport(Glibc)
-            // Glibc's module map leaves out <malloc.h>: `mallopt` by name, its parameters by the
-            // values that header gives them (M_TRIM_THRESHOLD −1, M_MMAP_THRESHOLD −3).
             guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return false }
-            let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
-            return mallopt(-3, mmapThreshold) == 1 && mallopt(-1, trimThreshold(queuedSightings: queuedSightings)) == 1
+            return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)(parameter, value) == 1
         #else
             return false
         #endif

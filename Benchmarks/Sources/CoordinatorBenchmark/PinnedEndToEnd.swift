@@ -124,19 +124,21 @@ struct PinnedEndToEnd {
             let before = applied()
             let estimatesBefore = coordinator.metric("beaconfleet_coordinator_estimates_total") ?? 0
             let coordinatorCPUBefore = cpuSeconds(of: coordinator.pid)
+            let faultsBefore = minorFaults(of: coordinator.pid)
             let start = Date().timeIntervalSince1970
             try publishAll(slice)
             let end = try await waitForSightings(before + Double(slice.count * perBatch), stage: stage)
             let coordinatorCPU = cpuSeconds(of: coordinator.pid) - coordinatorCPUBefore
             let estimates = (coordinator.metric("beaconfleet_coordinator_estimates_total") ?? 0) - estimatesBefore
+            let faults = minorFaults(of: coordinator.pid) - faultsBefore
             await publisher.drain()
             let round = PinnedCPUBudget(
                 sightings: Double(slice.count * perBatch), baselineCPU: subCPU, baselineSeconds: subEnd - subStart,
                 coordinatorCPU: coordinatorCPU, coordinatorSeconds: end - start)
             print(
                 String(
-                    format: "  %@: coordinator binary %.0f sightings/s (%.2f s, %.0f position estimates), mosquitto_sub %.0f sightings/s (%.2f s) | ratio %.2f",
-                    stage, round.coordinatorRate, round.coordinatorSeconds, estimates, round.baselineRate, round.baselineSeconds, round.ratio))
+                    format: "  %@: coordinator binary %.0f sightings/s (%.2f s, %.0f position estimates, %.0f page faults), mosquitto_sub %.0f sightings/s (%.2f s) | ratio %.2f",
+                    stage, round.coordinatorRate, round.coordinatorSeconds, estimates, faults, round.baselineRate, round.baselineSeconds, round.ratio))
             try await Task.sleep(for: .milliseconds(500))
             return round
         }
