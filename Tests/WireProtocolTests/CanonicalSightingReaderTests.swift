@@ -92,12 +92,37 @@ struct CanonicalSightingReaderTests {
             padded.withUnsafeBufferPointer { buffer in
                 var scanner = JSONScanner(buffer)
                 var field = FieldPath()
-                let read = CanonicalSightingReader.agent.read(&scanner, index: 0, field: &field)
+                var recent = CanonicalSightingReader.RecentUUID()
+                let read = CanonicalSightingReader.agent.read(&scanner, index: 0, field: &field, recent: &recent)
                 #expect(read == reference, "\(text)")
                 #expect(read?.rssi.bitPattern == reference.rssi.bitPattern)
                 #expect(scanner.index == object.count, "the cursor is past the sighting's }")
             }
         }
+    }
+
+    @Test("sightings that share a UUID, spelled alike or not, and one damaged after them: the same values or error from both paths")
+    func sharedUUIDs() throws {
+        let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+        func sighting(_ text: String, minor: Int) -> String {
+            #"{"address":"AA:BB:CC:DD:EE:\#(String(format: "%02X", minor))","count":3,"format":"ibeacon","major":1,"minor":\#(minor),"rssi":-70.5,"rssiMax":-65,"uuid":"\#(text)"}"#
+        }
+        func batch(_ uuids: [String]) -> String {
+            let sightings = uuids.enumerated().map { sighting($0.element, minor: $0.offset) }.joined(separator: ",")
+            return #"{"end":"2026-11-26T10:00:01Z","gateway":"gw-1","seq":1,"sightings":[\#(sightings)],"start":"2026-11-26T10:00:00Z","v":1}"#
+        }
+        let lower = uuid.lowercased()
+        let damaged = String(uuid.dropLast()) + "G"
+        let other = "5A1D0000-BEAC-4F1E-9E70-000000000001"
+        for uuids in [
+            [uuid, uuid, uuid], [uuid, lower, uuid, lower], [uuid, other, uuid, other], [uuid, uuid, damaged], [uuid, damaged, uuid],
+            [damaged, damaged],
+        ] {
+            let text = batch(uuids)
+            expectSameAnswer(Array(text.utf8), text)
+        }
+        let decoded = try fast.decode(Array(batch([uuid, lower, other, uuid]).utf8), topic: topic, gateway: "gw-1")
+        #expect(decoded.sightings.map(\.key) == [uuid, uuid, other, uuid].enumerated().compactMap { BeaconIdentity(uuid: $0.element, major: 1, minor: UInt16($0.offset)) })
     }
 
     @Test("damaged, reordered, blanked, truncated and respelled batches get the same values or the same error from both paths")

@@ -55,21 +55,33 @@ struct CanonicalSightingReader: Sendable {
 
     private init() {}
 
+    /// The UUID the reader parsed last in a batch, by its 36 bytes of text: a batch's sightings
+    /// mostly share a few UUIDs (a venue's tags, one app's phones), and comparing the text is
+    /// cheaper than parsing it again. Only text that parsed is kept, so a match has its value.
+    struct RecentUUID {
+        var text: (UInt64, UInt64, UInt64, UInt64, UInt32) = (0, 0, 0, 0, 0)
+        var value: BeaconUUID?
+
+        init() {}
+    }
+
     /// Appends the sighting at the scanner's cursor to `sightings` when it is in the canonical layout
     /// and valid, the cursor moved past its `}` and `field` set as the general path leaves it;
     /// `false` (nothing changed) otherwise.
     @inline(__always)
-    func read(_ s: inout JSONScanner, index: Int, field: inout FieldPath, into sightings: inout [DecodedSighting]) -> Bool {
-        guard let sighting = read(&s, index: index, field: &field) else { return false }
+    func read(
+        _ s: inout JSONScanner, index: Int, field: inout FieldPath, recent: inout RecentUUID, into sightings: inout [DecodedSighting]
+    ) -> Bool {
+        guard let sighting = read(&s, index: index, field: &field, recent: &recent) else { return false }
         sightings.append(sighting)
         return true
     }
 
     /// The sighting at the scanner's cursor when it is in the canonical layout and valid, the cursor
     /// moved past its `}` and `field` set as the general path leaves it; `nil` (nothing changed)
-    /// otherwise.
+    /// otherwise. `recent` is the batch's last UUID (see ``RecentUUID``).
     @inline(__always)
-    func read(_ s: inout JSONScanner, index: Int, field: inout FieldPath) -> DecodedSighting? {
+    func read(_ s: inout JSONScanner, index: Int, field: inout FieldPath, recent: inout RecentUUID) -> DecodedSighting? {
         guard s.count - s.index >= Self.reach else { return nil }
         let p = s.base + s.index
         var at = 0
@@ -150,8 +162,21 @@ struct CanonicalSightingReader: Sendable {
         // ,"uuid":"8-4-4-4-12" (optional)
         var uuidValue: BeaconUUID?
         if uuid.consume(p, &at) {
-            guard p[at + 36] == 0x22, let value = BeaconUUID(utf8: UnsafeBufferPointer(start: p + at, count: 36)) else { return nil }
-            uuidValue = value
+            guard p[at + 36] == 0x22 else { return nil }
+            let raw = UnsafeRawPointer(p + at)
+            let text = (
+                raw.loadUnaligned(as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self),
+                raw.loadUnaligned(fromByteOffset: 32, as: UInt32.self)
+            )
+            if let value = recent.value, text == recent.text {
+                uuidValue = value
+            } else {
+                guard let value = BeaconUUID(utf8: UnsafeBufferPointer(start: p + at, count: 36)) else { return nil }
+                uuidValue = value
+                recent.text = text
+                recent.value = value
+            }
             at += 37
             last = "uuid"
         }

@@ -149,8 +149,9 @@ public struct SightingsBatchDecoder: Sendable {
                     sawSightings = true
                     if !s.consume(0x5D) {
                         var i = 0
+                        var recent = CanonicalSightingReader.RecentUUID()
                         repeat {
-                            if generalPathOnly || !canonical.read(&s, index: i, field: &field, into: &batch.sightings) {
+                            if generalPathOnly || !canonical.read(&s, index: i, field: &field, recent: &recent, into: &batch.sightings) {
                                 let sighting = try decodeSighting(&s, index: i, field: &field)
                                 batch.sightings.append(sighting)
                             }
