@@ -123,6 +123,7 @@ struct PinnedEndToEnd {
             // The coordinator on the same slice.
             let before = applied()
             let estimatesBefore = coordinator.metric("beaconfleet_coordinator_estimates_total") ?? 0
+            let plansBefore = coordinator.metric("beaconfleet_coordinator_plans_total") ?? 0
             let coordinatorCPUBefore = cpuSeconds(of: coordinator.pid)
             let faultsBefore = minorFaults(of: coordinator.pid)
             let start = Date().timeIntervalSince1970
@@ -131,14 +132,15 @@ struct PinnedEndToEnd {
             let coordinatorCPU = cpuSeconds(of: coordinator.pid) - coordinatorCPUBefore
             let estimates = (coordinator.metric("beaconfleet_coordinator_estimates_total") ?? 0) - estimatesBefore
             let faults = minorFaults(of: coordinator.pid) - faultsBefore
+            let plans = (coordinator.metric("beaconfleet_coordinator_plans_total") ?? 0) - plansBefore
             await publisher.drain()
             let round = PinnedCPUBudget(
                 sightings: Double(slice.count * perBatch), baselineCPU: subCPU, baselineSeconds: subEnd - subStart,
                 coordinatorCPU: coordinatorCPU, coordinatorSeconds: end - start)
             print(
                 String(
-                    format: "  %@: coordinator binary %.0f sightings/s (%.2f s, %.0f position estimates, %.0f page faults), mosquitto_sub %.0f sightings/s (%.2f s) | ratio %.2f",
-                    stage, round.coordinatorRate, round.coordinatorSeconds, estimates, faults, round.baselineRate, round.baselineSeconds, round.ratio))
+                    format: "  %@: coordinator binary %.0f sightings/s (%.2f s, %.0f position estimates, %.0f plans, %.0f page faults), mosquitto_sub %.0f sightings/s (%.2f s) | ratio %.2f",
+                    stage, round.coordinatorRate, round.coordinatorSeconds, estimates, plans, faults, round.baselineRate, round.baselineSeconds, round.ratio))
             try await Task.sleep(for: .milliseconds(500))
             return round
         }
