@@ -1,7 +1,7 @@
 /// How ``PositionEstimator`` evaluates the radio likelihood on its grid.
 public enum PositionArithmetic: Sendable, Hashable {
-    /// `Float` with a polynomial log (``FastLog``), per-anchor squared offsets precomputed per
-    /// column and row, and cells far below the posterior's peak left out of its moments: the
+    /// `Float` with polynomial logs and exps (``FastLog``, ``FastExp``), per-anchor squared offsets
+    /// precomputed per column and row, and the posterior's moments four cells at a time: the
     /// production path, several times cheaper, with estimates equal to ``libm``'s to well under a
     /// millimetre.
     case fast
