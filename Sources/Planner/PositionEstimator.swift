@@ -375,6 +375,8 @@ public struct PositionEstimator: Sendable {
         }
         return LevelPosterior(level: level, x: meanX, y: meanY, variance: variance, score: score)
     }
+
+    /// A posterior's grid: its first point, its spacing and its size, row-major.
     typealias Grid = (originX: Double, originY: Double, step: Double, columns: Int, rows: Int)
 
     /// The ``PositionArithmetic/fast`` posterior: ``anchorLog2Sums(terms:dz2:floorLoss:minimumDistance2:grid:)``

@@ -41,8 +41,8 @@ struct BeaconFleet: AsyncParsableCommand {
     /// it, exactly as one from its `validate()` does.
     static func main() async {
         AgentExecutable.replaceProcessIfRequested(arguments: CommandLine.arguments)
-        // Before any other thread allocates: glibc fixes its arena limit at the second thread's
-        // first allocation.
+        // Before any other thread allocates: a glibc thread keeps the arena its first allocation
+        // gave it. Every subcommand gets it; only the coordinator's bursts of payloads need it.
         HeapRetention.useOneArena()
         var command: any ParsableCommand
         do {

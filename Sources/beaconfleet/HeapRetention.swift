@@ -17,7 +17,8 @@
 /// default, and a thread's arena unmaps a whole heap of it once every chunk in it is free, whatever
 /// the threshold: `e2e-pinned` still counted 3,500–16,000 page faults in a third of its rounds,
 /// those rounds the slow ones (0.80–0.86 s against 0.57–0.63 s). With one arena
-/// (``useOneArena()``) they counted 0–147 from the first measured round on. The cost is a lock
+/// (``useOneArena()``) most measured rounds counted 0–680, more only where a round's backlog
+/// outgrew every earlier one (the heap's first growth to it). The cost is a lock
 /// around large allocations shared by the process's few threads (small ones go through each
 /// thread's cache without it).
 enum HeapRetention {
@@ -38,8 +39,8 @@ enum HeapRetention {
         mallopt(-3, mmapThreshold) && mallopt(-1, trimThreshold(queuedSightings: queuedSightings))
     }
 
-    /// Every thread allocates from glibc's main arena (M_ARENA_MAX 1). Takes effect only when
-    /// called before a second thread allocates.
+    /// Every thread allocates from glibc's main arena (M_ARENA_MAX 1). Takes effect only for
+    /// threads that have not allocated yet: call it first thing in `main`.
     @discardableResult
     static func useOneArena() -> Bool { mallopt(-8, 1) }
 
