@@ -144,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "beaconfleet-agent",
             dependencies: [
-                "AgentCommandLine",
+                "AgentCommandLine", "MQTT",
                 argumentParser,
             ],
             exclude: ["symbol-order.txt"],

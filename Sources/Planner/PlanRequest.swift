@@ -16,8 +16,9 @@ public struct PlanRequest: Sendable, Hashable {
     /// detectable, so *inside* for iOS the moment they are monitored, and no use for waking it.
     public var heard: [String]
     /// Monitored region ids whose iOS state the planner's caller may have missed (a coordinator
-    /// cut off from the phone's reports saw none of the enters iOS fired meanwhile): judged as regions not monitored are, by what the phone ranged and the
-    /// geometry, not by their absence from ``inside``. Otherwise a region the phone is in passes
+    /// cut off from the phone's reports saw none of the enters iOS fired meanwhile): judged as
+    /// regions not monitored are, by what the phone ranged and the geometry, not by their absence
+    /// from ``inside``. Otherwise a region the phone is in passes
     /// for quiet and takes a frontier slot it can never wake the phone from.
     public var stateUnknown: [String]
     /// The client's own budget, when it asked for fewer slots than the configuration's.

@@ -124,7 +124,7 @@ extension PositionEstimator {
             return (total, middle + mean, second / total - mean * mean)
         }
         let byRow = moments(rowSums)
-        let byColumn = moments(columnSums.flatMap { [Double($0[0]), Double($0[1]), Double($0[2]), Double($0[3])] })
+        let byColumn = moments((0..<columns).map { Double(columnSums[$0 / 4][$0 % 4]) })
         return GridMoments(
             peak: Double(peak), total: byRow.total, meanColumn: byColumn.mean, meanRow: byRow.mean, varianceColumn: byColumn.variance,
             varianceRow: byRow.variance)

@@ -1,9 +1,6 @@
 import AgentCommandLine
 import ArgumentParser
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import MQTT
 
 /// `beaconfleet-agent`: the gateway agent on its own, the binary a Raspberry Pi gateway runs.
 ///
@@ -27,23 +24,10 @@ struct BeaconFleetAgent: AsyncParsableCommand {
     )
 
     static func main() async {
-        #if canImport(Glibc)
-            // glibc gives every thread that allocates its own malloc arena; the agent's few threads
-            // (network, pipeline, concurrency pool) each kept a mostly empty one resident. One arena
-            // is plenty for a process that allocates a window's batch per second.
-            limitMallocArenas(to: 1)
-        #endif
+        // glibc gives every thread that allocates its own malloc arena; the agent's few threads
+        // (network, pipeline, concurrency pool) each kept a mostly empty one resident. One arena
+        // is plenty for a process that allocates a window's batch per second.
+        GlibcMalloc.set(.arenaMaximum, 1)
         await main(nil)
     }
 }
-
-#if canImport(Glibc)
-    /// Calls glibc's `mallopt(M_ARENA_MAX, count)`; malloc.h is not part of Swift's Glibc module, so
-    /// the function is looked up by name (a no-op if it is not there).
-    private func limitMallocArenas(to count: Int32) {
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        let arenaMaximum: Int32 = -8  // M_ARENA_MAX
-        guard let symbol = dlsym(nil, "mallopt") else { return }
-        _ = unsafeBitCast(symbol, to: Mallopt.self)(arenaMaximum, count)
-    }
-#endif

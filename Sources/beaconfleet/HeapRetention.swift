@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import MQTT
 
 /// glibc's heap tuning for the coordinator: one arena, and freed memory kept for reuse instead of
 /// being handed back to the kernel at once.
@@ -35,23 +33,11 @@ enum HeapRetention {
     /// Returns whether both settings were taken.
     @discardableResult
     static func keepFreedMemoryForReuse(queuedSightings: Int) -> Bool {
-        // M_MMAP_THRESHOLD and M_TRIM_THRESHOLD.
-        mallopt(-3, mmapThreshold) && mallopt(-1, trimThreshold(queuedSightings: queuedSightings))
+        GlibcMalloc.set(.mmapThreshold, mmapThreshold) && GlibcMalloc.set(.trimThreshold, trimThreshold(queuedSightings: queuedSightings))
     }
 
-    /// Every thread allocates from glibc's main arena (M_ARENA_MAX 1). Takes effect only for
-    /// threads that have not allocated yet: call it first thing in `main`.
+    /// Every thread allocates from glibc's main arena. Takes effect only for threads that have not
+    /// allocated yet: call it first thing in `main`.
     @discardableResult
-    static func useOneArena() -> Bool { mallopt(-8, 1) }
-
-    /// glibc's `mallopt(parameter, value)`, looked up by name (Glibc's module map leaves out
-    /// <malloc.h>; the parameters are the values that header gives them). `false` where there is none.
-    private static func mallopt(_ parameter: Int32, _ value: Int32) -> Bool {
-        #if canImport(Glibc)
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return false }
-            return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)(parameter, value) == 1
-        #else
-            return false
-        #endif
-    }
+    static func useOneArena() -> Bool { GlibcMalloc.set(.arenaMaximum, 1) }
 }

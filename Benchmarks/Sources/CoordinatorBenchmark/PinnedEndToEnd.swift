@@ -122,17 +122,17 @@ struct PinnedEndToEnd {
             try await Task.sleep(for: .milliseconds(500))
             // The coordinator on the same slice.
             let before = applied()
-            let estimatesBefore = coordinator.metric("beaconfleet_coordinator_estimates_total") ?? 0
-            let plansBefore = coordinator.metric("beaconfleet_coordinator_plans_total") ?? 0
+            let estimatesBefore = coordinator.metric("beaconfleet_coordinator_estimates_total") ?? .nan
+            let plansBefore = coordinator.metric("beaconfleet_coordinator_plans_total") ?? .nan
             let coordinatorCPUBefore = cpuSeconds(of: coordinator.pid)
             let faultsBefore = minorFaults(of: coordinator.pid)
             let start = Date().timeIntervalSince1970
             try publishAll(slice)
             let end = try await waitForSightings(before + Double(slice.count * perBatch), stage: stage)
             let coordinatorCPU = cpuSeconds(of: coordinator.pid) - coordinatorCPUBefore
-            let estimates = (coordinator.metric("beaconfleet_coordinator_estimates_total") ?? 0) - estimatesBefore
+            let estimates = (coordinator.metric("beaconfleet_coordinator_estimates_total") ?? .nan) - estimatesBefore
             let faults = minorFaults(of: coordinator.pid) - faultsBefore
-            let plans = (coordinator.metric("beaconfleet_coordinator_plans_total") ?? 0) - plansBefore
+            let plans = (coordinator.metric("beaconfleet_coordinator_plans_total") ?? .nan) - plansBefore
             await publisher.drain()
             let round = PinnedCPUBudget(
                 sightings: Double(slice.count * perBatch), baselineCPU: subCPU, baselineSeconds: subEnd - subStart,

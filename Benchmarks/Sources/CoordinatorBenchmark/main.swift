@@ -46,23 +46,23 @@ func childrenCPUSeconds() -> Double {
     getrusage(RUSAGE_CHILDREN.rawValue, &usage)
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
-/// CPU seconds (user + system) process `pid` has used, from /proc (the broker).
-func cpuSeconds(of pid: Int32?) -> Double {
+/// The fields of `/proc/<pid>/stat` from the third (state) on, or `nil` when it cannot be read.
+func procStatFields(of pid: Int32?) -> [Substring]? {
     guard let pid, let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
         let close = text.lastIndex(of: ")")
+    else { return nil }
+    return text[text.index(after: close)...].split(separator: " ")
+}
+/// CPU seconds (user + system) process `pid` has used, from /proc (the broker).
+func cpuSeconds(of pid: Int32?) -> Double {
+    guard let fields = procStatFields(of: pid), fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12])
     else { return 0 }
-    let fields = text[text.index(after: close)...].split(separator: " ")  // fields from 3 (state) on
-    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 /// Minor page faults process `pid` has taken, from /proc: pages the kernel had to hand it (and
 /// zero) on first touch.
 func minorFaults(of pid: Int32?) -> Double {
-    guard let pid, let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-        let close = text.lastIndex(of: ")")
-    else { return 0 }
-    let fields = text[text.index(after: close)...].split(separator: " ")  // fields from 3 (state) on
-    guard fields.count > 7, let faults = Double(fields[7]) else { return 0 }
+    guard let fields = procStatFields(of: pid), fields.count > 7, let faults = Double(fields[7]) else { return 0 }
     return faults
 }
 /// CLOCK_MONOTONIC in seconds: the clock `perf record -k CLOCK_MONOTONIC` stamps samples with.
