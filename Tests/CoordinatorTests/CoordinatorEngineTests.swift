@@ -91,6 +91,35 @@ struct CoordinatorEngineTests {
         }
     }
 
+    @Test("a flush with a limit decides that many tags and stops; the next ones go on from there until every due tag is decided once")
+    func flushChunks() throws {
+        let engine = engine()
+        // Ten tags estimated at 0 s; at 0.2 s new evidence for them (they wait: backlogged, 1 s
+        // interval) and five tags never seen before (due).
+        let known = (1...10).map { (minor: UInt16($0), distance: 1.0) }
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 0, tags: known), at: 0)
+        _ = engine.step(at: 0)
+        #expect(engine.counters.estimates == 10)
+        let fresh = (11...15).map { (minor: UInt16($0), distance: 2.0) }
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 2, at: 0.2, tags: known + fresh), at: 0.2)
+        var decided: [Int] = []
+        var pending = true
+        var flushes = 0
+        while pending && flushes < 10 {
+            let before = engine.counters.estimates
+            pending = engine.flush(now: TestVenue.millis(0.2), backlogged: true, limit: 2)
+            decided.append(Int(engine.counters.estimates - before))
+            flushes += 1
+        }
+        #expect(decided == [2, 2, 1], "two per flush, then the last one; the waiting tags are not estimated")
+        #expect(Set(engine.takeOutputs().regionsMessages.map(\.0)) == Set((11...15).map { TestVenue.tagID(UInt16($0)) }))
+        // Still dirty: once their interval has passed the ten waiting tags are decided, two per flush.
+        #expect(engine.flush(now: TestVenue.millis(1.1), backlogged: true, limit: 2))
+        #expect(engine.counters.estimates == 17)
+        engine.flush(now: TestVenue.millis(1.1), backlogged: true)
+        #expect(engine.counters.estimates == 25, "each of the ten once")
+    }
+
     @Test(
         "a tag's next window of evidence is estimated at once (a simulation faster than real time keeps pace), unless sightings are backlogged"
     )
