@@ -113,32 +113,27 @@ extension ClientCore {
         }
     }
 
-    func didReceive(_ raw: mosquitto_message, properties: OpaquePointer?) {
-        let topic = raw.topic.map { String(cString: $0) } ?? ""
-        let payload: [UInt8] =
-            if let bytes = raw.payload, raw.payloadlen > 0 {
-                payloadPool?.copy(UnsafeRawBufferPointer(start: bytes, count: Int(raw.payloadlen)))
-                    ?? Array(UnsafeRawBufferPointer(start: bytes, count: Int(raw.payloadlen)))
-            } else {
-                []
-            }
-        let message = MQTTMessage(
-            topic: topic, payload: payload, qos: QoS(rawValue: raw.qos) ?? .atMostOnce, retain: raw.retain,
-            userProperties: properties.map(Self.userProperties) ?? [])
+    func didReceive(_ raw: UnsafeMutablePointer<mosquitto_message>, properties: OpaquePointer?) {
+        var received = ReceivedMessage(raw, userProperties: properties.map(Self.userProperties) ?? [])
         var dropped = 0
-        let handlers = state.withLock { state -> [@Sendable (MQTTMessage) -> Void] in
+        // Streams and the parked list keep the message: one copy for all of them, made before any
+        // handler may take the payload. Handlers get it in place.
+        let handlers = state.withLock { state -> [@Sendable (inout ReceivedMessage) -> Void] in
             if state.messageObservers.isEmpty {
                 if state.parkedMessages.count < configuration.messageBufferLimit {
-                    state.parkedMessages.append(message)
+                    state.parkedMessages.append(received.message())
                 } else {
                     dropped += 1
                 }
                 return []
             }
-            var handlers: [@Sendable (MQTTMessage) -> Void] = []
+            var copy: MQTTMessage?
+            var handlers: [@Sendable (inout ReceivedMessage) -> Void] = []
             for observer in state.messageObservers.values {
                 switch observer {
                 case .stream(let continuation):
+                    let message = copy ?? received.message()
+                    copy = message
                     if case .dropped = continuation.yield(message) { dropped += 1 }
                 case .handler(let handler):
                     handlers.append(handler)
@@ -148,13 +143,13 @@ extension ClientCore {
         }
         // Outside the lock, which readers of the client's state need; this thread alone calls the
         // handlers, so they see the messages in order.
-        for handler in handlers { handler(message) }
+        for handler in handlers { handler(&received) }
         if dropped > 0 {
             let total = droppedMessages.add(dropped, ordering: .relaxed).newValue
             if total == dropped || total % 10_000 < dropped {
                 logger.warning(
                     "MQTT consumer too slow: incoming messages dropped",
-                    metadata: ["dropped": "\(total)", "bufferLimit": "\(configuration.messageBufferLimit)", "topic": "\(topic)"])
+                    metadata: ["dropped": "\(total)", "bufferLimit": "\(configuration.messageBufferLimit)", "topic": "\(received.topic)"])
             }
         }
     }

@@ -27,15 +27,12 @@ final class ClientCore: Sendable {
     let brokerIndex = Atomic<Int>(0)
     /// Whether the current attempt speaks MQTT 3.1.1 (configured, or fallen back from 5).
     let speaksV311: Atomic<Bool>
-    /// Received payloads' buffers given back for reuse (``MQTTConfiguration/payloadPoolBytes``).
-    let payloadPool: PayloadPool?
 
     init(configuration: MQTTConfiguration, logger: Logger) throws(MQTTError) {
         _ = MosquittoLibrary.initialized
         self.configuration = configuration
         self.logger = logger
         self.speaksV311 = Atomic(configuration.protocolVersion == .v311)
-        self.payloadPool = configuration.payloadPoolBytes > 0 ? PayloadPool(limit: configuration.payloadPoolBytes) : nil
         guard let handle = mosquitto_new(configuration.clientID, configuration.cleanSession, nil) else {
             throw .library(operation: "mosquitto_new", code: Int(errno), message: String(cString: strerror(errno)))
         }
@@ -128,7 +125,8 @@ final class ClientCore: Sendable {
         }
         mosquitto_message_v5_callback_set(handle) { _, userdata, message, properties in
             guard let message else { return }
-            ClientCore.from(userdata).didReceive(message.pointee, properties: properties)
+            // Mutable: a handler may take the payload (ReceivedMessage.takePayload()).
+            ClientCore.from(userdata).didReceive(UnsafeMutablePointer(mutating: message), properties: properties)
         }
         mosquitto_subscribe_v5_callback_set(handle) { _, userdata, mid, count, granted, _ in
             let first = count > 0 ? granted?.pointee ?? 0x80 : 0x80
@@ -246,7 +244,7 @@ struct CoreState {
         for message in parkedMessages {
             switch observer {
             case .stream(let continuation): continuation.yield(message)
-            case .handler(let handler): handler(message)
+            case .handler(let handler): message.withReceived { handler(&$0) }
             }
         }
         parkedMessages.removeAll()

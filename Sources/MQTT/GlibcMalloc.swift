@@ -3,8 +3,9 @@
 #endif
 
 /// glibc's `mallopt`, for the processes that receive this module's payloads: how many arenas
-/// their threads allocate from and when freed memory goes back to the kernel (see
-/// ``PayloadPool`` for why large payloads care).
+/// their threads allocate from and when freed memory goes back to the kernel (a large payload
+/// taken with ``ReceivedMessage/takePayload()`` lives in libmosquitto's allocation from the network
+/// thread and is freed by whichever thread is done with it).
 ///
 /// Glibc's module map leaves out <malloc.h>, so `mallopt` is looked up by name and the parameters
 /// are the values that header gives them.

@@ -244,20 +244,20 @@ public final class MQTTClient: Sendable {
     /// handed over under the client's lock, so that no newer one overtakes them): hand the message
     /// to your own queue.
     public func handleMessages(_ handler: @escaping @Sendable (MQTTMessage) -> Void) -> MessageHandlerRegistration {
+        handleReceived { handler($0.message()) }
+    }
+
+    /// ``handleMessages(_:)`` without the copy: `handler` gets each message with its payload still
+    /// where libmosquitto put it (``ReceivedMessage``), and copies it (``ReceivedMessage/message()``)
+    /// or takes it over (``ReceivedMessage/takePayload()``) only if it keeps it. The same rules: on
+    /// the network thread, in order, quick, never calling this client.
+    public func handleReceived(_ handler: @escaping @Sendable (inout ReceivedMessage) -> Void) -> MessageHandlerRegistration {
         let core = self.core
         let id = core.state.withLock { $0.addMessageObserver(.handler(handler)) }
         return MessageHandlerRegistration {
             guard let id else { return }
             _ = core.state.withLock { $0.messageObservers.removeValue(forKey: id) }
         }
-    }
-
-    /// Gives a received message's payload back for reuse by later messages, when
-    /// ``MQTTConfiguration/payloadPoolBytes`` allows (otherwise, or when it is small, it is simply
-    /// freed). Pass the last copy: take it out of the message first
-    /// (`swap(&message.payload, &payload)`), or the next message copied into it allocates anyway.
-    public func recycle(_ payload: [UInt8]) {
-        core.payloadPool?.give(payload)
     }
 
     /// Incoming messages dropped because a ``messages`` consumer fell more than

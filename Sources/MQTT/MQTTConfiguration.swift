@@ -42,10 +42,6 @@ public struct MQTTConfiguration: Sendable {
     /// Messages buffered for each ``MQTTClient/messages`` consumer before newer ones are dropped (and counted
     /// in ``MQTTClient/droppedMessageCount``).
     public var messageBufferLimit: Int = 100_000
-    /// Bytes of received payloads' buffers kept for reuse once given back with
-    /// ``MQTTClient/recycle(_:)`` (0: none kept). For a consumer of large payloads at a high rate:
-    /// copying each into a kept buffer spares the page faults of fresh memory.
-    public var payloadPoolBytes: Int = 0
     /// Disable Nagle's algorithm (lower latency for small messages).
     public var tcpNoDelay: Bool = true
 
@@ -83,9 +79,6 @@ public struct MQTTConfiguration: Sendable {
         }
         if !(1...65535).contains(receiveMaximum) {
             throw .invalidConfiguration(field: "receiveMaximum", reason: "must be 1 to 65535 (is \(receiveMaximum))")
-        }
-        if payloadPoolBytes < 0 {
-            throw .invalidConfiguration(field: "payloadPoolBytes", reason: "must not be negative (is \(payloadPoolBytes))")
         }
         if messageBufferLimit < 1 {
             throw .invalidConfiguration(field: "messageBufferLimit", reason: "must be at least 1 (is \(messageBufferLimit))")

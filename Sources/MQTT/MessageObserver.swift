@@ -1,11 +1,12 @@
 /// Where the client delivers received messages: a ``MQTTClient/messages`` stream, or a handler
-/// registered with ``MQTTClient/handleMessages(_:)``.
+/// registered with ``MQTTClient/handleReceived(_:)`` (or ``MQTTClient/handleMessages(_:)``).
 enum MessageObserver: Sendable {
     case stream(AsyncStream<MQTTMessage>.Continuation)
-    case handler(@Sendable (MQTTMessage) -> Void)
+    case handler(@Sendable (inout ReceivedMessage) -> Void)
 }
 
-/// A handler registered with ``MQTTClient/handleMessages(_:)``; ``cancel()`` stops delivery.
+/// A handler registered with ``MQTTClient/handleReceived(_:)`` or ``MQTTClient/handleMessages(_:)``;
+/// ``cancel()`` stops delivery.
 public struct MessageHandlerRegistration: Sendable {
     private let onCancel: @Sendable () -> Void
 

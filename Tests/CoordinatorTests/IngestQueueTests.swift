@@ -49,22 +49,22 @@ struct IngestQueueTests {
 
 @Suite("Ingest queue: taken messages")
 struct IngestQueueTakenTests {
-    @Test("a taken message is not also held by the queue: its payload can be recycled in place")
-    func takenPayloadIsUnique() {
+    @Test("a taken message is not also held by the queue: its payload goes when its taker is done")
+    func takenPayloadIsUnique() throws {
         let queue = IngestQueue()
         for n in 0..<3 {
+            let bytes = [UInt8](repeating: UInt8(n), count: 4096)
             queue.push(
                 InboundMessage(
-                    message: MQTTMessage(topic: "beaconfleet/v1/gateways/g\(n)/sightings", payload: [UInt8](repeating: UInt8(n), count: 4096))),
+                    message: MQTTMessage(topic: "beaconfleet/v1/gateways/g\(n)/sightings", payload: []),
+                    taken: bytes.withUnsafeBytes { MQTTPayload(copying: $0) }),
                 isSightings: true)
         }
         var taken = queue.poll(upTo: 2)
         #expect(taken.count == 2)
-        var payload: [UInt8] = []
-        swap(&payload, &taken[0].message.payload)
-        let before = payload.withUnsafeBytes { $0.baseAddress }
-        // Storage held by no one else is kept by removeAll(keepingCapacity:); shared storage is copied.
-        payload.removeAll(keepingCapacity: true)
-        #expect(payload.withUnsafeBytes { $0.baseAddress } == before)
+        var payload = try #require(taken[0].taken)
+        taken[0].taken = nil
+        #expect(payload.withUnsafeBytes { Array($0) } == [UInt8](repeating: 0, count: 4096))
+        #expect(isKnownUniquelyReferenced(&payload), "the queue keeps no reference to it")
     }
 }

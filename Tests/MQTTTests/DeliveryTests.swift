@@ -108,6 +108,42 @@ struct DeliveryTests {
         }
     }
 
+    @Test("a handler may take payloads over from libmosquitto: the bytes outlive the call, a stream still gets its own copy")
+    func handlerTakesPayloads() async throws {
+        final class Received: Sendable {
+            let taken = Mutex<[(String, MQTTPayload)]>([])
+            let seenInPlace = Mutex<[[UInt8]]>([])
+        }
+        try await withMosquittoBroker { broker in
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
+                try await parkEarlyMessage(on: client)
+                let received = Received()
+                let registration = client.handleReceived { message in
+                    received.seenInPlace.withLock { $0.append(Array(message.payload)) }
+                    let payload = message.takePayload()
+                    #expect(message.payload.isEmpty, "taken: nothing left in place")
+                    received.taken.withLock { $0.append((message.topic, payload)) }
+                }
+                defer { registration.cancel() }
+                let stream = client.messages
+                let payloads: [[UInt8]] = [(0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }, [9, 8, 7], []]
+                for (i, payload) in payloads.enumerated() {
+                    try await client.publish(topic: "x/\(i)", payload: payload, qos: i == 1 ? .atMostOnce : .atLeastOnce)
+                }
+                let streamed = try await collect(payloads.count, from: stream)
+                #expect(streamed.map(\.payload) == payloads, "the stream's copies were made before the handler took the payloads")
+                try await withTimeout(.seconds(10), "the handler to see every message") {
+                    while received.taken.withLock({ $0.count }) < payloads.count + 1 { try await Task.sleep(for: .milliseconds(5)) }
+                }
+                let taken = received.taken.withLock { $0 }
+                #expect(taken.map(\.0) == ["x/early", "x/0", "x/1", "x/2"])
+                // Read after the handlers returned and libmosquitto moved on: the taken bytes are intact.
+                #expect(taken.map { entry in entry.1.withUnsafeBytes { Array($0) } } == [[0]] + payloads)
+                #expect(received.seenInPlace.withLock { $0 } == [[0]] + payloads)
+            }
+        }
+    }
+
     /// Subscribes `client` to `x/#` and has `x/early` delivered to it before anyone listens, so the
     /// client parks it for its first consumer.
     private func parkEarlyMessage(on client: MQTTClient) async throws {

@@ -6,24 +6,38 @@ public import WireProtocol
 public struct InboundMessage: Sendable {
     /// The message; a prepared sightings batch no longer carries its payload.
     public var message: MQTTMessage
+    /// A sightings batch's JSON as taken from the MQTT client without a copy
+    /// (``MQTT/ReceivedMessage/takePayload()``), in place of `message.payload`, until it is prepared.
+    public var taken: MQTTPayload?
     /// What the service made of it before the core applies it (`nil` until then: the core
     /// prepares it itself).
     public var prepared: PreparedMessage?
     public var received: ContinuousClock.Instant
 
-    public init(message: MQTTMessage, prepared: PreparedMessage? = nil, received: ContinuousClock.Instant = .now) {
+    public init(message: MQTTMessage, taken: MQTTPayload? = nil, prepared: PreparedMessage? = nil, received: ContinuousClock.Instant = .now) {
         self.message = message
+        self.taken = taken
         self.prepared = prepared
         self.received = received
     }
 
-    /// This message prepared (see ``PreparedMessage``); a decoded sightings batch drops its JSON.
+    /// This message prepared (see ``PreparedMessage``); a decoded sightings batch drops its JSON,
+    /// anything else keeps its payload in `message.payload`.
     public func prepared(topics: Topics, decoder: SightingsBatchDecoder) -> InboundMessage {
         guard prepared == nil else { return self }
         let topic = message.topic
-        let result = message.payload.withUnsafeBytes { PreparedMessage(topic: topic, payload: $0, topics: topics, decoder: decoder) }
+        let result =
+            if let taken {
+                taken.withUnsafeBytes { PreparedMessage(topic: topic, payload: $0, topics: topics, decoder: decoder) }
+            } else {
+                message.payload.withUnsafeBytes { PreparedMessage(topic: topic, payload: $0, topics: topics, decoder: decoder) }
+            }
         var lighter = message
-        if case .sightings = result { lighter.payload = [] }
+        if case .sightings = result {
+            lighter.payload = []
+        } else if let taken {
+            lighter.payload = taken.withUnsafeBytes { Array($0) }
+        }
         return InboundMessage(message: lighter, prepared: result, received: received)
     }
 
@@ -43,7 +57,7 @@ public struct InboundMessage: Sendable {
 public final class IngestQueue: Sendable {
     private struct Lane {
         /// Taken items are `nil` up to `head`: a message handed out is not held here as well (its
-        /// payload must be uniquely held to be recycled, and freed when its taker is done).
+        /// payload is freed when its taker is done with it, not when the lane next compacts).
         var items: [InboundMessage?] = []
         var head = 0
         var count: Int { items.count - head }

@@ -50,9 +50,6 @@ public struct CoordinatorConfiguration: Sendable {
         mqtt.maxQueued = 200_000
         mqtt.maxInflight = 1_000
         mqtt.receiveMaximum = 10_000
-        // Sightings batches' JSON buffers are reused (CoordinatorService recycles each once decoded):
-        // a backlog of up to about 1,400 batches of 1,000 sightings without page faults.
-        mqtt.payloadPoolBytes = 256 << 20
         self.mqtt = mqtt
         self.topologyDirectory = topologyDirectory
         self.statePath = statePath

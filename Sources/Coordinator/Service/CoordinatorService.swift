@@ -111,8 +111,15 @@ public final class CoordinatorService: Service, Sendable {
         try outboundClient?.connect()
         // Receive: classify and queue on the client's network thread, nothing else, so nothing
         // waits between the socket and the queue (under overload the queue sheds the oldest
-        // sightings and never a report) and no task is woken per message.
-        let receiving = client.handleMessages { [queue, ownership, self] message in
+        // sightings and never a report) and no task is woken per message. A sightings batch's
+        // JSON is taken from libmosquitto as it is, not copied (``MQTT/MQTTPayload``).
+        let receiving = client.handleReceived { [queue, ownership, self] received in
+            if received.topic.hasSuffix("/sightings") {
+                let message = MQTTMessage(topic: received.topic, payload: [], qos: received.qos, retain: received.retain)
+                queue.push(InboundMessage(message: message, taken: received.takePayload()), isSightings: true)
+                return
+            }
+            let message = received.message()
             // Heartbeats are noted here, not queued: a backlog must not make live members look dead.
             if let ownership, self.noteMember(message, ownership: ownership) { return }
             if message.topic.hasSuffix("/report"), case .clientReport? = try? topics.route(message.topic),
@@ -209,7 +216,6 @@ public final class CoordinatorService: Service, Sendable {
                 if taken.isEmpty { return }
             }
             let batch = taken.map { $0.prepared(topics: topics, decoder: decoder) }
-            recycleDecodedPayloads(&taken, prepared: batch)
             if let current = applying { await finish(current) }
             let backlogged = sightingsBacklogged
             applying = Applying(
@@ -220,17 +226,6 @@ public final class CoordinatorService: Service, Sendable {
                     metrics.planLatency.record(ContinuousClock.now - started)
                     return outputs
                 })
-        }
-    }
-
-    /// Hands the JSON of each decoded sightings batch in `taken` back to the client for the next
-    /// batches it receives (``MQTT/MQTTClient/recycle(_:)``): `prepared` no longer needs it.
-    private func recycleDecodedPayloads(_ taken: inout [InboundMessage], prepared: [InboundMessage]) {
-        for i in taken.indices {
-            guard case .sightings? = prepared[i].prepared else { continue }
-            var payload: [UInt8] = []
-            swap(&payload, &taken[i].message.payload)
-            client.recycle(payload)
         }
     }
 
