@@ -3,8 +3,9 @@ import MQTT
 /// glibc's heap tuning for the coordinator: one arena, and freed memory kept for reuse instead of
 /// being handed back to the kernel at once.
 ///
-/// Every sightings batch arrives as a fresh payload of up to 256 KiB, copied out of libmosquitto,
-/// queued and freed after decoding. With glibc's defaults the heap's top is trimmed back as soon as
+/// Every sightings batch arrives as a fresh payload of up to 256 KiB that libmosquitto allocates
+/// (the coordinator takes it over, ``MQTT/ReceivedMessage/takePayload()``), queued and freed after
+/// decoding. With glibc's defaults the heap's top is trimmed back as soon as
 /// the queue drains, so the next burst faults its pages in again and the kernel zeroes each one:
 /// ~9 % of the pinned coordinator's core in `clear_page` in the e2e-pinned benchmark, 0.4 % with
 /// this. The cost: freed heap up to what a full sightings queue held stays resident for the next
