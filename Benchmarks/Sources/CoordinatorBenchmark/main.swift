@@ -60,9 +60,9 @@ func cpuSeconds(of pid: Int32?) -> Double {
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 /// Minor page faults process `pid` has taken, from /proc: pages the kernel had to hand it (and
-/// zero) on first touch.
+/// zero) on first touch; `nan` (printed as such, never as 0) when /proc cannot be read.
 func minorFaults(of pid: Int32?) -> Double {
-    guard let fields = procStatFields(of: pid), fields.count > 7, let faults = Double(fields[7]) else { return 0 }
+    guard let fields = procStatFields(of: pid), fields.count > 7, let faults = Double(fields[7]) else { return .nan }
     return faults
 }
 /// CLOCK_MONOTONIC in seconds: the clock `perf record -k CLOCK_MONOTONIC` stamps samples with.

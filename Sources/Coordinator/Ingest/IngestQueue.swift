@@ -26,12 +26,7 @@ public struct InboundMessage: Sendable {
     public func prepared(topics: Topics, decoder: SightingsBatchDecoder) -> InboundMessage {
         guard prepared == nil else { return self }
         let topic = message.topic
-        let result =
-            if let taken {
-                taken.withUnsafeBytes { PreparedMessage(topic: topic, payload: $0, topics: topics, decoder: decoder) }
-            } else {
-                message.payload.withUnsafeBytes { PreparedMessage(topic: topic, payload: $0, topics: topics, decoder: decoder) }
-            }
+        let result = withPayload { PreparedMessage(topic: topic, payload: $0, topics: topics, decoder: decoder) }
         var lighter = message
         if case .sightings = result {
             lighter.payload = []
@@ -39,6 +34,11 @@ public struct InboundMessage: Sendable {
             lighter.payload = taken.withUnsafeBytes { Array($0) }
         }
         return InboundMessage(message: lighter, prepared: result, received: received)
+    }
+
+    /// Calls `body` with the payload's bytes: the taken JSON when there is one, else `message.payload`.
+    private func withPayload<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        if let taken { taken.withUnsafeBytes(body) } else { message.payload.withUnsafeBytes(body) }
     }
 
     /// Whether this is a sightings batch (which may be shed under overload).
