@@ -61,6 +61,18 @@ final class BeaconFleetCommand: @unchecked Sendable {
         }
     }
 
+    /// Waits until standard error contains `text` `count` times, failing after `limit` or if the process exits first.
+    func waitForErrors(matching text: String, count: Int = 1, within limit: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + limit
+        while errors.components(separatedBy: text).count - 1 < count {
+            guard process.isRunning else {
+                throw CommandError("beaconfleet exited (\(process.terminationStatus)) without logging '\(text)' \(count)×:\n\(output)\n\(errors)")
+            }
+            guard ContinuousClock.now < deadline else { throw CommandError("'\(text)' not logged \(count)× within \(limit):\n\(errors)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Runs `beaconfleet arguments…` to its end: (status, standard output, standard error).
     static func run(_ arguments: [String], input: String? = nil, within limit: Duration = .seconds(120)) async throws -> (
         status: Int32, output: String, errors: String

@@ -83,17 +83,3 @@ struct CoordinatorOnNATSTests {
         }
     }
 }
-
-extension BeaconFleetCommand {
-    /// Waits until standard error contains `text` `count` times, failing after `limit` or if the process exits first.
-    fileprivate func waitForErrors(matching text: String, count: Int, within limit: Duration = .seconds(30)) async throws {
-        let deadline = ContinuousClock.now + limit
-        while errors.components(separatedBy: text).count - 1 < count {
-            guard process.isRunning else {
-                throw CommandError("beaconfleet exited (\(process.terminationStatus)) without logging '\(text)' \(count)×:\n\(output)\n\(errors)")
-            }
-            guard ContinuousClock.now < deadline else { throw CommandError("'\(text)' not logged \(count)× within \(limit):\n\(errors)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-}

@@ -109,7 +109,7 @@ extension CoordinatorService {
             }
             metrics.fenced.set(Double(ownership.owned().fenced.count))
             beats += 1
-            try? await Task.sleep(for: heartbeat)
+            await Self.pause(for: heartbeat)
         }
     }
 

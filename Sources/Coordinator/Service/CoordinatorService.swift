@@ -191,8 +191,10 @@ public final class CoordinatorService: Service, Sendable {
         } else if let payload = try? WireCoding.encode(CoordinatorStatus(state: .offline, time: Date())) {
             try? client.enqueue(topic: topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)
         }
-        // Bounded: with the broker gone nothing would ever be acknowledged.
-        for _ in 0..<100 where publisher.outstandingMessageCount > 0 { try? await Task.sleep(for: .milliseconds(20)) }
+        // Bounded, and not at all without a connection: with the broker gone nothing would ever be acknowledged.
+        for _ in 0..<100 where publisher.outstandingMessageCount > 0 && publisher.connectionState.isConnected {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
         await outboundClient?.disconnect()
     }
 
@@ -352,12 +354,19 @@ public final class CoordinatorService: Service, Sendable {
     private func housekeepingLoop() async {
         var ticks = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: configuration.housekeepingInterval)
+            await Self.pause(for: configuration.housekeepingInterval)
             if Task.isCancelled || Task.isShuttingDownGracefully { return }
             await publish(await core.housekeeping())
             ticks += 1
             if ticks % 6 == 0 { await publishStatus() }
         }
+    }
+
+    /// Sleeps for `duration`, or until graceful shutdown begins or the task is cancelled, whichever
+    /// comes first: a periodic loop must not hold the process's exit for the rest of its interval
+    /// (the 5 s housekeeping sleep made SIGTERM take up to 5 s).
+    static func pause(for duration: Duration) async {
+        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: duration) }
     }
 
     /// Reloads on SIGHUP or when the files change: validated first; on error the old topology
