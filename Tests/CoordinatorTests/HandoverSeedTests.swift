@@ -130,5 +130,43 @@ struct HandoverSeedTests {
         #expect(planned.stateUnknown.allSatisfy { planned.regions.contains($0) })
         #expect(planned.regions.contains(r1))
     }
-}
 
+    @Test("a member that first knows a phone after it had sets does not trust the adopted set's regions not known inside")
+    func lateMemberMakesStateUnknown() throws {
+        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        let index = { (id: String) throws -> Int32 in try #require(engine.venue.topology.regionIndex(id: id).map(Int32.init)) }
+        let (r1, r2, r3) = (try index("r1"), try index("r2"), try index("r3"))
+        func adopt(_ client: String, _ version: UInt64, _ ids: [String], at time: Double) {
+            var message = RegionsMessage(
+                version: version, budget: 20, regions: ids.map { engine.venue.regionRefs[Int(engine.venue.topology.regionIndex(id: $0)!)] },
+                add: [], remove: [], position: nil, reason: "moved")
+            message.coordinator = "other"
+            engine.adoptPublished(client: client, message: message, now: TestVenue.millis(time))
+        }
+        // First known through another member's set (the retained one read on starting): nothing
+        // of its regions is known, so all are unknown.
+        adopt("p", 10, ["r1", "r2"], at: 1)
+        #expect(Set(try record(engine, "p").stateUnknown) == [r1, r2])
+        // First known through a report naming the set it applied: what that report says (r1
+        // entered) is known; the rest of the next adopted set is not.
+        engine.noteReport(
+            client: "q", report: ClientReport(events: [RegionEvent(type: .enter, region: "r1")], monitored: ["r1", "r2"], version: 10),
+            now: TestVenue.millis(2))
+        adopt("q", 10, ["r1", "r2", "r3"], at: 3)
+        #expect(Set(try record(engine, "q").stateUnknown) == [r2, r3])
+        // A phone first heard with its first report (no set applied yet): its history is all here,
+        // and an adopted set is trusted.
+        engine.noteReport(client: "s", report: ClientReport(events: [RegionEvent(type: .enter, region: "r1")]), now: TestVenue.millis(4))
+        adopt("s", 10, ["r1", "r2"], at: 5)
+        #expect(try record(engine, "s").stateUnknown.isEmpty)
+        // Its next enter or exit makes a region's state known; this engine's own set trusts again.
+        engine.noteReport(client: "q", report: ClientReport(events: [RegionEvent(type: .exit, region: "r3")]), now: TestVenue.millis(6))
+        #expect(try record(engine, "q").stateUnknown == [r2])
+        let slot = Int(try #require(engine.table.byID["q"]))
+        var planned = try record(engine, "q")
+        let level = try #require(engine.venue.estimator.levels.first)
+        engine.plan(&planned, at: VenuePoint(x: 3, y: 4, level: level), now: TestVenue.millis(7))
+        #expect(!planned.missedReports)
+        #expect(planned.stateUnknown.allSatisfy { planned.regions.contains($0) })
+    }
+}

@@ -72,7 +72,9 @@ struct ClientRecord: Sendable {
     /// since. A region leaves it with its next enter or exit, or when it leaves the set.
     var stateUnknown: [Int32] = []
     /// This engine's member was cut off from the broker since this engine last published a set
-    /// for the client (``CoordinatorEngine/missedReports()``): sets adopted meanwhile add to ``stateUnknown``.
+    /// for the client (``CoordinatorEngine/missedReports()``), or first knew the client when it
+    /// already had sets (``CoordinatorEngine/adoptPublished(client:message:now:)``,
+    /// ``CoordinatorEngine/noteReport(client:report:now:)``): sets adopted meanwhile add to ``stateUnknown``.
     var missedReports = false
     /// The current estimate (the position estimator's state: its time is the evidence's), its
     /// confidence radius in metres, and when (milliseconds since 1970, the coordinator's clock) it

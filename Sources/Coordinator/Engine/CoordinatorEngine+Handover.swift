@@ -18,8 +18,15 @@ extension CoordinatorEngine {
     /// Another member published `message` for `client`: when it is newer than what this engine
     /// decided, the client's version and set become its own (its position and evidence stay: the
     /// next report or sightings bring fresh ones). Creates the record when the client is new here.
+    ///
+    /// A client first known here through such a set (this member started, or missed its reports,
+    /// after the phone had sets) counts as one whose reports were missed: its adopted regions not
+    /// known inside are of unknown state (``ClientRecord/stateUnknown``) until this engine
+    /// publishes its own set.
     public func adoptPublished(client: String, message: RegionsMessage, now: Int64) {
+        let firstKnown = table.byID[client] == nil
         let index = clientIndex(forID: client, now: now)
+        if firstKnown { table.records[Int(index)]!.missedReports = true }
         guard var record = table.records[Int(index)], message.version > record.version else { return }
         // Another member published for the client after this engine: what it publishes next continues from the
         // clock, above sets of that member's that have not arrived yet. (An older set needs no jump: + 1 is above it.)
@@ -70,9 +77,17 @@ extension CoordinatorEngine {
     /// 150`, coordinator kill): a successor without it placed phones within 1–2 m of where the
     /// previous owner had, yet swapped 9–12 of their 18 regions in its first sets (regions the
     /// phones already heard), and their entries were missed for a minute after.
+    ///
+    /// A client first known here through a report that names a set it already holds (an applied
+    /// `version`, a `monitored` list) has a past this member did not see (it started after the
+    /// phone's enters): it counts as one whose reports were missed, so a set adopted for it marks
+    /// the regions not known inside as of unknown state (without it, a member started mid-walk
+    /// would plan for phones already inside regions as if those regions were quiet).
     public func noteReport(client: String, report: ClientReport, now: Int64) {
+        let firstKnown = table.byID[client] == nil
         let index = clientIndex(forID: client, now: now)
         var record = table.records[Int(index)]!
+        if firstKnown, (report.version ?? 0) > 0 || !(report.monitored ?? []).isEmpty { record.missedReports = true }
         record.isPhone = true
         record.lastSeen = max(record.lastSeen, now)
         if let budget = report.budget.map(UInt8.init(clamping:)) { record.budget = budget }
