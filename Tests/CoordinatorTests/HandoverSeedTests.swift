@@ -11,6 +11,25 @@ struct HandoverSeedTests {
         try #require(engine.table.byID[client].flatMap { engine.table.records[Int($0)] })
     }
 
+    /// Another member's set of regions `ids` for `client`, version `version`, adopted at `time`.
+    func adopt(_ engine: CoordinatorEngine, _ client: String, _ version: UInt64, _ ids: [String], at time: Double) {
+        var message = RegionsMessage(
+            version: version, budget: 20, regions: ids.map { engine.venue.regionRefs[Int(engine.venue.topology.regionIndex(id: $0)!)] },
+            add: [], remove: [], position: nil, reason: "moved")
+        message.coordinator = "other"
+        engine.adoptPublished(client: client, message: message, now: TestVenue.millis(time))
+    }
+
+    /// The engine plans its own set for `client` (at one place of the test venue) at `time`: the record after.
+    func planOwnSet(_ engine: CoordinatorEngine, _ client: String, at time: Double) throws -> ClientRecord {
+        let slot = Int(try #require(engine.table.byID[client]))
+        var planned = try record(engine, client)
+        let level = try #require(engine.venue.estimator.levels.first)
+        engine.plan(&planned, at: VenuePoint(x: 3, y: 4, level: level), now: TestVenue.millis(time))
+        engine.table.records[slot] = planned
+        return planned
+    }
+
     @Test("an adopted set's position becomes the client's when this engine has none as recent; an older one does not")
     func seedsThePosition() throws {
         let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
@@ -100,32 +119,21 @@ struct HandoverSeedTests {
         let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
         let index = { (id: String) throws -> Int32 in try #require(engine.venue.topology.regionIndex(id: id).map(Int32.init)) }
         let (r1, r2, r3) = (try index("r1"), try index("r2"), try index("r3"))
-        func adopt(_ version: UInt64, _ ids: [String], at time: Double) {
-            var message = RegionsMessage(
-                version: version, budget: 20, regions: ids.map { engine.venue.regionRefs[Int(engine.venue.topology.regionIndex(id: $0)!)] },
-                add: [], remove: [], position: nil, reason: "moved")
-            message.coordinator = "other"
-            engine.adoptPublished(client: "p", message: message, now: TestVenue.millis(time))
-        }
         engine.noteReport(client: "p", report: ClientReport(events: [RegionEvent(type: .enter, region: "r1")]), now: TestVenue.millis(1))
-        adopt(10, ["r1", "r2"], at: 2)
+        adopt(engine, "p", 10, ["r1", "r2"], at: 2)
         // Connected, every report was seen: r2 is known to be outside.
         #expect(try record(engine, "p").stateUnknown.isEmpty)
         engine.missedReports()
         #expect(try record(engine, "p").stateUnknown == [r2])
         // A set adopted meanwhile: its regions not known inside are unknown too; r1 is still known inside.
-        adopt(11, ["r1", "r2", "r3"], at: 3)
+        adopt(engine, "p", 11, ["r1", "r2", "r3"], at: 3)
         let taken = try record(engine, "p")
         #expect(Set(taken.stateUnknown) == [r2, r3] && taken.missedReports)
         // An event for a region makes its state known again.
         engine.noteReport(client: "p", report: ClientReport(events: [RegionEvent(type: .enter, region: "r3")]), now: TestVenue.millis(4))
         #expect(try record(engine, "p").stateUnknown == [r2])
         // This engine's own set: what it drops is no concern, and later adopted sets are trusted again.
-        let slot = Int(try #require(engine.table.byID["p"]))
-        var planned = try record(engine, "p")
-        let level = try #require(engine.venue.estimator.levels.first)
-        engine.plan(&planned, at: VenuePoint(x: 3, y: 4, level: level), now: TestVenue.millis(5))
-        engine.table.records[slot] = planned
+        let planned = try planOwnSet(engine, "p", at: 5)
         #expect(planned.version > 11 && !planned.missedReports)
         #expect(planned.stateUnknown.allSatisfy { planned.regions.contains($0) })
         #expect(planned.regions.contains(r1))
@@ -136,36 +144,26 @@ struct HandoverSeedTests {
         let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
         let index = { (id: String) throws -> Int32 in try #require(engine.venue.topology.regionIndex(id: id).map(Int32.init)) }
         let (r1, r2, r3) = (try index("r1"), try index("r2"), try index("r3"))
-        func adopt(_ client: String, _ version: UInt64, _ ids: [String], at time: Double) {
-            var message = RegionsMessage(
-                version: version, budget: 20, regions: ids.map { engine.venue.regionRefs[Int(engine.venue.topology.regionIndex(id: $0)!)] },
-                add: [], remove: [], position: nil, reason: "moved")
-            message.coordinator = "other"
-            engine.adoptPublished(client: client, message: message, now: TestVenue.millis(time))
-        }
         // First known through another member's set (the retained one read on starting): nothing
         // of its regions is known, so all are unknown.
-        adopt("p", 10, ["r1", "r2"], at: 1)
+        adopt(engine, "p", 10, ["r1", "r2"], at: 1)
         #expect(Set(try record(engine, "p").stateUnknown) == [r1, r2])
         // First known through a report naming the set it applied: what that report says (r1
         // entered) is known; the rest of the next adopted set is not.
         engine.noteReport(
             client: "q", report: ClientReport(events: [RegionEvent(type: .enter, region: "r1")], monitored: ["r1", "r2"], version: 10),
             now: TestVenue.millis(2))
-        adopt("q", 10, ["r1", "r2", "r3"], at: 3)
+        adopt(engine, "q", 10, ["r1", "r2", "r3"], at: 3)
         #expect(Set(try record(engine, "q").stateUnknown) == [r2, r3])
         // A phone first heard with its first report (no set applied yet): its history is all here,
         // and an adopted set is trusted.
         engine.noteReport(client: "s", report: ClientReport(events: [RegionEvent(type: .enter, region: "r1")]), now: TestVenue.millis(4))
-        adopt("s", 10, ["r1", "r2"], at: 5)
+        adopt(engine, "s", 10, ["r1", "r2"], at: 5)
         #expect(try record(engine, "s").stateUnknown.isEmpty)
         // Its next enter or exit makes a region's state known; this engine's own set trusts again.
         engine.noteReport(client: "q", report: ClientReport(events: [RegionEvent(type: .exit, region: "r3")]), now: TestVenue.millis(6))
         #expect(try record(engine, "q").stateUnknown == [r2])
-        let slot = Int(try #require(engine.table.byID["q"]))
-        var planned = try record(engine, "q")
-        let level = try #require(engine.venue.estimator.levels.first)
-        engine.plan(&planned, at: VenuePoint(x: 3, y: 4, level: level), now: TestVenue.millis(7))
+        let planned = try planOwnSet(engine, "q", at: 7)
         #expect(!planned.missedReports)
         #expect(planned.stateUnknown.allSatisfy { planned.regions.contains($0) })
     }
