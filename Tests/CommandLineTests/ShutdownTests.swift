@@ -7,7 +7,8 @@ import Testing
 /// every state"). Its periodic loops stop sleeping when graceful shutdown begins, and it does not
 /// wait for acknowledgements from a broker it has lost. Before, the 5 s housekeeping sleep held a
 /// connected coordinator's exit for up to 5 s, and one whose broker had gone waited 2 s more.
-/// ``UnreachableBrokerTests`` covers the state before any connection.
+/// ``UnreachableBrokerTests`` covers the state before any connection; `CoordinatorShutdownTests`
+/// (CoordinatorTests) what the exit drains, persists and publishes.
 @Suite("SIGTERM ends a running coordinator at once, through the binary", .requiresBeaconFleetBinary, .timeLimit(.minutes(1)))
 struct ShutdownTests {
     /// How long the coordinator may take to end after SIGTERM: a bound under the housekeeping sleep

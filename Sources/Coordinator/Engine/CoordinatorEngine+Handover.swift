@@ -26,8 +26,8 @@ extension CoordinatorEngine {
     public func adoptPublished(client: String, message: RegionsMessage, now: Int64) {
         let firstKnown = table.byID[client] == nil
         let index = clientIndex(forID: client, now: now)
-        if firstKnown { table.records[Int(index)]!.missedReports = true }
         guard var record = table.records[Int(index)], message.version > record.version else { return }
+        if firstKnown { record.missedReports = true }
         // Another member published for the client after this engine: what it publishes next continues from the
         // clock, above sets of that member's that have not arrived yet. (An older set needs no jump: + 1 is above it.)
         record.handedOver = true
