@@ -35,6 +35,12 @@ extension ClientCore {
     private var isStopping: Bool { stopRequested.load(ordering: .acquiring) }
 
     func runNetworkLoop() {
+        networkThreadID.store(bf_current_thread_id(), ordering: .releasing)
+        if let refused = configuration.networkThreadScheduling.applyToCurrentThread() {
+            logger.warning(
+                "MQTT network thread keeps the standard scheduling",
+                metadata: ["asked": "\(configuration.networkThreadScheduling)", "error": "\(refused)"])
+        }
         var logging = true
         setLibraryLogging(true)
         var sessionProperties = false

@@ -27,6 +27,8 @@ final class ClientCore: Sendable {
     let brokerIndex = Atomic<Int>(0)
     /// Whether the current attempt speaks MQTT 3.1.1 (configured, or fallen back from 5).
     let speaksV311: Atomic<Bool>
+    /// The network thread's kernel thread id once it runs (0 before): what `/proc/self/task/…` and `perf` name it by.
+    let networkThreadID = Atomic<Int32>(0)
 
     init(configuration: MQTTConfiguration, logger: Logger) throws(MQTTError) {
         _ = MosquittoLibrary.initialized

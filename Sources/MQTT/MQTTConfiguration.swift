@@ -44,6 +44,9 @@ public struct MQTTConfiguration: Sendable {
     public var messageBufferLimit: Int = 100_000
     /// Disable Nagle's algorithm (lower latency for small messages).
     public var tcpNoDelay: Bool = true
+    /// How the network thread is scheduled: ``NetworkThreadScheduling/standard`` (default) or, for a
+    /// connection bringing a stream that keeps a core busy, ``NetworkThreadScheduling/batch``.
+    public var networkThreadScheduling: NetworkThreadScheduling = .standard
 
     /// A configuration for `url` with `clientID` (a random `beaconfleet-…` id when omitted) and defaults elsewhere.
     public init(url: BrokerURL, clientID: String? = nil) {

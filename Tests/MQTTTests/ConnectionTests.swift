@@ -1,10 +1,11 @@
+import Foundation
 import MosquittoTesting
 import TestSupport
 import Testing
 
 @testable import MQTT
 
-@Suite("Last will, reconnection and the bounded queue", .timeLimit(.minutes(1)))
+@Suite("Last will, reconnection, the bounded queue and the network thread", .timeLimit(.minutes(1)))
 struct ConnectionTests {
     @Test("the broker publishes the last will when the connection dies without DISCONNECT, not after a clean one")
     func lastWill() async throws {
@@ -136,6 +137,31 @@ struct ConnectionTests {
                 try await withTimeout(.seconds(10), "the PUBACK") { try await acknowledged.value }
             }
         }
+    }
+
+    @Test("a batch network thread runs as SCHED_BATCH in the kernel, a standard one as SCHED_OTHER")
+    func networkThreadScheduling() async throws {
+        try await withMosquittoBroker { broker in
+            for (scheduling, policy) in [(NetworkThreadScheduling.standard, 0), (.batch, 3)] {
+                var configuration = MQTTConfiguration(url: broker.url)
+                configuration.networkThreadScheduling = scheduling
+                try await withConnectedClient(configuration) { client in
+                    let thread = client.core.networkThreadID.load(ordering: .acquiring)
+                    #expect(thread > 0)
+                    let applied = try Self.schedulingPolicy(ofThread: thread)
+                    #expect(applied == policy, "\(scheduling)")
+                }
+            }
+        }
+    }
+
+    /// Field 41 of `/proc/self/task/<tid>/stat` (`man 5 proc`): the thread's policy as the kernel holds it.
+    private static func schedulingPolicy(ofThread thread: Int32) throws -> Int? {
+        let stat = try String(contentsOfFile: "/proc/self/task/\(thread)/stat", encoding: .utf8)
+        // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at field 3.
+        guard let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 38 ? Int(fields[38]) : nil
     }
 }
 

@@ -50,6 +50,10 @@ public struct CoordinatorConfiguration: Sendable {
         mqtt.maxQueued = 200_000
         mqtt.maxInflight = 1_000
         mqtt.receiveMaximum = 10_000
+        // This connection brings every gateway's sightings: on a core it shares with the processing
+        // thread, a standard network thread woke ~2.4 times per 210 KB batch and preempted the
+        // processing each time (docs/coordinator.md, "End to end with a core of its own").
+        mqtt.networkThreadScheduling = .batch
         self.mqtt = mqtt
         self.topologyDirectory = topologyDirectory
         self.statePath = statePath

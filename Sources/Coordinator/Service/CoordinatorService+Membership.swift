@@ -249,12 +249,13 @@ extension CoordinatorService {
     }
 
     /// A member's connection beside its main one: the same settings, the client id followed by
-    /// `-suffix`, a clean session and no will.
+    /// `-suffix`, a clean session, no will, and a standard network thread (it receives only acks).
     private static func sideConnection(for coordinator: MQTTConfiguration, suffix: String) -> MQTTConfiguration {
         var configuration = coordinator
         configuration.clientID = String((coordinator.clientID + "-" + suffix).prefix(128))
         configuration.cleanSession = true
         configuration.will = nil
+        configuration.networkThreadScheduling = .standard
         return configuration
     }
 }
