@@ -17,6 +17,7 @@ public enum NetworkThreadScheduling: Sendable, Hashable, CustomStringConvertible
     /// busy core; on an idle core nothing changes. Elsewhere the same as ``standard``.
     case batch
 
+    /// `standard` or `batch`, as logs show it.
     public var description: String {
         switch self {
         case .standard: "standard"
