@@ -4,7 +4,7 @@ import Glibc
 
 /// How the kernel schedules a client's network thread (the thread that reads the socket and hands
 /// messages to ``MQTTClient/messages``) against the other threads of the process.
-public enum NetworkThreadScheduling: Sendable, Hashable, CustomStringConvertible {
+public enum NetworkThreadScheduling: Sendable, Hashable {
     /// The kernel's default policy (`SCHED_OTHER`): each time bytes arrive the thread wakes and,
     /// on a core that is busy, preempts the thread running there. Right for a client that mostly
     /// waits: each message is handed over as soon as it arrives.
@@ -16,14 +16,6 @@ public enum NetworkThreadScheduling: Sendable, Hashable, CustomStringConvertible
     /// less often. A message may wait up to one scheduler slice (a few milliseconds) longer on a
     /// busy core; on an idle core nothing changes. Elsewhere the same as ``standard``.
     case batch
-
-    /// `standard` or `batch`, as logs show it.
-    public var description: String {
-        switch self {
-        case .standard: "standard"
-        case .batch: "batch"
-        }
-    }
 
     /// Applies this policy to the calling thread; returns the `errno` text when the kernel refuses it.
     func applyToCurrentThread() -> String? {
