@@ -144,6 +144,38 @@ struct CoordinatorEngineTests {
     }
 
     @Test(
+        "however fast its evidence advances, a tag is estimated at most once per spacing of the clock; what waits is used by the next estimate"
+    )
+    func tagEstimateSpacing() throws {
+        for spacing in [Int64(150), 0] {
+            var configuration = CoordinatorEngine.Configuration(budget: 5)
+            configuration.tagEstimateSpacing = spacing
+            let engine = engine(configuration)
+            try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 0, tags: [(9, 0.5)]), at: 0)
+            _ = engine.step(at: 0)
+            let first = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
+            // A window of evidence 40 ms apart by the clock, not backlogged (a replay the
+            // coordinator keeps up with): g3 (x = 60) hears it, one window on each time.
+            for window in 1...3 {
+                let clock = 0.04 * Double(window)
+                try engine.feed(gw("g3"), TestVenue.batch(seq: UInt64(window), at: 40 + Double(window), tags: [(9, 0.5)]), at: clock)
+                engine.flush(now: TestVenue.millis(clock), limit: 64)
+            }
+            let early = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
+            if spacing > 0 {
+                #expect(engine.counters.estimates == 1 && early == first, "estimated 40–120 ms ago: every window waits")
+                // 150 ms after the first estimate the waiting windows are used, in one estimate.
+                _ = engine.step(at: 0.15)
+                let later = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
+                #expect(engine.counters.estimates == 2)
+                #expect(later.x > first.x + 10, "g3's sightings moved it (x \(later.x), first \(first.x))")
+            } else {
+                #expect(engine.counters.estimates == 4 && early.x > first.x + 10, "no spacing: each window estimated at once")
+            }
+        }
+    }
+
+    @Test(
         "a tag heard only by gateways is followed as it walks with the radio filter: the region its estimate put it in does not hold it there"
     )
     func tagFollowedByTheRadioFilter() throws {

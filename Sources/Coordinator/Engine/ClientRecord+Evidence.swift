@@ -8,26 +8,27 @@ extension ClientRecord {
     enum CoverOutcome { case stays, left, leftFromInside }
 
     /// Whether this dirty record is a tag whose only news is sightings that can wait for a later
-    /// flush (see ``CoordinatorEngine/Configuration/tagEstimateInterval``).
+    /// flush (see ``CoordinatorEngine/Configuration/tagEstimateInterval`` and
+    /// ``CoordinatorEngine/Configuration/tagEstimateSpacing``).
     @inline(__always)
-    func waitsForEstimate(now: Int64, interval: Int64, backlogged: Bool) -> Bool {
+    func waitsForEstimate(now: Int64, interval: Int64, spacing: Int64, backlogged: Bool) -> Bool {
         guard !isPhone, !forcePlan, reconcileFrom == nil, reason == nil, let location, estimatedAt != .min,
             now >= estimatedAt, now - estimatedAt < interval
         else { return false }
-        if backlogged { return true }
+        if backlogged || now - estimatedAt < spacing { return true }
         var newest = Int64.min
         for observation in observations where observation.time > newest { newest = observation.time }
         let estimated = CoordinatorEngine.milliseconds(location.time)
         return newest != .min && newest >= estimated && newest - estimated < interval
     }
 
-    /// `isPhone` and ``waitsForEstimate(now:interval:backlogged:)`` for ``CoordinatorEngine/flush(now:backlogged:phonesOnly:limit:)``,
+    /// `isPhone` and ``waitsForEstimate(now:interval:spacing:backlogged:)`` for ``CoordinatorEngine/flush(now:backlogged:phonesOnly:limit:)``,
     /// as a mutating call (it changes nothing) so that `records[i]?.flushCheck(…)` works on the
     /// record in place: reading fields through `?.` copied the whole record, retaining and
     /// releasing its arrays, for each dirty client of every flush (~9 % of the pinned coordinator's core).
     @inline(__always)
-    mutating func flushCheck(now: Int64, interval: Int64, backlogged: Bool) -> (isPhone: Bool, waits: Bool) {
-        (isPhone, waitsForEstimate(now: now, interval: interval, backlogged: backlogged))
+    mutating func flushCheck(now: Int64, interval: Int64, spacing: Int64, backlogged: Bool) -> (isPhone: Bool, waits: Bool) {
+        (isPhone, waitsForEstimate(now: now, interval: interval, spacing: spacing, backlogged: backlogged))
     }
 
     /// One gateway stopped covering this client; when none covers it any more it has left (its
