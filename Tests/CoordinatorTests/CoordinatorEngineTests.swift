@@ -12,6 +12,15 @@ struct CoordinatorEngineTests {
         CoordinatorEngine(topics: topics, venue: try! TestVenue.make(), configuration: configuration, restored: restored)
     }
     func gw(_ id: String) -> String { topics.sightings(try! Identifier(id)) }
+    /// An engine whose configuration is the default changed by `change`, with tag 9 heard next to
+    /// g0 (x = 0) at 0 s (not yet flushed).
+    func engineHearingTag9(_ change: (inout CoordinatorEngine.Configuration) -> Void) throws -> CoordinatorEngine {
+        var configuration = CoordinatorEngine.Configuration(budget: 5)
+        change(&configuration)
+        let engine = engine(configuration)
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 0, tags: [(9, 0.5)]), at: 0)
+        return engine
+    }
     func report(_ id: String) -> String { topics.clientReport(try! Identifier(id)) }
 
     @Test("a tag heard by gateways becomes a client named by its identity; region beacons do not")
@@ -59,11 +68,8 @@ struct CoordinatorEngineTests {
     @Test("a tag is estimated at most once per interval: faster batches wait for the next flush and none of their evidence is lost")
     func tagEstimateInterval() throws {
         for interval in [Int64(1_000), 0] {
-            var configuration = CoordinatorEngine.Configuration(budget: 5)
-            configuration.tagEstimateInterval = interval
-            let engine = engine(configuration)
-            // Tag 9 next to g0 (x = 0): estimated and planned at once.
-            try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 0, tags: [(9, 0.5)]), at: 0)
+            // Tag 9 next to g0: estimated and planned at once.
+            let engine = try engineHearingTag9 { $0.tagEstimateInterval = interval }
             let initial = engine.step(at: 0).regionsMessages
             #expect(initial.count == 1)
             let firstVersion = try #require(initial.first?.1.version)
@@ -148,10 +154,7 @@ struct CoordinatorEngineTests {
     )
     func tagEstimateSpacing() throws {
         for spacing in [Int64(150), 0] {
-            var configuration = CoordinatorEngine.Configuration(budget: 5)
-            configuration.tagEstimateSpacing = spacing
-            let engine = engine(configuration)
-            try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 0, tags: [(9, 0.5)]), at: 0)
+            let engine = try engineHearingTag9 { $0.tagEstimateSpacing = spacing }
             _ = engine.step(at: 0)
             let first = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
             // A window of evidence 40 ms apart by the clock, not backlogged (a replay the
@@ -366,7 +369,9 @@ struct CoordinatorEngineTests {
     @Test("a new epoch starts the duplicate check over: a gateway whose spool was wiped is heard again from seq 1")
     func newEpochResets() throws {
         let engine = engine()
-        for seq in 1...5 { try engine.feed(gw("g0"), TestVenue.batch(seq: UInt64(seq), epoch: 11, at: Double(seq), tags: [(1, 1)]), at: Double(seq)) }
+        for seq in 1...5 {
+            try engine.feed(gw("g0"), TestVenue.batch(seq: UInt64(seq), epoch: 11, at: Double(seq), tags: [(1, 1)]), at: Double(seq))
+        }
         try engine.feed(gw("g0"), TestVenue.batch(seq: 5, epoch: 11, at: 6, tags: [(1, 1)]), at: 6)
         #expect(engine.counters.duplicateBatches == 1, "a re-delivery within the epoch is still a duplicate")
         try engine.feed(gw("g0"), TestVenue.batch(seq: 1, epoch: 22, at: 7, tags: [(1, 1)]), at: 7)

@@ -200,7 +200,10 @@ public final class CoordinatorEngine {
             }
             let index = dirty[position]
             // Checked in place: reading the record out copies it.
-            guard let (isPhone, waits) = table.records[Int(index)]?.flushCheck(now: now, interval: interval, spacing: spacing, backlogged: backlogged) else {
+            guard
+                let (isPhone, waits) = table.records[Int(index)]?.flushCheck(
+                    now: now, interval: interval, spacing: spacing, backlogged: backlogged)
+            else {
                 continue
             }
             if waits || (phonesOnly && !isPhone) {
@@ -372,7 +375,8 @@ public final class CoordinatorEngine {
                 PlanRequest(
                     location: location, monitored: previous.map { venue.id(ofRegion: $0) },
                     inside: record.inside.map { venue.id(ofRegion: $0) }, heard: heard(by: record, now: now),
-                    stateUnknown: record.stateUnknown.map { venue.id(ofRegion: $0) }, budget: budget, uncertainty: record.confidence, now: Self.date(now)),
+                    stateUnknown: record.stateUnknown.map { venue.id(ofRegion: $0) }, budget: budget, uncertainty: record.confidence,
+                    now: Self.date(now)),
                 using: search)
             regions = plan.regions.map { Int32($0.region) }
             validFor = plan.validFor.isFinite ? plan.validFor : nil
