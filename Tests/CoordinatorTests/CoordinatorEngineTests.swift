@@ -162,7 +162,7 @@ struct CoordinatorEngineTests {
             for window in 1...3 {
                 let clock = 0.04 * Double(window)
                 try engine.feed(gw("g3"), TestVenue.batch(seq: UInt64(window), at: 40 + Double(window), tags: [(9, 0.5)]), at: clock)
-                engine.flush(now: TestVenue.millis(clock), limit: 64)
+                engine.flush(now: TestVenue.millis(clock), limit: CoordinatorCore.flushChunk)
             }
             let early = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
             if spacing > 0 {
