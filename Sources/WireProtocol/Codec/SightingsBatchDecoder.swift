@@ -60,8 +60,7 @@ public struct DecodedSightingsBatch: Sendable, Equatable {
 public struct SightingsBatchDecoder: Sendable {
     /// The contract's sighting keys as the agent writes them, for the fast key match.
     private let keys = SightingKeyPatterns.agent
-    /// The canonical-layout reader tried first on each sighting (not an optional: a large struct
-    /// is then read in place, not copied out for each sighting).
+    /// The canonical-layout reader tried first on each sighting (one shared instance).
     private let canonical = CanonicalSightingReader.agent
     /// Whether every sighting goes through the general path.
     private let generalPathOnly: Bool
