@@ -59,6 +59,13 @@ struct SightingsBatchDecoderTests {
         }
     }
 
+    @Test("a decoded sighting takes 64 bytes: its small fields fill the identity's padding")
+    func decodedSightingLayout() {
+        // A batch's thousand are written by the decoder and read again by the engine; in the
+        // wire's field order they took 80 bytes each.
+        #expect(MemoryLayout<DecodedSighting>.stride == 64)
+    }
+
     @Test("whitespace, unknown fields and nulls for optional fields are accepted like Codable does")
     func tolerant() throws {
         let text = """

@@ -195,8 +195,8 @@ final class CanonicalSightingReader: Sendable {
         s.index += at
         field.set(last, index)
         return DecodedSighting(
-            format: formatValue, key: key, address: parsedAddress.rawValue, rssi: rssiValue, rssiMax: Int16(rssiMaxValue),
-            count: Int32(countValue), txPower: txPowerValue, distance: distanceValue)
+            key: key, format: formatValue, rssiMax: Int16(rssiMaxValue), count: Int32(countValue), txPower: txPowerValue,
+            address: parsedAddress.rawValue, rssi: rssiValue, distance: distanceValue)
     }
 
     /// An integer of at most `maxDigits` digits (and a sign) at `p + at`, as

@@ -2,20 +2,24 @@ public import BeaconKit
 import Foundation
 
 /// One validated sighting, in a compact form: no strings, identity packed into a ``BeaconIdentity``.
+///
+/// The small fields follow `key` so that they fill its 3 bytes of padding and the 8 after it: 64
+/// bytes a sighting instead of 80 in the order the wire has them. A batch's thousand are written
+/// by the decoder and read again by the engine.
 public struct DecodedSighting: Sendable, Equatable {
-    public var format: BeaconFormat
     /// The beacon's identity (by address for Eddystone URL and TLM frames).
     public var key: BeaconIdentity
-    /// The advertiser's 48-bit address.
-    public var address: UInt64
-    /// Filtered mean RSSI over the window, dBm.
-    public var rssi: Double
+    public var format: BeaconFormat
     /// Strongest RSSI in the window, dBm.
     public var rssiMax: Int16
     /// Advertisements heard in the window.
     public var count: Int32
     /// Measured power at 1 m (0 m for Eddystone), dBm.
     public var txPower: Int16?
+    /// The advertiser's 48-bit address.
+    public var address: UInt64
+    /// Filtered mean RSSI over the window, dBm.
+    public var rssi: Double
     /// Estimated distance in metres.
     public var distance: Double?
 
@@ -321,8 +325,8 @@ public struct SightingsBatchDecoder: Sendable {
         case .failure(let absent): throw missing(absent.name)
         }
         return DecodedSighting(
-            format: format, key: key, address: address, rssi: rssi, rssiMax: Int16(rssiMax), count: Int32(count),
-            txPower: txPower.map { Int16($0) }, distance: distance)
+            key: key, format: format, rssiMax: Int16(rssiMax), count: Int32(count), txPower: txPower.map { Int16($0) }, address: address,
+            rssi: rssi, distance: distance)
     }
 
     /// A sighting's key and its `:`. The agent writes every key without blanks or escapes, so the
