@@ -7,13 +7,17 @@ public struct BluetoothAddress: UTF8Parsable, Hashable, Sendable, Comparable, Cu
     public let rawValue: UInt64
 
     /// An address from its 48-bit value; higher bits are dropped.
+    @inlinable
     public init(rawValue: UInt64) {
         self.rawValue = rawValue & 0xFFFF_FFFF_FFFF
     }
 
     /// Parses 17 bytes of `AA:BB:CC:DD:EE:FF` (either case, `:` or `-` separators); `nil` when
     /// malformed.
-    @inline(__always)
+    ///
+    /// Inlinable: the coordinator's sightings decoder reads one address per sighting, and a call
+    /// across modules there costs the call and the registers saved around it.
+    @inlinable @inline(__always)
     public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 17, let p = bytes.baseAddress else { return nil }
         for separator in stride(from: 2, to: 17, by: 3) where p[separator] != 0x3A && p[separator] != 0x2D { return nil }

@@ -40,7 +40,7 @@ public enum Hex {
     /// word operations instead of ten per digit: each byte is range-checked against `0`–`9` and,
     /// with bit 5 set, `a`–`f` (bytes of 0x80 and above are rejected first, so no lane carries into
     /// the next), its nibble is its low four bits plus 9 for a letter, and the nibbles are packed.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func parse8(_ word: UInt64) -> UInt32? {
         let high: UInt64 = 0x8080_8080_8080_8080
         let w = word & 0x7F7F_7F7F_7F7F_7F7F
