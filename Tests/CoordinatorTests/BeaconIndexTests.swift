@@ -47,6 +47,25 @@ struct BeaconIndexTests {
         for (key, value) in model.prefix(100) { #expect(index[key] == value) }
     }
 
+    @Test("the version moves when an identity is removed or given another slot, not when one is added or set again")
+    func versionMovesOnChange() {
+        let a = BeaconIdentity(high: 1, low: 2, major: 3, minor: 4, kind: .uuidMajorMinor)
+        let b = BeaconIdentity(high: 1, low: 2, major: 3, minor: 5, kind: .uuidMajorMinor)
+        var index = BeaconIndex()
+        let start = index.version
+        index[a] = 1
+        index[b] = 2
+        for n in 0..<100 { index[BeaconIdentity(high: 9, low: UInt64(n), major: 0, minor: 0, kind: .address)] = Int32(10 + n) }
+        index[a] = 1
+        #expect(index.version == start, "additions (through growth) and the same slot again keep slots valid")
+        index[a] = 7
+        #expect(index.version == start + 1)
+        index[b] = nil
+        #expect(index.version == start + 2)
+        index[b] = nil
+        #expect(index.version == start + 2, "removing what is not there changes nothing")
+    }
+
     @Test("an empty index answers nil and removing from it does nothing; a literal fills it")
     func emptyAndLiteral() {
         let key = BeaconIdentity(high: 1, low: 2, major: 3, minor: 4, kind: .uuidMajorMinor)

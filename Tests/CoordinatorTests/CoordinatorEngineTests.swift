@@ -408,6 +408,23 @@ struct CoordinatorEngineTests {
         #expect(engine.counters.duplicateBatches == 2, "g0's seq 1 is applied; g1's re-sent seq 9 is still a duplicate")
     }
 
+    @Test("a gateway's next window finds its clients again, also after they expired and a phone took a freed slot")
+    func recalledWindowFollowsTheIndex() throws {
+        let engine = engine()
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 1, at: 0, tags: [(1, 1), (2, 2), (3, 3)]), at: 0)
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 2, at: 1, tags: [(1, 1), (3, 3), (4, 4)]), at: 1)
+        #expect(engine.clientCount == 4, "tag 2 dropped out of the window and tag 4 came in: still one client each")
+        // Every tag expires; a phone's report takes one of the freed slots, the others stay free.
+        let later = Double(engine.configuration.idleTimeout) / 1000 + 10
+        engine.expireIdle(now: TestVenue.millis(later))
+        #expect(engine.clientCount == 0)
+        try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "r10")]), at: later)
+        // The same identities again: each is a client of its own again, none is the phone.
+        try engine.feed(gw("g0"), TestVenue.batch(seq: 3, at: later, tags: [(1, 1), (3, 3), (4, 4)]), at: later)
+        #expect(engine.clientCount == 4)
+        for tag: UInt16 in [1, 3, 4] { #expect(engine.snapshot(of: TestVenue.tagID(tag)) != nil, "tag \(tag)") }
+    }
+
     @Test("restored clients continue their versions; idle ones expire and their regions are cleared")
     func restoreAndExpire() throws {
         let engine = engine()

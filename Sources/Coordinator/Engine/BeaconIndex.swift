@@ -22,6 +22,10 @@ struct BeaconIndex: ExpressibleByDictionaryLiteral {
     private var seed: UInt64 = 0
     /// Identities stored.
     private(set) var count = 0
+    /// Moves on whenever an identity stored here is removed or given another slot (not when one is
+    /// added): a slot found for an identity at one version is still its slot at the same version
+    /// (see ``RecalledWindow``).
+    private(set) var version: UInt64 = 0
 
     init() {}
 
@@ -77,6 +81,7 @@ struct BeaconIndex: ExpressibleByDictionaryLiteral {
         var i = bucket(key, mask: mask)
         while entries[i].value >= 0 {
             if entries[i].key == key {
+                if entries[i].value != value { version &+= 1 }
                 entries[i].value = value
                 return
             }
@@ -121,5 +126,6 @@ struct BeaconIndex: ExpressibleByDictionaryLiteral {
         }
         entries[hole] = Self.empty
         count -= 1
+        version &+= 1
     }
 }

@@ -114,8 +114,23 @@ extension CoordinatorEngine {
         table.byBeacon = [:]
         let policy = venue.topology.clientPolicy
         var refused = AdmissionCounts()
+        // This gateway's last window, walked alongside (moved out, as the index is); this window
+        // is recalled in its place for the next one.
+        let recall = gateways.recalled[g]
+        gateways.recalled[g] = RecalledWindow()
+        let recalls = recall.version == byBeacon.version
+        var cursor = 0
+        var next = scratchRecall
+        scratchRecall = RecalledWindow()
+        next.keys.removeAll(keepingCapacity: true)
+        let versionBefore = byBeacon.version
         for i in sightings.indices {
             let key = sightings[i].key
+            next.keys.append(key)
+            if recalls, let slot = recall.slot(of: key, cursor: &cursor) {
+                indices.append(slot)
+                continue
+            }
             if checkRegions, regionIDs.mayContain(key), let region = regionByBeacon[key] {
                 regionBeacons += 1
                 noteRegionBeacon(gateway: gatewayIndex, region: region, rssi: sightings[i].rssi, count: sightings[i].count, time: time)
@@ -153,7 +168,14 @@ extension CoordinatorEngine {
             sightings, clients: indices, gateway: gatewayIndex, time: time, now: now, stamp: stamp,
             configuration: configuration, maximum: maximumObservations, records: &table.records, seen: &seenStamp,
             coverage: &gateways.tables[g], dirty: &dirtyClients)
-        scratchIndices = indices
+        // The slots found are this window's recall; the last recall's arrays are reused next time.
+        // A new client whose slot moved an identity (an index change in the loop) leaves nothing
+        // recalled: the slots found before it may be stale.
+        next.slots = indices
+        next.version = table.byBeacon.version == versionBefore ? versionBefore : nil
+        gateways.recalled[g] = next
+        scratchIndices = recall.slots
+        scratchRecall = RecalledWindow(keys: recall.keys)
         // Clients this gateway covered but did not hear in this window.
         var departedCandidates = scratchDeparted
         scratchDeparted = []

@@ -93,6 +93,7 @@ public final class CoordinatorEngine {
     var scratchBatch = DecodedSightingsBatch()
     /// Per sighting of the batch being applied: its client's index (-1: a region beacon).
     var scratchIndices: [Int32] = []
+    var scratchRecall = RecalledWindow()
     var scratchDeparted: [Int32] = []
     let reportDecoder = WireCoding.makeDecoder()
     /// Whether clients whose estimate or presence changed are noted in `touched` (for the live

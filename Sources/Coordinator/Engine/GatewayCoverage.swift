@@ -8,6 +8,10 @@ struct GatewayCoverage {
     var tables: [CoverageTable]
     /// Per gateway index: whether its status says it is up (an offline gateway vouches for no one).
     var online: [Bool]
+    /// Per gateway index: its last window's identities and their clients, for the next window's
+    /// lookups. Not carried into a reloaded venue (``remapped(from:to:)``): its region beacons
+    /// and policy may differ.
+    var recalled: [RecalledWindow]
     /// The last batch applied, by gateway id (also for gateways the topology does not list).
     var lastBatch: [String: AppliedBatch] = [:]
     /// Gateways whose last status was `offline` (by id).
@@ -23,6 +27,7 @@ struct GatewayCoverage {
     init(count: Int) {
         tables = Array(repeating: CoverageTable(), count: count)
         online = Array(repeating: true, count: count)
+        recalled = Array(repeating: RecalledWindow(), count: count)
     }
 
     /// Whether a batch `seq` (of spool `epoch`) from `gateway` is new; records it when it is.
