@@ -3,12 +3,13 @@ import Foundation
 
 /// One validated sighting, in a compact form: no strings, identity packed into a ``BeaconIdentity``.
 ///
-/// The small fields follow `key` so that they fill its 3 bytes of padding and the 8 after it: 64
-/// bytes a sighting instead of 80 in the order the wire has them. A batch's thousand are written
-/// by the decoder and read again by the engine.
+/// The small fields follow `key` so that they fill its 3 bytes of padding and the word after it:
+/// 64 bytes a sighting instead of 80 in the order the wire has them. A batch's thousand are
+/// written by the decoder and read again by the engine.
 public struct DecodedSighting: Sendable, Equatable {
     /// The beacon's identity (by address for Eddystone URL and TLM frames).
     public var key: BeaconIdentity
+    /// The frame format it was heard in.
     public var format: BeaconFormat
     /// Strongest RSSI in the window, dBm.
     public var rssiMax: Int16
