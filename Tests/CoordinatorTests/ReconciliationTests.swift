@@ -52,6 +52,27 @@ struct ReconciliationTests {
         #expect(engine.counters.reconciliations == 2)
     }
 
+    @Test("reports without a version (the phone has applied nothing yet) are never compared: no reconcile, never a budget of 0")
+    func reportsBeforeAnyAnswer() throws {
+        let engine = try engine(budget: 10)
+        var published: [RegionsMessage] = []
+        for round in 0..<5 {
+            try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "r10")], monitored: [], budget: 10), at: Double(round))
+            published += engine.step(at: Double(round)).regionsMessages.map(\.1)
+        }
+        #expect(!published.isEmpty && !published.contains { $0.reason == "reconcile" }, "\(published.map(\.reason))")
+        #expect(published.allSatisfy { $0.budget == 10 && $0.regions.count == 10 })
+        #expect(engine.counters.reconciliations == 0)
+    }
+
+    @Test("a phone that applied a version and holds none of it twice: its capacity is 1, never 0 (only its own budget says 0)")
+    func holdingNothingIsNotZeroCapacity() throws {
+        let engine = try engine(budget: 10)
+        let published = try play(engine, rounds: 6, budget: 10) { _ in [] }
+        #expect(published.allSatisfy { $0.budget >= 1 }, "\(published.map { "\($0.reason) \($0.budget)" })")
+        #expect(published.last.map { $0.regions.count >= 1 } == true)
+    }
+
     @Test("a phone that states a budget of 0 gets an empty set, and holding nothing is agreement")
     func zeroBudget() throws {
         let engine = try engine(budget: 5)

@@ -326,10 +326,12 @@ extension CoordinatorEngine {
             record.regionEvidenceTime = max(record.regionEvidenceTime, at)
         }
         counters.unknownReferences += absorbRanged(report.ranged, into: &record, time: time)
-        // Reconciliation: what iOS monitors is the truth. A list sent before the phone applied our
-        // latest version is stale and says nothing. Ids the topology does not know are the app's
-        // own regions (or ones a reload removed, already being removed): not BeaconFleet's to compare.
-        if let monitored = report.monitored, record.version > 0, report.version.map({ $0 == record.version }) ?? true {
+        // Reconciliation: what iOS monitors is the truth, but only about the version the phone says
+        // it applied. A list sent before the phone applied our latest version (or before it applied
+        // any: no `version`) is stale and says nothing; a phone that has applied nothing has refused
+        // nothing. Ids the topology does not know are the app's own regions (or ones a reload
+        // removed, already being removed): not BeaconFleet's to compare.
+        if let monitored = report.monitored, record.version > 0, report.version == record.version {
             var held: [Int32] = []
             for id in monitored {
                 if let region = venue.topology.regionIndex(id: id) { held.append(Int32(region)) }
@@ -371,8 +373,8 @@ extension CoordinatorEngine {
     ///   (iOS may have dropped a region it will take back);
     /// - when this version already answered one and the phone still holds fewer than planned, all
     ///   of them planned, it is out of room (iOS refused or silently ignored the rest although its
-    ///   budget allowed them): its capacity is what it holds, and plans stay within it
-    ///   (``Configuration/capacityRetry``), so the next set fits;
+    ///   budget allowed them): its capacity is what it holds (at least 1: only the phone's own
+    ///   budget says 0), and plans stay within it (``Configuration/capacityRetry``), so the next set fits;
     /// - any other discrepancy this version already answered (the same set held) is not answered
     ///   again: the same answer would meet the same refusal.
     func reconcile(_ record: inout ClientRecord, held: [Int32], now: Int64) {
@@ -384,8 +386,11 @@ extension CoordinatorEngine {
             return
         }
         if record.answered != nil, have.isStrictSubset(of: planned) {
-            if record.capacity == ClientRecord.unstated || Int(record.capacity) > have.count {
-                record.capacity = UInt8(clamping: have.count)
+            // At least one slot: only the phone's own budget can say 0 (an empty set could never
+            // wake a suspended phone again).
+            let shown = Swift.max(1, have.count)
+            if record.capacity == ClientRecord.unstated || Int(record.capacity) > shown {
+                record.capacity = UInt8(clamping: shown)
                 record.capacitySince = now
             }
         } else if record.answered == have.sorted() {
