@@ -71,8 +71,17 @@ struct SimulateCommand: AsyncParsableCommand {
         help: "--broker phones: send each report also at QoS 0, on a second connection of the wake, as RegionSync's reportCopy option does (for a NATS cluster).")
     var reportCopies = false
 
-    @Option(name: .customLong("app-regions"), help: "--offline, --broker phones: slots of the 20 the app's own regions take (default 2).")
-    var appRegions: Int = 2
+    @Option(
+        name: .long,
+        help:
+            "--offline: the phones' radios and iOS timings: ios (each phone drawn from IOS.md's ranges: beacon powers −80…−59 dBm, exponent 2–3, shadowing 3–8 dB lasting 1–10 s, enters up to 0–15 s late, exits after 30–90 s, 5–30 s wakes, 16–20 slots) or declared (the venue files' radio and a prompt iOS)."
+    )
+    var family: String = "ios"
+
+    @Option(
+        name: .customLong("app-regions"),
+        help: "--offline, --broker phones: slots of the 20 the app's own regions take (default: the family's, 2 for --broker).")
+    var appRegions: Int?
 
     @Option(
         name: .long,
@@ -138,8 +147,10 @@ struct SimulateCommand: AsyncParsableCommand {
         help: "Planner: regions whose edge is within this many metres are always monitored (default: the planner's).")
     var guardDistance: Double?
 
-    @Option(name: .customLong("wake-seconds"), help: "Background time a region event gives a phone, seconds (--offline, --broker phones).")
-    var wakeSeconds: Double = 10
+    @Option(
+        name: .customLong("wake-seconds"),
+        help: "Background time a region event gives a phone, seconds (--offline, --broker phones; default: the family's, 10 for --broker).")
+    var wakeSeconds: Double?
 
     @Option(
         name: .customLong("gain-error"),
@@ -161,8 +172,11 @@ struct SimulateCommand: AsyncParsableCommand {
         if let gainError, !offline || !(gainError >= 0 && gainError <= 20) {
             throw ValidationError("--gain-error needs --offline and a value from 0 to 20 dB")
         }
-        if !(0..<20).contains(appRegions) { throw ValidationError("--app-regions must be 0…19, got \(appRegions)") }
-        if !(wakeSeconds > 0) { throw ValidationError("--wake-seconds must be positive, got \(wakeSeconds)") }
+        if let appRegions, !(0..<20).contains(appRegions) { throw ValidationError("--app-regions must be 0…19, got \(appRegions)") }
+        if let wakeSeconds, !(wakeSeconds > 0) { throw ValidationError("--wake-seconds must be positive, got \(wakeSeconds)") }
+        if PhoneFamily.named[family] == nil {
+            throw ValidationError("--family must be one of \(PhoneFamily.named.keys.sorted().joined(separator: ", ")), got '\(family)'")
+        }
         if broker != nil {
             if LiveSimulation.Mode(rawValue: mode) == nil { throw ValidationError("--mode must be phones or tags, got '\(mode)'") }
             if !(speedup > 0) { throw ValidationError("--speedup must be positive, got \(speedup)") }
@@ -204,9 +218,12 @@ struct SimulateCommand: AsyncParsableCommand {
     private func runOffline() async throws {
         if let gainError { return try runGainError(gainError) }
         let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
+        var phones = PhoneFamily.named[family]!
+        if let appRegions { phones.budget = (20 - appRegions)...(20 - appRegions) }
+        if let wakeSeconds { phones.wakeWindow = wakeSeconds...wakeSeconds }
         let configuration = PhoneSimulation.Configuration(
             clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, mode: foreground ? .foreground : .suspended,
-            appRegions: appRegions, wakeDuration: wakeSeconds)
+            family: phones)
         let report = await (try PhoneSimulation(topology: venue, configuration: configuration)).run()
         try emit(report, text: report.text)
     }
@@ -239,11 +256,11 @@ struct SimulateCommand: AsyncParsableCommand {
         configuration.speedup = speedup
         configuration.seed = seed
         configuration.budget = budget
-        configuration.wakeDuration = wakeSeconds
+        configuration.wakeDuration = wakeSeconds ?? 10
         configuration.foreground = foreground
         configuration.connectionPerWake = !sharedConnection
         configuration.reportCopies = reportCopies
-        configuration.appRegions = appRegions
+        configuration.appRegions = appRegions ?? 2
         let report = try await LiveSimulation(configuration: configuration).run { report in
             if !json { print(report.summary) }
         }

@@ -7,20 +7,26 @@ public import Topology
 import WireProtocol
 
 /// Phones that follow iOS's rules (`../shared/IOS.md`) walking a venue, without a broker: every
-/// strategy is run on the same walk and the same radio, and coverage is counted on arrivals.
+/// strategy is run on the same walks and the same radio, and coverage is counted on arrivals.
 ///
-/// - **Radio**: each tick, a region's beacon is detected when its reading (its `power` at 1 m, the
-///   venue's path-loss exponent, log-normal body shadowing, a loss per floor) reaches the venue's
-///   sensitivity; the noise of (client, tick, beacon) is the same for every strategy.
+/// - **The phones** are drawn from a ``PhoneFamily`` (``Configuration/family``): each phone gets its
+///   own ``PhoneCondition`` (its radio: path-loss exponent, shadowing and how long it lasts, receiver
+///   offset; its iOS: background scan interval, exit delay, wake run times, slots, in-range window),
+///   and the venue's beacons their true powers, none of it told to the coordinator.
+/// - **Radio**: each tick, a region's beacon is detected when the phone's reading of it
+///   (``PhoneRadio``: the beacon's true power at 1 m, the phone's exponent and offset, shadowing
+///   correlated in time, a loss per floor) reaches the venue's sensitivity. Every strategy of a
+///   phone hears exactly the same readings.
 /// - **The phone** is a ``SimulatedPhone``: iOS is RegionSyncTesting's fake monitor, the app is
-///   RegionSync itself (applier, event log, report), suspended by default: woken for
-///   ``Configuration/wakeDuration`` seconds by a region event (and once at launch); while awake it
-///   ranges the detected beacons and reports once a second. ``Mode/foreground`` keeps it awake.
-/// - **The coordinator** is the production one: each phone's reports go to a `CoordinatorEngine`
-///   (its estimator, its reading of enter/exit/ranged/monitored, its planner: `frontier` or
-///   `nearest`), on the simulated clock; the `regions` message it publishes reaches the phone
-///   ``Configuration/latency`` seconds later, or at its next wake (it is retained). The first-set
-///   and clairvoyant baselines are the simulation's own.
+///   RegionSync itself (applier, event log, report), suspended by default: woken by a region event
+///   (and once at launch) for a run time drawn from its condition, hearing beacons only at its
+///   background scans meanwhile; while awake it ranges the detected beacons and reports once a
+///   second. ``Mode/foreground`` keeps it awake.
+/// - **The coordinator** is the production one, one per strategy for all the phones together: the
+///   reports go to a `CoordinatorEngine` (its estimator, its reading of enter/exit/ranged/monitored,
+///   its planner: `frontier` or `nearest`), on the simulated clock; the `regions` message it
+///   publishes reaches the phone ``Configuration/latency`` seconds later, or at its next wake (it is
+///   retained). The first-set and clairvoyant baselines are the simulation's own.
 /// - **Coverage**: an *arrival* is coming within a region's radius of its beacon; it is covered
 ///   when the region was held at some moment between the beacon's first detection on that
 ///   approach (detections less than 30 s apart are one approach) and the arrival.
@@ -67,28 +73,25 @@ public struct PhoneSimulation: Sendable {
         public var seed: UInt64
         public var mode: Mode
         public var strategies: [Strategy]
-        /// iOS's region slots, and those the app's own regions take (the phone's budget is the rest).
+        /// iOS's region slots; each phone's condition says how many are BeaconFleet's.
         public var slots: Int
-        public var appRegions: Int
-        /// Seconds of run time per wake.
-        public var wakeDuration: Double
+        /// The phones' radios and iOS timings.
+        public var family: PhoneFamily
         /// Seconds from a report to the set applied (connect, report, plan, publish, apply).
         public var latency: Double
         /// Seconds between reports while awake.
         public var reportInterval: Double
         /// Simulation step, seconds.
         public var tick: Double
-        /// Body shadowing of one reading (dB; `nil`: the venue's, ``RadioEnvironment/shadowing``) and loss per floor (dB).
-        public var shadowingSigma: Double?
+        /// Loss per floor (dB).
         public var floorAttenuation: Double
         /// How far ahead the clairvoyant looks, seconds.
         public var foresight: Double
 
         public init(
             clients: Int = 10, duration: Double = 900, seed: UInt64 = 1, mode: Mode = .suspended,
-            strategies: [Strategy] = Strategy.allCases, slots: Int = 20, appRegions: Int = 2, wakeDuration: Double = 10, latency: Double = 1,
-            reportInterval: Double = 1, tick: Double = 0.25, shadowingSigma: Double? = nil, floorAttenuation: Double = 15,
-            foresight: Double = 120
+            strategies: [Strategy] = Strategy.allCases, slots: Int = 20, family: PhoneFamily = .declared, latency: Double = 1,
+            reportInterval: Double = 1, tick: Double = 0.25, floorAttenuation: Double = 15, foresight: Double = 120
         ) {
             self.clients = clients
             self.duration = duration
@@ -96,12 +99,10 @@ public struct PhoneSimulation: Sendable {
             self.mode = mode
             self.strategies = strategies
             self.slots = slots
-            self.appRegions = appRegions
-            self.wakeDuration = wakeDuration
+            self.family = family
             self.latency = latency
             self.reportInterval = reportInterval
             self.tick = tick
-            self.shadowingSigma = shadowingSigma
             self.floorAttenuation = floorAttenuation
             self.foresight = foresight
         }
@@ -112,8 +113,8 @@ public struct PhoneSimulation: Sendable {
             if !(tick > 0) || !(reportInterval >= tick) {
                 throw .invalidParameter(name: "tick", reason: "must be positive and at most the report interval")
             }
-            if !(wakeDuration > 0) { throw .invalidParameter(name: "wake", reason: "must be positive") }
-            if slots < 1 || appRegions < 0 || appRegions >= slots {
+            if !(family.wakeWindow.lowerBound > 0) { throw .invalidParameter(name: "wake", reason: "must be positive") }
+            if family.budget.lowerBound < 1 || family.budget.upperBound > slots {
                 throw .invalidParameter(name: "app-regions", reason: "must leave at least one of the \(slots) slots")
             }
             if strategies.isEmpty { throw .invalidParameter(name: "strategies", reason: "name at least one") }
@@ -126,6 +127,14 @@ public struct PhoneSimulation: Sendable {
         public var tally: SimulationTally
     }
 
+    /// What one phone, in its condition, met under each strategy.
+    public struct PhoneResult: Sendable, Hashable, Codable {
+        public var client: Int
+        public var condition: PhoneCondition
+        /// In the order of ``Report/strategies``.
+        public var strategies: [StrategyResult]
+    }
+
     /// The result of a run.
     public struct Report: Sendable, Hashable, Codable {
         public var venue: String
@@ -133,8 +142,12 @@ public struct PhoneSimulation: Sendable {
         public var clients: Int
         public var duration: Double
         public var seed: UInt64
-        public var budget: Int
+        /// BeaconFleet's slots, fewest and most over the phones.
+        public var budget: ClosedRange<Int>
+        /// Over all phones.
         public var strategies: [StrategyResult]
+        /// Per phone.
+        public var phones: [PhoneResult]
     }
 
     public let topology: Topology
@@ -152,8 +165,7 @@ public struct PhoneSimulation: Sendable {
         var venues: [PlannerChoice: CoordinatorVenue] = [:]
         for choice in Set(configuration.strategies.compactMap(\.planner)) {
             do {
-                venues[choice] = try CoordinatorVenue(
-                    topology: topology, budget: configuration.slots - configuration.appRegions, planner: choice)
+                venues[choice] = try CoordinatorVenue(topology: topology, budget: configuration.family.budget.upperBound, planner: choice)
             } catch {
                 throw .invalidParameter(name: "estimator", reason: error.description)
             }
@@ -170,21 +182,23 @@ public struct PhoneSimulation: Sendable {
         return await run(walkers: walkers)
     }
 
-    /// Runs the given walkers (scripted ones in tests) and sums the tallies per strategy.
+    /// Runs the given walkers (scripted ones in tests), all at once, and sums the tallies per strategy.
     public func run(walkers: [Walker]) async -> Report {
+        let phones = await simulate(walkers: walkers)
         var totals = [SimulationTally](repeating: SimulationTally(), count: configuration.strategies.count)
-        for (client, walker) in walkers.enumerated() {
-            for (index, tally) in await simulate(client: client, walker: walker).enumerated() { totals[index].merge(tally) }
+        for phone in phones {
+            for (index, result) in phone.strategies.enumerated() { totals[index].merge(result.tally) }
         }
+        let budgets = phones.map(\.condition.budget)
         return Report(
             venue: topology.name, mode: configuration.mode, clients: walkers.count, duration: configuration.duration,
-            seed: configuration.seed, budget: configuration.slots - configuration.appRegions,
-            strategies: zip(configuration.strategies, totals).map { StrategyResult(strategy: $0, tally: $1) })
+            seed: configuration.seed, budget: (budgets.min() ?? 0)...(budgets.max() ?? 0),
+            strategies: zip(configuration.strategies, totals).map { StrategyResult(strategy: $0, tally: $1) }, phones: phones)
     }
 
-    // MARK: - One client
+    // MARK: - The phones
 
-    /// One strategy's phone on the walk: the phone, the coordinator that plans for it, and the tally.
+    /// One strategy's phone on its walk: the phone, the coordinator's state for it, and the tally.
     private struct Lane {
         var phone: SimulatedPhone
         var coordinator: PlanningState
@@ -192,59 +206,82 @@ public struct PhoneSimulation: Sendable {
         var tally = SimulationTally()
     }
 
-    private func simulate(client: Int, walker start: Walker) async -> [SimulationTally] {
-        var walker = start
-        let radio = BeaconRadio(
-            topology: topology, seed: configuration.seed, shadowing: configuration.shadowingSigma,
-            floorAttenuation: configuration.floorAttenuation)
-        var lanes: [Lane] = []
-        for strategy in configuration.strategies {
-            let phone = await SimulatedPhone(
-                mode: configuration.mode, slots: configuration.slots, appRegions: configuration.appRegions,
-                wakeDuration: configuration.wakeDuration, reportInterval: configuration.reportInterval)
-            let engine = strategy.planner.flatMap { venues[$0] }.map { CoordinatorEngine(topics: topics, venue: $0) }
-            lanes.append(Lane(phone: phone, coordinator: PlanningState(strategy: strategy, engine: engine)))
+    /// One walker and its phone per strategy.
+    private struct Walk {
+        var walker: Walker
+        var radio: PhoneRadio
+        var lanes: [Lane]
+    }
+
+    private func simulate(walkers: [Walker]) async -> [PhoneResult] {
+        let venueRadio = BeaconRadio(
+            topology: topology, seed: configuration.seed, floorAttenuation: configuration.floorAttenuation, family: configuration.family)
+        // One coordinator per strategy, shared by every phone (what it learns, it learns from all).
+        let engines = configuration.strategies.map { strategy in
+            strategy.planner.flatMap { venues[$0] }.map { CoordinatorEngine(topics: topics, venue: $0) }
+        }
+        var walks: [Walk] = []
+        for (client, walker) in walkers.enumerated() {
+            let condition = configuration.family.draw(seed: configuration.seed, client: client)
+            var lanes: [Lane] = []
+            for (index, strategy) in configuration.strategies.enumerated() {
+                let phone = await SimulatedPhone(
+                    mode: configuration.mode, slots: configuration.slots, condition: condition, reportInterval: configuration.reportInterval,
+                    seed: configuration.seed, client: client)
+                lanes.append(Lane(phone: phone, coordinator: PlanningState(strategy: strategy, engine: engines[index])))
+            }
+            walks.append(
+                Walk(
+                    walker: walker, radio: PhoneRadio(radio: venueRadio, condition: condition, client: client, tick: configuration.tick),
+                    lanes: lanes))
         }
         let ticks = Int((configuration.duration / configuration.tick).rounded(.down))
 
         for tick in 0...ticks {
             // A long walk is minutes of work on a shared thread pool: let other tasks run between ticks.
             await Task.yield()
-            if tick > 0 { walker.advance(by: configuration.tick) }
             let now = Double(tick) * configuration.tick
-            let truth = walker.position
-            let heard = radio.readings(at: truth, client: client, tick: tick)
-            let detected = heard.map(\.region)
-            let beacons = heard.compactMap { topology.regions[$0.region].identity.beacon }
-            let ranged = heard.map { reading in
-                let identity = topology.regions[reading.region].identity
-                return RangedBeacon(uuid: identity.uuidString, major: identity.major ?? 0, minor: identity.minor ?? 0, rssi: reading.rssi)
-            }
-            let withinNow = radio.regionsWithin(truth)
-
-            for index in lanes.indices {
-                var lane = lanes[index]
-                await lane.phone.detect(beacons, at: now)
-                let held = lane.phone.held
-                lane.coverage.step(
-                    now: now, detected: detected, withinNow: withinNow, counting: tick > 0, tally: &lane.tally,
-                    id: { topology.regions[$0].id }, monitored: { held.contains(topology.regions[$0].id) })
-                if await lane.phone.applyDue(at: now) != nil { lane.tally.plans += 1 }
-                if let report = await lane.phone.report(at: now, ranged: ranged),
-                    let message = plan(for: report, client: client, lane: &lane, walker: walker, radio: radio, now: now)
-                {
-                    lane.phone.deliver(message, at: now + configuration.latency)
+            for client in walks.indices {
+                var walk = walks[client]
+                if tick > 0 { walk.walker.advance(by: configuration.tick) }
+                let truth = walk.walker.position
+                let heard = walk.radio.readings(at: truth, tick: tick)
+                let detected = heard.map(\.region)
+                let beacons = heard.compactMap { topology.regions[$0.region].identity.beacon }
+                let ranged = heard.map { reading in
+                    let identity = topology.regions[reading.region].identity
+                    return RangedBeacon(uuid: identity.uuidString, major: identity.major ?? 0, minor: identity.minor ?? 0, rssi: reading.rssi)
                 }
-                lanes[index] = lane
+                let withinNow = venueRadio.regionsWithin(truth)
+
+                for index in walk.lanes.indices {
+                    var lane = walk.lanes[index]
+                    await lane.phone.detect(beacons, at: now)
+                    let held = lane.phone.held
+                    lane.coverage.step(
+                        now: now, detected: detected, withinNow: withinNow, counting: tick > 0, tally: &lane.tally,
+                        id: { topology.regions[$0].id }, monitored: { held.contains(topology.regions[$0].id) })
+                    if await lane.phone.applyDue(at: now) != nil { lane.tally.plans += 1 }
+                    if let report = await lane.phone.report(at: now, ranged: ranged),
+                        let message = plan(for: report, client: client, lane: &lane, walker: walk.walker, radio: venueRadio, now: now)
+                    {
+                        lane.phone.deliver(message, at: now + configuration.latency)
+                    }
+                    walk.lanes[index] = lane
+                }
+                walks[client] = walk
             }
         }
-        return lanes.map { lane in
-            var tally = lane.tally
-            tally.metresWalked = walker.distanceWalked
-            tally.wakes = lane.phone.wakes
-            tally.added = lane.phone.started
-            tally.removed = lane.phone.stopped
-            return tally
+        return walks.enumerated().map { client, walk in
+            let results = zip(configuration.strategies, walk.lanes).map { strategy, lane in
+                var tally = lane.tally
+                tally.metresWalked = walk.walker.distanceWalked
+                tally.wakes = lane.phone.wakes
+                tally.added = lane.phone.started
+                tally.removed = lane.phone.stopped
+                return StrategyResult(strategy: strategy, tally: tally)
+            }
+            return PhoneResult(client: client, condition: walk.radio.condition, strategies: results)
         }
     }
 
@@ -278,7 +315,7 @@ public struct PhoneSimulation: Sendable {
             return published
         }
         // The clairvoyant: the regions the walk reaches next.
-        let budget = configuration.slots - configuration.appRegions
+        let budget = lane.phone.condition.budget
         let regions = foresee(walker, budget: budget, radio: radio)
         guard regions != state.regions else { return nil }
         let old = Set(state.regions)

@@ -6,12 +6,13 @@ public import WireProtocol
 
 /// One iPhone running an app with `RegionSync`, for simulations: iOS is `RegionSyncTesting`'s
 /// ``FakeRegionMonitor`` (the rules of `../shared/IOS.md`: 20 shared slots, enter on the first
-/// detection, exit 30 s after the last, no enter for a region added in range, the 0.1 s
-/// stop/start gap), the app is the library itself (``RegionApplier``, ``RegionEventLog``,
-/// ``RegionReportBuilder``), and time is a ``VirtualClock`` the simulation moves.
+/// detection, exit after the condition's delay since the last, no enter for a region added in
+/// range, the 0.1 s stop/start gap), the app is the library itself (``RegionApplier``,
+/// ``RegionEventLog``, ``RegionReportBuilder``), and time is a ``VirtualClock`` the simulation moves.
 ///
-/// The app runs only while awake: once at launch, and for ``wakeDuration`` seconds after every
-/// region event when ``Mode/suspended`` (each event runs it again). Awake, it ranges the beacons
+/// The app runs only while awake: once at launch, and for a run time drawn from its
+/// ``PhoneCondition/wakeWindow`` after every region event when ``Mode/suspended`` (each event runs
+/// it again); asleep, it hears beacons only at its background scans. Awake, it ranges the beacons
 /// it detects, reports every ``reportInterval`` seconds, and applies the newest `regions`
 /// message that has reached it (a retained message waits for the next wake). Asleep it does
 /// nothing: it cannot range, report or advertise.
@@ -28,8 +29,9 @@ public struct SimulatedPhone: Sendable {
     }
 
     public let mode: Mode
-    /// Seconds of run time per wake.
-    public let wakeDuration: Double
+    /// Its radio and iOS timings: each wake's run time, the background scan interval, the exit
+    /// delay, the in-range window, its slots.
+    public let condition: PhoneCondition
     /// Seconds between reports while awake.
     public let reportInterval: Double
     /// iOS.
@@ -41,6 +43,11 @@ public struct SimulatedPhone: Sendable {
     let clock: VirtualClock
     /// Report times are this date plus the simulated seconds.
     let epoch: Date
+    /// Draws each wake's run time (addressed by phone and wake).
+    let noise: CounterNoise
+    let client: Int
+    /// When a suspended phone's background scanner next listens (it hears nothing in between).
+    private var nextScan: Double
 
     /// When the app stops running (`.infinity` in the foreground).
     public private(set) var awakeUntil: Double
@@ -58,35 +65,72 @@ public struct SimulatedPhone: Sendable {
     /// Whether a message has been applied yet (its starts are set-up, not churn).
     public private(set) var applied = false
 
-    /// A phone whose app has `appRegions` regions of its own (they take slots, never BeaconFleet's).
+    /// A phone whose app has `appRegions` regions of its own (they take slots, never BeaconFleet's),
+    /// with the prompt iOS of IOS.md's rules: every step scanned, exit 30 s after the last
+    /// detection, `wakeDuration` seconds per wake.
     public init(
         mode: Mode = .suspended, slots: Int = 20, appRegions: Int = 0, wakeDuration: Double = 10, reportInterval: Double = 1,
         epoch: Date = Date(timeIntervalSince1970: 1_767_225_600)
     ) async {
+        await self.init(
+            mode: mode, slots: slots, condition: PhoneCondition(wakeWindow: wakeDuration...wakeDuration, budget: slots - appRegions),
+            reportInterval: reportInterval, epoch: epoch)
+    }
+
+    /// A phone in `condition` (its slots are BeaconFleet's of iOS's `slots`: the app's own regions
+    /// take the rest). `seed` and `client` address the draws of its wakes' run times and the phase of
+    /// its background scans.
+    public init(
+        mode: Mode = .suspended, slots: Int = 20, condition: PhoneCondition, reportInterval: Double = 1,
+        epoch: Date = Date(timeIntervalSince1970: 1_767_225_600), seed: UInt64 = 1, client: Int = 0
+    ) async {
         self.mode = mode
-        self.wakeDuration = wakeDuration
+        self.condition = condition
         self.reportInterval = reportInterval
         self.epoch = epoch
+        self.noise = CounterNoise(seed: seed)
+        self.client = client
         let clock = VirtualClock()
         let configuration = RegionSyncConfiguration(slotLimit: slots)
         self.clock = clock
-        monitor = FakeRegionMonitor(options: .init(slotLimit: slots), clock: clock)
+        monitor = FakeRegionMonitor(
+            options: .init(slotLimit: slots, exitDelay: .seconds(condition.exitDelay), inRangeWindow: .seconds(condition.inRangeWindow)),
+            clock: clock)
         applier = RegionApplier(monitor: monitor, configuration: configuration, clock: clock)
         log = RegionEventLog(configuration: configuration)
         builder = RegionReportBuilder(configuration: configuration)
-        awakeUntil = mode == .foreground ? .infinity : wakeDuration  // launched, awake once
-        for index in 0..<appRegions { await monitor.addAppRegion(identifier: "app-geofence-\(index)") }
+        nextScan = condition.scanInterval * noise.uniform(UInt64(client), 0x5CA4, 0)
+        awakeUntil = 0
+        awakeUntil = mode == .foreground ? .infinity : wakeWindow(0)  // launched, awake once
+        for index in 0..<max(0, slots - condition.budget) { await monitor.addAppRegion(identifier: "app-geofence-\(index)") }
+    }
+
+    /// The run time of wake number `index`, drawn from the condition's range.
+    private func wakeWindow(_ index: Int) -> Double {
+        let range = condition.wakeWindow
+        guard range.upperBound > range.lowerBound else { return range.lowerBound }
+        return range.lowerBound + (range.upperBound - range.lowerBound) * noise.uniform(UInt64(client), UInt64(index), 0x3A4E)
     }
 
     /// Whether the app runs at `time`.
     public func isAwake(at time: Double) -> Bool { time < awakeUntil }
 
     /// The radio delivered `beacons` at `time`: iOS's enters and exits fire, each waking the app.
-    /// Returns the events iOS delivered.
+    /// A suspended phone hears them only at its background scans (every
+    /// ``PhoneCondition/scanInterval`` seconds); a running one at every step. Returns the events
+    /// iOS delivered.
     @discardableResult
     public mutating func detect(_ beacons: [BeaconIdentity], at time: Double) async -> [RegionMonitorEvent] {
         clock.advance(to: instant(time))
-        await monitor.detect(beacons, at: clock.now)
+        var scanned = beacons
+        if condition.scanInterval > 0, !isAwake(at: time) {
+            if time + 1e-9 >= nextScan {
+                nextScan = time + condition.scanInterval
+            } else {
+                scanned = []
+            }
+        }
+        await monitor.detect(scanned, at: clock.now)
         let delivered = await monitor.delivered
         guard delivered.count > eventsRead else { return [] }
         let events = Array(delivered[eventsRead...])
@@ -105,7 +149,7 @@ public struct SimulatedPhone: Sendable {
         if woke, mode == .suspended {
             wakes += 1
             if !isAwake(at: time) { nextReport = time }
-            awakeUntil = max(awakeUntil, time + wakeDuration)
+            awakeUntil = max(awakeUntil, time + wakeWindow(wakes))
         }
         return events
     }
