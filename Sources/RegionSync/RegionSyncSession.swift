@@ -236,6 +236,10 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
                 })
         }
         for task in tasks { task.cancel() }
-        return try result.get()
+        // Not `result.get()`: its typed throws came with Swift 6's standard library, not the iOS 17 SDK's.
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        }
     }
 }
