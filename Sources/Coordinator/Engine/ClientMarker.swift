@@ -17,6 +17,7 @@ public struct ClientMarker: Sendable, Equatable {
     /// Whether iOS can wake the phone (``ClientSnapshot/wakeable``); the map marks the ones it cannot.
     public var wakeable: Wakeability
 
+    /// A marker; `wakeable` is unknown unless given.
     public init(
         id: String, kind: String, position: Position?, present: Bool, lastSeen: Int64, version: UInt64, wakeable: Wakeability = .unknown
     ) {

@@ -64,8 +64,9 @@ public final class CoordinatorMetrics: Sendable {
         plans = registry.makeCounter(name: "beaconfleet_coordinator_plans_total", help: "Planner runs")
         clients = registry.makeGauge(name: "beaconfleet_coordinator_clients", help: "Clients known")
         unwakeablePhones = registry.makeGauge(
-            name: "beaconfleet_coordinator_unwakeable_phones",
-            help: "Phones whose last report said iOS cannot wake them for region events (authorization, Background App Refresh, Low Power Mode)")
+            descriptor: MetricNameDescriptor(
+                namespace: "beaconfleet", subsystem: "coordinator", metricName: "unwakeable", unitName: "phones",
+                helpText: "Phones whose last report said iOS cannot wake them for region events (authorization, Background App Refresh, Low Power Mode)"))
         lastSightings = registry.makeGauge(
             name: "beaconfleet_coordinator_last_sightings_timestamp_seconds", help: "Unix time at which sightings were last applied")
         sightingsQueue = registry.makeGauge(
