@@ -105,9 +105,8 @@ struct LiveMapBrowserTests {
             highlighted = !truth.isEmpty && monitored == truth
             let ids = markers.map { $0[0] }
             let unwakeable = (page["nowake"] as? [String]) ?? []
-            if Set(ids) == expected, ids.count == expected.count, moved.isSuperset(of: expected), highlighted, unwakeable == [Self.unwakeable] {
-                break
-            }
+            let marked = unwakeable == [Self.unwakeable]
+            if Set(ids) == expected, ids.count == expected.count, moved.isSuperset(of: expected), highlighted, marked { break }
         }
         let page = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "the page answered")
         let ids = ((page["markers"] as? [[String]]) ?? []).map { $0[0] }

@@ -28,7 +28,8 @@ struct PhoneWakeabilityTests {
         try engine.feed(report("p2"), ClientReport(events: enter, phone: Self.wakeable), at: 0)
         try engine.feed(report("p3"), ClientReport(events: enter), at: 0)
         // A newer app's values this build does not know: read as absent, so unknown.
-        let newer: [UInt8] = Array(#"{"v":1,"phone":{"authorization":"alwaysPrecise","backgroundRefresh":"available","lowPower":false}}"#.utf8)
+        let newer: [UInt8] = Array(
+            #"{"v":1,"phone":{"authorization":"alwaysPrecise","backgroundRefresh":"available","lowPower":false}}"#.utf8)
         try engine.feed(report("p4"), newer, at: 0)
         #expect(engine.unwakeablePhones == 1)
         #expect(engine.snapshot(of: "p1")?.wakeable == .no)

@@ -14,7 +14,10 @@ final class FlakyEvents: Sendable {
     init(_ script: [([Int], Bool)]) { self.script = script }
 
     func subscribe() -> AsyncThrowingStream<Int, any Error> {
-        let n = subscriptions.withLock { $0 += 1; return $0 - 1 }
+        let n = subscriptions.withLock {
+            $0 += 1
+            return $0 - 1
+        }
         let (events, fails) = n < script.count ? script[n] : ([], false)
         return AsyncThrowingStream { continuation in
             for event in events { continuation.yield(event) }
@@ -51,7 +54,10 @@ struct MonitorEventPumpTests {
         let clock = VirtualClock()
         let reads = Mutex(0)
         let known = await MonitorEventPump.knownState(timeout: .seconds(2), interval: .milliseconds(100), clock: clock) {
-            reads.withLock { $0 += 1; return $0 < 4 ? RegionState.unknown : .inside }
+            reads.withLock {
+                $0 += 1
+                return $0 < 4 ? RegionState.unknown : .inside
+            }
         }
         #expect(known == .inside && reads.withLock { $0 } == 4)
         #expect(clock.now.offset == .milliseconds(300))

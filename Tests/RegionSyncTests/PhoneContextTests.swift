@@ -28,12 +28,14 @@ struct PhoneContextTests {
         let session = RegionSyncSession(
             client: try Identifier("phone-5"), topics: try Topics(), transport: transport,
             applier: RegionApplier(monitor: monitor, configuration: configuration), events: RegionEventLog(configuration: configuration),
-            options: .init(wakeBudget: .seconds(30), reportReserve: .seconds(5), regionsWait: .milliseconds(100), linger: .milliseconds(100)),
+            options: .init(
+                wakeBudget: .seconds(30), reportReserve: .seconds(5), regionsWait: .milliseconds(100), linger: .milliseconds(100)),
             context: context)
         let outcome = await session.wake()
         #expect(outcome.reportsPublished == 1, "\(outcome.errors)")
         let expected = PhoneStatus(
-            backEnd: .monitor, os: "iOS 17.5.1", authorization: .whenInUse, backgroundRefresh: .available, lowPower: false, launch: .location)
+            backEnd: .monitor, os: "iOS 17.5.1", authorization: .whenInUse, backgroundRefresh: .available, lowPower: false,
+            launch: .location)
         #expect(outcome.lastReport?.phone == expected)
         let published = try #require(transport.published.withLock { $0 }.last)
         #expect(try WireCoding.decode(ClientReport.self, from: published.payload, topic: "report").phone == expected)

@@ -177,7 +177,8 @@ struct SightingsBatchDecoderTests {
             [0xEF, 0xBF],  // U+FFFD itself, cut short
         ] as [[UInt8]])
     func stringsMustBeUTF8(gateway: [UInt8]) {
-        let payload = Array(#"{"v":1,"seq":1,"gateway":""#.utf8) + gateway + Array(#"","start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[]}"#.utf8)
+        let rest = #"","start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[]}"#
+        let payload = Array(#"{"v":1,"seq":1,"gateway":""#.utf8) + gateway + Array(rest.utf8)
         do {
             _ = try SightingsBatchDecoder().decode(payload, topic: topic)
             Issue.record("accepted the gateway bytes \(gateway)")
@@ -190,7 +191,8 @@ struct SightingsBatchDecoderTests {
     @Test("well-formed non-ASCII strings, U+FFFD included, are accepted")
     func wellFormedStrings() throws {
         for gateway in ["gw-1", "gé-1", "門-1", "\u{1F600}", "\u{FFFD}"] {
-            let payload = #"{"v":1,"seq":1,"gateway":"\#(gateway)","start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[]}"#
+            let payload =
+                #"{"v":1,"seq":1,"gateway":"\#(gateway)","start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[]}"#
             let batch = try SightingsBatchDecoder().decode(Array(payload.utf8), topic: topic, gateway: gateway)
             #expect(batch.seq == 1)
         }

@@ -66,7 +66,9 @@ public final class CoordinatorMetrics: Sendable {
         unwakeablePhones = registry.makeGauge(
             descriptor: MetricNameDescriptor(
                 namespace: "beaconfleet", subsystem: "coordinator", metricName: "unwakeable", unitName: "phones",
-                helpText: "Phones whose last report said iOS cannot wake them for region events (authorization, Background App Refresh, Low Power Mode)"))
+                helpText:
+                    "Phones whose last report said iOS cannot wake them for region events (authorization, Background App Refresh, Low Power Mode)"
+            ))
         lastSightings = registry.makeGauge(
             name: "beaconfleet_coordinator_last_sightings_timestamp_seconds", help: "Unix time at which sightings were last applied")
         sightingsQueue = registry.makeGauge(
