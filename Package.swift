@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 /// How release builds link the executables on Linux: the Swift runtime and Foundation statically
@@ -22,10 +22,24 @@ let agentReleaseLinkFlags =
         "-Xlinker", "--no-warn-symbol-ordering",
     ]
 
+/// The `Server` trait, on by default: every product of another package is a dependency only with
+/// it. The phone library (BeaconKit, WireProtocol, RegionSync, RegionSyncTesting,
+/// RegionSyncCoreLocation) depends on no other package, so an app that adds this package with
+/// `traits: []` (docs/regionsync.md) resolves and checks out none of the server's packages;
+/// this repository's own builds (`swift build`, `swift test`, scripts/, Benchmarks/) get it by default.
+let server: Set<String> = ["Server"]
+
+/// A product of another package that only the server side uses (and only on `platforms`, when
+/// given): resolved, fetched and linked only with the `Server` trait. The MQTT transport's
+/// Linux-only dependencies go through here too: `serverProduct("NIOPosix", "swift-nio", platforms: [.linux])`.
+func serverProduct(_ name: String, _ package: String, platforms: [Platform]? = nil) -> Target.Dependency {
+    .product(name: name, package: package, condition: platforms.map { .when(platforms: $0, traits: server) } ?? .when(traits: server))
+}
+
 /// The products of other packages that several targets depend on, named once.
-let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
-let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
-let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let argumentParser = serverProduct("ArgumentParser", "swift-argument-parser")
+let logging = serverProduct("Logging", "swift-log")
+let serviceLifecycle = serverProduct("ServiceLifecycle", "swift-service-lifecycle")
 
 let package = Package(
     name: "BeaconFleet",
@@ -48,6 +62,12 @@ let package = Package(
         .library(name: "RegionSyncCoreLocation", targets: ["RegionSyncCoreLocation"]),
         .library(name: "RegionSyncMQTT", targets: ["RegionSyncMQTT"]),
     ],
+    traits: [
+        .trait(name: "Server", description: "The coordinator, the agent and their tools: every dependency on another package."),
+        .default(enabledTraits: server),
+    ],
+    // Each used only through serverProduct (the Server trait). The MQTT transport's swift-nio and
+    // swift-nio-ssl (Linux only) belong here too, likewise used only through serverProduct.
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -102,11 +122,11 @@ let package = Package(
                 "BeaconKit", "Planner", "WireProtocol", "MQTT",
                 logging,
                 serviceLifecycle,
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                serverProduct("UnixSignals", "swift-service-lifecycle"),
+                serverProduct("GRDB", "GRDB.swift"),
+                serverProduct("Hummingbird", "hummingbird"),
+                serverProduct("Metrics", "swift-metrics"),
+                serverProduct("Prometheus", "swift-prometheus"),
             ]
         ),
 

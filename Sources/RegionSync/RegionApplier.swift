@@ -1,4 +1,4 @@
-public import BeaconKit
+import BeaconKit
 public import WireProtocol
 
 /// Applies `regions` messages to a ``RegionMonitor`` by iOS's rules (see IOS.md):
@@ -110,7 +110,7 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
             ours = ownRegions(held)
             if !completed { break }
             // iOS holds fewer than asked: give the slots it accepted to the plan's first regions.
-            let accepted = wanted.count(where: { ours[$0.id] == $0.identity })
+            let accepted = wanted.lazy.filter { ours[$0.id] == $0.identity }.count
             if accepted == wanted.count { break }
             wanted = Array(target.prefix(ours.count))
         }

@@ -1,3 +1,5 @@
+public import WireProtocol
+
 /// What iOS offers for monitoring beacon regions, reduced to what ``RegionApplier`` needs, so the
 /// logic runs (and is tested) without Core Location. `RegionSyncCoreLocation` adapts
 /// `CLLocationManager` and `CLMonitor`; `RegionSyncTesting` has a fake that follows iOS's rules.
@@ -18,4 +20,18 @@ public protocol RegionMonitor: Sendable {
     /// The events iOS delivers. One stream for the monitor's lifetime, for one consumer
     /// (``RegionEventLog/consume(_:)``); events are buffered until it reads them.
     var events: AsyncStream<RegionMonitorEvent> { get }
+    /// Which Core Location back end this is, for the report's `phone.backEnd`; `nil` (the
+    /// default) for a monitor that is neither, such as a test double.
+    var backEnd: RegionMonitorBackEnd? { get }
+    /// The app's location authorization as the monitor reads it, for the report's
+    /// `phone.authorization`; `nil` (the default) when it cannot tell.
+    func locationAuthorization() async -> LocationAuthorization?
+}
+
+extension RegionMonitor {
+    /// No back end to name.
+    public var backEnd: RegionMonitorBackEnd? { nil }
+
+    /// Authorization unknown.
+    public func locationAuthorization() async -> LocationAuthorization? { nil }
 }

@@ -14,23 +14,28 @@ public struct RegionReportBuilder: Sendable {
     ///
     /// - `ranged`: the beacons ranged since the last report;
     /// - `events`: the enters and exits since the last report (``RegionEventLog/takeEvents()``);
-    /// - `version`: the `regions` version applied (``RegionApplier/appliedVersion``).
+    /// - `version`: the `regions` version applied (``RegionApplier/appliedVersion``);
+    /// - `phone`: what the phone is (``PhoneContext/status(backEnd:authorization:)``).
     public func report(
         held: [MonitoredRegion], ranged: [RangedBeacon], events: [RegionEvent], version: UInt64?,
-        advertising: AdvertisedIdentity? = nil, time: Date = Date()
+        advertising: AdvertisedIdentity? = nil, phone: PhoneStatus? = nil, time: Date = Date()
     ) -> ClientReport {
         let monitored = held.filter { !$0.isUnmonitored }.compactMap { configuration.region(forIdentifier: $0.identifier) }.sorted()
         return ClientReport(
             time: time, ranged: ranged, events: events, monitored: Array(monitored.prefix(ClientReport.maximumMonitored)),
-            budget: min(configuration.budget(held: held), ClientReport.maximumBudget), advertising: advertising, version: version)
+            budget: min(configuration.budget(held: held), ClientReport.maximumBudget), advertising: advertising, version: version,
+            phone: phone)
     }
 
-    /// A report with what `monitor` holds now.
+    /// A report with what `monitor` holds now, and `phone` from `context` with the monitor's back
+    /// end and location authorization.
     public func report(
         from monitor: any RegionMonitor, ranged: [RangedBeacon], events: [RegionEvent], version: UInt64?,
-        advertising: AdvertisedIdentity? = nil, time: Date = Date()
+        advertising: AdvertisedIdentity? = nil, context: PhoneContext = PhoneContext(), time: Date = Date()
     ) async -> ClientReport {
-        report(
-            held: await monitor.monitoredRegions(), ranged: ranged, events: events, version: version, advertising: advertising, time: time)
+        let phone = context.status(backEnd: monitor.backEnd, authorization: await monitor.locationAuthorization())
+        return report(
+            held: await monitor.monitoredRegions(), ranged: ranged, events: events, version: version, advertising: advertising,
+            phone: phone, time: time)
     }
 }

@@ -44,7 +44,7 @@ public struct RegionSyncConfiguration: Sendable, Hashable {
     /// The slots BeaconFleet may use while iOS holds `held`: the limit less every region that is
     /// not BeaconFleet's, capped by ``maximumBudget``, never negative.
     public func budget(held: [MonitoredRegion]) -> Int {
-        let others = held.count(where: { !owns($0.identifier) })
+        let others = held.lazy.filter { !owns($0.identifier) }.count  // count(where:) is not in the iOS 17 SDK's standard library
         let free = max(0, slotLimit - others)
         return maximumBudget.map { min(free, max(0, $0)) } ?? free
     }

@@ -50,10 +50,12 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
     /// The monitor's events since the last report.
     public let events: RegionEventLog
     public let options: Options
+    /// What the app says about the phone in every report of this wake (``PhoneContext``).
+    public let context: PhoneContext
 
     public init(
         client: Identifier, topics: Topics, transport: any RegionSyncTransport, applier: RegionApplier<C>, events: RegionEventLog,
-        options: Options = Options()
+        options: Options = Options(), context: PhoneContext = PhoneContext()
     ) {
         self.client = client
         self.topics = topics
@@ -61,6 +63,7 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         self.applier = applier
         self.events = events
         self.options = options
+        self.context = context
     }
 
     /// Runs one wake. `ranged` are the beacons ranged during it; `advertising` the identity the
@@ -160,7 +163,8 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
     ) async -> PendingReport? {
         let taken = await events.takeEvents()
         let report = await RegionReportBuilder(configuration: applier.configuration).report(
-            from: applier.monitor, ranged: ranged, events: taken, version: await applier.appliedVersion, advertising: advertising)
+            from: applier.monitor, ranged: ranged, events: taken, version: await applier.appliedVersion, advertising: advertising,
+            context: context)
         let payload: [UInt8]
         do {
             payload = try WireCoding.encode(report)
@@ -236,6 +240,10 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
                 })
         }
         for task in tasks { task.cancel() }
-        return try result.get()
+        // Not `result.get()`: its typed throws came with Swift 6's standard library, not the iOS 17 SDK's.
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        }
     }
 }

@@ -2,11 +2,14 @@
     import BeaconKit
     public import CoreLocation
     public import Foundation
+    import os
     public import RegionSync
     public import WireProtocol
 
     /// A ``RegionMonitor`` over `CLLocationManager` (region monitoring with a delegate): thin
-    /// forwarding only; the rules live in `RegionApplier`.
+    /// forwarding only; the rules live in `RegionApplier`. The default back end (`classic` in
+    /// reports): unlike `CLMonitor` it wakes the app when the user turns the screen on inside a
+    /// region (``notifyEntryStateOnDisplay``), and needs no `CLServiceSession` on iOS 18.
     ///
     /// Create it on the main thread early in `application(_:didFinishLaunchingWithOptions:)`, so
     /// that the delegate is set before iOS delivers the event that launched the app; the events are
@@ -16,14 +19,18 @@
     public final class LocationManagerRegionMonitor: NSObject, RegionMonitor {
         /// The manager; this monitor is its delegate.
         public let manager: CLLocationManager
+        /// The events iOS delivers, buffered until read.
         public nonisolated let events: AsyncStream<RegionMonitorEvent>
         private nonisolated let continuation: AsyncStream<RegionMonitorEvent>.Continuation
         /// Regions started through this monitor, for `requestState` before iOS lists them.
         private var started: [String: CLBeaconRegion] = [:]
-        private var ranged: [RangedBeacon] = []
+        /// Beacons ranged since the last ``takeRanged()``; the delegate appends from whatever thread
+        /// Core Location calls it on (`MainActor.assumeIsolated` would need iOS 17).
+        private nonisolated let ranged = OSAllocatedUnfairLock(initialState: [RangedBeacon]())
         /// Whether iOS sends the state when the user turns the screen on inside a region (a wake without a crossing).
         public var notifyEntryStateOnDisplay = true
 
+        /// A monitor over `manager`, which it becomes the delegate of.
         public init(manager: CLLocationManager = CLLocationManager()) {
             self.manager = manager
             (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
@@ -31,6 +38,15 @@
             manager.delegate = self
         }
 
+        /// `classic`, for the report.
+        public nonisolated var backEnd: RegionMonitorBackEnd? { .classic }
+
+        /// The manager's `authorizationStatus`, for the report.
+        public func locationAuthorization() -> LocationAuthorization? {
+            LocationAuthorization(manager.authorizationStatus)
+        }
+
+        /// Starts monitoring `region` (`startMonitoring(for:)`), notified on entry, exit and display.
         public func startMonitoring(_ region: BeaconRegion) {
             guard let uuid = UUID(uuidString: region.identity.uuid.description) else { return }
             let beaconRegion = CLBeaconRegion(
@@ -42,6 +58,7 @@
             manager.startMonitoring(for: beaconRegion)
         }
 
+        /// Stops every region of the manager registered under `identifier`.
         public func stopMonitoring(identifier: String) {
             started[identifier] = nil
             for region in manager.monitoredRegions where region.identifier == identifier {
@@ -49,12 +66,14 @@
             }
         }
 
+        /// Asks iOS for the region's state; the answer comes through `didDetermineState`.
         public func requestState(identifier: String) {
             if let region = manager.monitoredRegions.first(where: { $0.identifier == identifier }) ?? started[identifier] {
                 manager.requestState(for: region)
             }
         }
 
+        /// The manager's `monitoredRegions`: every region of the app, its own included.
         public func monitoredRegions() -> [MonitoredRegion] {
             manager.monitoredRegions.map { region in
                 guard let beacon = region as? CLBeaconRegion, let uuid = BeaconUUID(beacon.uuid.uuidString) else {
@@ -77,8 +96,10 @@
 
         /// The beacons ranged since the last call, for the report.
         public func takeRanged() -> [RangedBeacon] {
-            defer { ranged.removeAll() }
-            return ranged
+            ranged.withLock { ranged in
+                defer { ranged.removeAll() }
+                return ranged
+            }
         }
 
         static func constraint(_ uuid: UUID, _ identity: RegionIdentity) -> CLBeaconIdentityConstraint {
@@ -91,14 +112,17 @@
     }
 
     extension LocationManagerRegionMonitor: CLLocationManagerDelegate {
+        /// An enter, as an event.
         public nonisolated func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion) {
             continuation.yield(.enter(identifier: region.identifier))
         }
 
+        /// An exit, as an event.
         public nonisolated func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion) {
             continuation.yield(.exit(identifier: region.identifier))
         }
 
+        /// A state (asked for, or sent when the screen turns on inside a region), as an event.
         public nonisolated func locationManager(_ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion)
         {
             let mapped: RegionState =
@@ -110,6 +134,7 @@
             continuation.yield(.state(identifier: region.identifier, mapped))
         }
 
+        /// A refused region (typically code 5, past the limit), as a failure event.
         public nonisolated func locationManager(
             _ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error
         ) {
@@ -118,6 +143,7 @@
                 .failure(identifier: region?.identifier ?? "", RegionMonitorError(code: code, message: error.localizedDescription)))
         }
 
+        /// Ranged beacons, kept for the next ``LocationManagerRegionMonitor/takeRanged()``.
         public nonisolated func locationManager(
             _ manager: CLLocationManager, didRange beacons: [CLBeacon], satisfying constraint: CLBeaconIdentityConstraint
         ) {
@@ -127,8 +153,7 @@
                     uuid: beacon.uuid.uuidString, major: beacon.major.uint16Value, minor: beacon.minor.uint16Value,
                     rssi: beacon.rssi, accuracy: beacon.accuracy, proximity: proximity[beacon.proximity])
             }
-            // Core Location calls the delegate on the thread the manager was created on: the main thread.
-            MainActor.assumeIsolated { ranged.append(contentsOf: reported) }
+            ranged.withLock { $0.append(contentsOf: reported) }
         }
     }
 #endif

@@ -90,6 +90,18 @@ import Testing
         #expect(BeaconIdentity(storageText: "0:1:2:3") == nil)
     }
 
+    @Test func regionIdentitiesSurviveTheirDescription() throws {
+        let uuid = try #require(BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"))
+        for identity in [RegionIdentity(uuid: uuid), RegionIdentity(uuid: uuid, major: 7), RegionIdentity(uuid: uuid, major: 0, minor: 9)] {
+            #expect(RegionIdentity(identity.description) == identity)
+        }
+        #expect(RegionIdentity("e2c56db5-dffb-48d2-b060-d0f5a71096e0:1") == RegionIdentity(uuid: uuid, major: 1))
+        let full = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+        for text in ["", "\(full):", "\(full):1:2:3", "E2C56DB5:1", "\(full):65536", "\(full):-1", "\(full)::2", "\(full):1:x"] {
+            #expect(RegionIdentity(text) == nil, "\(text)")
+        }
+    }
+
     @Test func decodedBeaconsCarryTheirIdentity() {
         let uuid = BeaconUUID(high: 1, low: 2)
         #expect(

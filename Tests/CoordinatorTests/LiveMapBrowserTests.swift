@@ -14,6 +14,8 @@ import WireProtocol
 struct LiveMapBrowserTests {
     let topics = try! Topics()
     static let phones = ["phone-a", "phone-b", "phone-c"]
+    /// The phone that reports When In Use authorization: iOS cannot wake it, and the map says so.
+    static let unwakeable = "phone-c"
     static let tagUUID = "5A1D0000-BEAC-4F1E-9E70-000000000001"  // a tag the museum's clients.csv admits
     static let tag = "\(tagUUID).7.1"
 
@@ -77,6 +79,8 @@ struct LiveMapBrowserTests {
             JSON.stringify({stream: document.body.dataset.stream,
               markers: [...document.querySelectorAll('svg [data-client-id]')].map(e => [e.dataset.clientId, e.dataset.x, e.dataset.y, e.dataset.kind]),
               monitored: [...document.querySelectorAll('[data-region-id][data-monitored="true"]')].map(e => e.dataset.regionId),
+              nowake: [...document.querySelectorAll('svg [data-client-id][data-wake="no"]')]
+                .filter(e => getComputedStyle(e.querySelector('text.nowake')).display !== 'none').map(e => e.dataset.clientId),
               url: location.search})
             """
         var first: [String: [String]] = [:]
@@ -100,7 +104,9 @@ struct LiveMapBrowserTests {
             let truth = Set(await core.client("phone-a")?.regions ?? [])
             highlighted = !truth.isEmpty && monitored == truth
             let ids = markers.map { $0[0] }
-            if Set(ids) == expected, ids.count == expected.count, moved.isSuperset(of: expected), highlighted { break }
+            let unwakeable = (page["nowake"] as? [String]) ?? []
+            let marked = unwakeable == [Self.unwakeable]
+            if Set(ids) == expected, ids.count == expected.count, moved.isSuperset(of: expected), highlighted, marked { break }
         }
         let page = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "the page answered")
         let ids = ((page["markers"] as? [[String]]) ?? []).map { $0[0] }
@@ -108,6 +114,7 @@ struct LiveMapBrowserTests {
         #expect(ids.sorted() == expected.sorted(), "one marker per client: \(last)")
         #expect(moved.isSuperset(of: expected), "every marker moved; moved: \(moved.sorted())")
         #expect(highlighted, "phone-a's monitored set is highlighted: \(last)")
+        #expect(page["nowake"] as? [String] == [Self.unwakeable], "only the When In Use phone is marked and labelled: \(last)")
         #expect(!(page["url"] as? String ?? "").contains("token"), "the token left the address bar")
         let png = try await browser.screenshot(session: session)
         let artifacts = SharedData.packageRoot.appendingPathComponent(".build/artifacts", isDirectory: true)
@@ -131,7 +138,12 @@ struct LiveMapBrowserTests {
                 let ranged = RangedBeacon(
                     uuid: region.identity.uuidString, major: region.identity.major ?? 0, minor: region.identity.minor ?? 0, rssi: -58)
                 try await publisher.publish(
-                    topic: topics.clientReport(try Identifier(phone)), payload: try WireCoding.encode(ClientReport(ranged: [ranged])),
+                    topic: topics.clientReport(try Identifier(phone)),
+                    payload: try WireCoding.encode(
+                        ClientReport(
+                            ranged: [ranged],
+                            phone: PhoneStatus(
+                                authorization: phone == unwakeable ? .whenInUse : .always, backgroundRefresh: .available, lowPower: false))),
                     qos: .atLeastOnce)
             }
             // The tag goes back and forth between the two gateways (9 m apart).

@@ -89,6 +89,9 @@ struct CodecRoundTripTests {
             ),
             (#"{"v":1,"advertising":{"uuid":"x","major":1,"minor":1}}"#, "field advertising.uuid: not a UUID"),
             (#"{"v":1,"events":[{"type":"wander","region":"a"}]}"#, "field events[0].type"),
+            (#"{"v":1,"phone":{"authorization":1}}"#, "field phone.authorization"),
+            (#"{"v":1,"phone":{"lowPower":"yes"}}"#, "field phone.lowPower"),
+            (#"{"v":1,"phone":"classic"}"#, "field phone"),
             (#"{"v":2}"#, #"has "v": 2"#),
             (#"{"budget":3}"#, "missing field v"),
             (#"not json"#, "not valid JSON"),
@@ -101,6 +104,53 @@ struct CodecRoundTripTests {
         let text = error.map { "\($0)" } ?? ""
         #expect(text.contains(expected), "\(text)")
         #expect(text.contains(topic), "\(text)")
+    }
+
+    @Test("the phone's status round-trips, and values this build does not know read as absent, never as an error")
+    func phoneStatus() throws {
+        let topic = "beaconfleet/v1/clients/p1/report"
+        func decode(_ bytes: [UInt8]) throws -> ClientReport {
+            try bytes.withUnsafeBytes { buffer throws(WireError) in try ClientReport.decode(buffer, topic: topic) }
+        }
+        let status = PhoneStatus(
+            backEnd: .monitor, os: "iOS 18.2", authorization: .always, backgroundRefresh: .available, lowPower: false, launch: .location)
+        let bytes = try WireCoding.encode(ClientReport(phone: status))
+        let written = #""phone":{"authorization":"always","backEnd":"monitor","backgroundRefresh":"available","launch":"location","#
+        #expect(String(decoding: bytes, as: UTF8.self).contains(written + #""lowPower":false,"os":"iOS 18.2"}"#))
+        #expect(try decode(bytes).phone == status)
+        #expect(status.wakeability == .yes)
+
+        let newer =
+            #"{"v":1,"phone":{"backEnd":"bluetooth","authorization":"alwaysPrecise","backgroundRefresh":"sometimes","launch":"widget","#
+            + #""lowPower":false,"os":"iOS 27","future":{"x":1}}}"#
+        let read = try decode(Array(newer.utf8)).phone
+        #expect(read == PhoneStatus(os: "iOS 27", lowPower: false))
+        #expect(read?.wakeability == .unknown, "an unknown authorization never makes a phone wakeable")
+        #expect(try decode(Array(#"{"v":1}"#.utf8)).phone == nil)
+        #expect(try decode(Array(#"{"v":1,"phone":{}}"#.utf8)).phone == PhoneStatus())
+
+        let long = ClientReport(phone: PhoneStatus(os: String(repeating: "x", count: PhoneStatus.maximumOSBytes + 1)))
+        let longBytes = try WireCoding.encode(long)
+        let error = #expect(throws: WireError.self) { try decode(longBytes) }
+        #expect(error.map { "\($0)" }?.contains("field phone.os: longer than 64 bytes") == true)
+    }
+
+    @Test(
+        "a phone is wakeable only when everything that decides it was stated and allows it",
+        arguments: [
+            (PhoneStatus(), Wakeability.unknown),
+            (PhoneStatus(backEnd: .classic, os: "iOS 17.5", launch: .user), .unknown),
+            (PhoneStatus(authorization: .always), .unknown),
+            (PhoneStatus(authorization: .always, backgroundRefresh: .available), .unknown),
+            (PhoneStatus(authorization: .always, backgroundRefresh: .available, lowPower: false), .yes),
+            (PhoneStatus(authorization: .whenInUse), .no),
+            (PhoneStatus(authorization: .notDetermined, backgroundRefresh: .available, lowPower: false), .no),
+            (PhoneStatus(authorization: .always, backgroundRefresh: .denied, lowPower: false), .no),
+            (PhoneStatus(backgroundRefresh: .restricted), .no),
+            (PhoneStatus(authorization: .always, backgroundRefresh: .available, lowPower: true), .no),
+        ])
+    func wakeability(_ status: PhoneStatus, _ expected: Wakeability) {
+        #expect(status.wakeability == expected)
     }
 
     @Test("reports past the size limit or with too many monitored ids are refused")

@@ -167,6 +167,37 @@ struct SightingsBatchDecoderTests {
         }
     }
 
+    @Test(
+        "a string field must be well-formed UTF-8, even where repairing it would keep its length",
+        arguments: [
+            [0xF0, 0x9F, 0x98, 0x78],  // a four-byte sequence cut short before ASCII: one U+FFFD, three bytes
+            [0xC0, 0xAF],  // an overlong "/"
+            [0xED, 0xA0, 0x80],  // a UTF-16 surrogate
+            [0x67, 0xFF],
+            [0xEF, 0xBF],  // U+FFFD itself, cut short
+        ] as [[UInt8]])
+    func stringsMustBeUTF8(gateway: [UInt8]) {
+        let rest = #"","start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[]}"#
+        let payload = Array(#"{"v":1,"seq":1,"gateway":""#.utf8) + gateway + Array(rest.utf8)
+        do {
+            _ = try SightingsBatchDecoder().decode(payload, topic: topic)
+            Issue.record("accepted the gateway bytes \(gateway)")
+        } catch {
+            #expect(error.description.contains("field gateway"), "\(error)")
+            #expect(error.description.contains("not valid UTF-8"), "\(error)")
+        }
+    }
+
+    @Test("well-formed non-ASCII strings, U+FFFD included, are accepted")
+    func wellFormedStrings() throws {
+        for gateway in ["gw-1", "gé-1", "門-1", "\u{1F600}", "\u{FFFD}"] {
+            let payload =
+                #"{"v":1,"seq":1,"gateway":"\#(gateway)","start":"2026-11-23T09:00:00Z","end":"2026-11-23T09:00:01Z","sightings":[]}"#
+            let batch = try SightingsBatchDecoder().decode(Array(payload.utf8), topic: topic, gateway: gateway)
+            #expect(batch.seq == 1)
+        }
+    }
+
     @Test("v other than 1 and oversized payloads get their own errors")
     func versionAndSize() {
         #expect(throws: WireError.unsupportedVersion(topic: topic, version: 2)) {

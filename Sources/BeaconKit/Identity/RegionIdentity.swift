@@ -4,7 +4,7 @@
 /// A UUID alone is a venue-wide wildcard region, UUID + major a wildcard over one group of
 /// beacons (for example a level), UUID + major + minor one beacon. The topology's regions, the
 /// phone library's monitored regions and the wire's region references all mean this.
-public struct RegionIdentity: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct RegionIdentity: Sendable, Hashable, Comparable, LosslessStringConvertible {
     public var uuid: BeaconUUID
     public var major: UInt16?
     public var minor: UInt16?
@@ -41,6 +41,16 @@ public struct RegionIdentity: Sendable, Hashable, Comparable, CustomStringConver
         if let major { text += ":\(major)" }
         if let minor { text += ":\(minor)" }
         return text
+    }
+
+    /// Reads ``description``'s form back: `UUID`, `UUID:MAJOR` or `UUID:MAJOR:MINOR`; `nil` for
+    /// anything else.
+    public init?(_ description: String) {
+        let parts = description.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count), let uuid = BeaconUUID(parts[0]) else { return nil }
+        let numbers = parts.dropFirst().map { UInt16($0) }
+        guard !numbers.contains(nil) else { return nil }
+        self.init(uuid: uuid, major: numbers.first ?? nil, minor: numbers.dropFirst().first ?? nil)
     }
 
     public static func < (lhs: RegionIdentity, rhs: RegionIdentity) -> Bool {

@@ -14,19 +14,25 @@ public struct ClientMarker: Sendable, Equatable {
     public var lastSeen: Int64
     /// The last published `regions` version (0: none yet).
     public var version: UInt64
+    /// Whether iOS can wake the phone (``ClientSnapshot/wakeable``); the map marks the ones it cannot.
+    public var wakeable: Wakeability
 
-    public init(id: String, kind: String, position: Position?, present: Bool, lastSeen: Int64, version: UInt64) {
+    /// A marker; `wakeable` is unknown unless given.
+    public init(
+        id: String, kind: String, position: Position?, present: Bool, lastSeen: Int64, version: UInt64, wakeable: Wakeability = .unknown
+    ) {
         self.id = id
         self.kind = kind
         self.position = position
         self.present = present
         self.lastSeen = lastSeen
         self.version = version
+        self.wakeable = wakeable
     }
 
     /// Appends this marker as a JSON object:
-    /// `{"id":…,"kind":…,"x":…,"y":…,"level":…,"confidence":…,"present":…,"lastSeen":…,"version":…}`
-    /// (`x`, `y`, `level`, `confidence` null when unplaced).
+    /// `{"id":…,"kind":…,"x":…,"y":…,"level":…,"confidence":…,"present":…,"lastSeen":…,"version":…,"wakeable":…}`
+    /// (`x`, `y`, `level`, `confidence` null when unplaced; `wakeable` `yes`, `no` or `unknown`).
     public func appendJSON(to out: inout [UInt8]) {
         out.append(contentsOf: "{\"id\":".utf8)
         JSONBytes.appendString(id, to: &out)
@@ -48,7 +54,9 @@ public struct ClientMarker: Sendable, Equatable {
         JSONBytes.appendInteger(lastSeen, to: &out)
         out.append(contentsOf: ",\"version\":".utf8)
         JSONBytes.appendUnsigned(version, to: &out)
-        out.append(UInt8(ascii: "}"))
+        out.append(contentsOf: ",\"wakeable\":\"".utf8)
+        out.append(contentsOf: wakeable.rawValue.utf8)
+        out.append(contentsOf: "\"}".utf8)
     }
 }
 

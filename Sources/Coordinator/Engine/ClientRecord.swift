@@ -1,6 +1,7 @@
 import BeaconKit
 import Planner
 import Topology
+import WireProtocol
 
 /// One observation kept for a client, compactly: which anchor, how strong, when.
 /// `anchor` ≥ 0 is a gateway index; < 0 is region `-(anchor + 1)` (a beacon the phone ranged),
@@ -105,6 +106,11 @@ struct ClientRecord: Sendable {
     var vanished: [String] = []
     /// Why the next publish happens, when not simply `moved`.
     var reason: PlanReason?
+    /// What the phone last said about itself (its report's `phone`); `nil` until it says.
+    var phone: PhoneStatus?
+
+    /// Whether iOS can wake the phone, by what it last said (never said: unknown).
+    var wakeability: Wakeability { phone?.wakeability ?? .unknown }
 
     init(id: String) {
         self.id = id

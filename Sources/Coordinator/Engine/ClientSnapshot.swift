@@ -16,4 +16,9 @@ public struct ClientSnapshot: Codable, Sendable, Equatable {
     public var kind: String
     public var present: Bool
     public var advertising: String?
+    /// Whether iOS can wake the phone for region events, by its last report's `phone`: `yes`,
+    /// `no` (located only while its app is open), `unknown` (never said; tags).
+    public var wakeable: Wakeability = .unknown
+    /// What the phone last said about itself (back end, OS, authorization, …); absent until it says.
+    public var phone: PhoneStatus?
 }

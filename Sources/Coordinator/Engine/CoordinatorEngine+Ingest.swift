@@ -291,6 +291,15 @@ extension CoordinatorEngine {
                 record.reason = .budget
             }
         }
+        // What the phone says about itself: whether iOS can wake it at all (the map shows it).
+        if let phone = report.phone {
+            let before = record.wakeability
+            record.phone = phone
+            if before != record.wakeability {
+                unwakeablePhones += (record.wakeability == .no ? 1 : 0) - (before == .no ? 1 : 0)
+                if tracksTouched { touched.append(index) }
+            }
+        }
         table.records[Int(index)] = record
         if let advertising = report.advertising, let key = advertising.identity {
             adopt(beacon: key, for: index, now: now)

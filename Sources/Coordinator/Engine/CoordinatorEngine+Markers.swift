@@ -32,7 +32,7 @@ extension CoordinatorEngine {
     func marker(_ record: ClientRecord) -> ClientMarker {
         ClientMarker(
             id: record.id, kind: record.isPhone ? "phone" : "tag", position: position(record), present: record.present,
-            lastSeen: record.lastSeen, version: record.version)
+            lastSeen: record.lastSeen, version: record.version, wakeable: record.wakeability)
     }
 
     /// Every gateway of the topology, online or not (by its retained status).

@@ -80,6 +80,8 @@ public final class CoordinatorEngine {
 
     /// Every client, by index, id and advertised identity.
     var table = ClientTable()
+    /// Clients whose last report said iOS cannot wake them (``ClientRecord/wakeability`` `.no`).
+    public internal(set) var unwakeablePhones = 0
     /// Per gateway: the clients it covers, whether it is online, its last batch.
     var gateways: GatewayCoverage
     var dirtyClients: [Int32] = []
@@ -131,7 +133,7 @@ public final class CoordinatorEngine {
             id: record.id, version: record.version, regions: record.regions.map { venue.id(ofRegion: $0) },
             inside: record.inside.map { venue.id(ofRegion: $0) }, position: position(record),
             lastSeen: Date(timeIntervalSince1970: Double(record.lastSeen) / 1000), kind: record.isPhone ? "phone" : "tag",
-            present: record.present, advertising: record.beacon?.clientIdentifier)
+            present: record.present, advertising: record.beacon?.clientIdentifier, wakeable: record.wakeability, phone: record.phone)
     }
 
     /// Takes the outputs decided since the last call, in order.
@@ -482,6 +484,7 @@ public final class CoordinatorEngine {
 
     func remove(_ index: Int32) {
         guard let record = table.remove(index) else { return }
+        if record.wakeability == .no { unwakeablePhones -= 1 }
         gateways.forget(index)
         removedClients.append(record.id)
     }

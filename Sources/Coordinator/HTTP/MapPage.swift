@@ -9,7 +9,8 @@
 /// `EventSource`, which cannot set headers.
 ///
 /// For tests and tools the DOM says what it shows: every client drawn is an SVG element with
-/// `data-client-id`, `data-kind`, `data-state` (`live`, `stale`, `suspended`, `absent`), `data-x`,
+/// `data-client-id`, `data-kind`, `data-state` (`live`, `stale`, `suspended`, `absent`), `data-wake`
+/// (`yes`, `no`, `unknown`: whether iOS can wake the phone, by its last report), `data-x`,
 /// `data-y`; the side list has `data-list-client-id` (unplaced clients appear only there); every
 /// region has `data-region-id`, and `data-monitored="true"` / `data-inside="true"` for the selected
 /// client; `body` has `data-stream` (`connecting`, `open`, `error`) and `data-updates`.
@@ -66,6 +67,10 @@ enum MapPage {
         .client[data-state="stale"] circle.dot, .client[data-state="suspended"] circle.dot, .client[data-state="absent"] circle.dot
           { fill:#aaa; stroke:#666; stroke-dasharray:.3 .2; }
         .client.selected circle.dot { stroke:#000; stroke-width:.3; }
+        .client[data-wake="no"] circle.dot { stroke:var(--off); stroke-width:.3; stroke-dasharray:none; }
+        .client text.nowake { display:none; fill:var(--off); font-size:.8px; pointer-events:none; }
+        .client[data-wake="no"] text.nowake { display:inline; }
+        li.nowake::after { content:" · cannot be woken"; color:var(--off); }
         .client circle.conf { fill:none; stroke:#000; stroke-opacity:.3; stroke-width:.1; display:none; }
         .client.selected circle.conf { display:inline; }
         .trail { fill:none; stroke:#000; stroke-opacity:.45; stroke-width:.2; }
@@ -99,6 +104,7 @@ enum MapPage {
             <div><svg width="18" height="18" viewBox="-9 -9 18 18"><line x1="-8" y1="0" x2="8" y2="0" stroke="#bbb" stroke-width="2"/><circle r="2" fill="#999"/></svg> waypoint and walkable link</div>
             <div><svg width="18" height="18" viewBox="-9 -9 18 18"><rect x="-4" y="-4" width="8" height="8" fill="#444"/></svg> gateway online &nbsp;<svg width="18" height="18" viewBox="-9 -9 18 18"><rect x="-4" y="-4" width="8" height="8" fill="#fff" stroke="#c53030" stroke-width="1.5"/></svg> offline</div>
             <div><svg width="18" height="18" viewBox="-9 -9 18 18"><circle r="5" fill="#2f855a"/></svg> phone &nbsp;<svg width="18" height="18" viewBox="-9 -9 18 18"><circle r="5" fill="#6b46c1"/></svg> tag &nbsp;<svg width="18" height="18" viewBox="-9 -9 18 18"><circle r="5" fill="#aaa" stroke="#666" stroke-dasharray="2 1"/></svg> last known (stale, suspended or gone)</div>
+            <div><svg width="18" height="18" viewBox="-9 -9 18 18"><circle r="5" fill="#2f855a" stroke="#c53030" stroke-width="2.5"/></svg> <span style="color:#c53030">no wake</span>: a phone iOS cannot wake (not Always authorized, Background App Refresh off or Low Power Mode, by its last report): located only while its app is open</div>
             <div id="scaleLabel"></div>
           </div>
         </aside>
@@ -283,15 +289,16 @@ enum MapPage {
             el("circle", { class: "dot", r: 0.6 }, c.node);
             el("title", {}, c.node);
             const t = el("text", { class: "label", x: 0.8, y: 0.3 }, c.node); t.textContent = c.id;
+            const w = el("text", { class: "nowake", x: 0.8, y: 1.2 }, c.node); w.textContent = "no wake";
             c.node.addEventListener("pointerdown", (e) => e.stopPropagation());
             c.node.addEventListener("click", () => select(c.id));
           }
           c.node.setAttribute("transform", `translate(${c.x},${-c.y})`);
-          c.node.dataset.kind = c.kind; c.node.dataset.state = state;
+          c.node.dataset.kind = c.kind; c.node.dataset.state = state; c.node.dataset.wake = c.wakeable || "unknown";
           c.node.dataset.x = c.x; c.node.dataset.y = c.y; c.node.dataset.level = c.level;
           c.node.classList.toggle("selected", c.id === selected);
           c.node.querySelector("circle.conf").setAttribute("r", c.confidence || 0);
-          c.node.querySelector("title").textContent = `${c.id} (${c.kind}, ${state}) last ${time(c.lastSeen)}`;
+          c.node.querySelector("title").textContent = `${c.id} (${c.kind}, ${state}${c.wakeable === "no" ? ", iOS cannot wake it" : ""}) last ${time(c.lastSeen)}`;
           if (c.id === selected) drawTrail(c);
         }
         function drawTrail(c) {
@@ -306,9 +313,11 @@ enum MapPage {
           const box = $("clients"), ul = document.createElement("ul");
           const counts = {};
           for (const c of all) counts[c.state] = (counts[c.state] || 0) + 1;
+          const unwakeable = all.filter(c => c.wakeable === "no").length;
           for (const c of all.slice(0, 300)) {
             const li = document.createElement("li");
-            li.dataset.listClientId = c.id; li.dataset.state = c.state; li.className = "st-" + c.state + (c.id === selected ? " selected" : "");
+            li.dataset.listClientId = c.id; li.dataset.state = c.state; li.dataset.wake = c.wakeable || "unknown";
+            li.className = "st-" + c.state + (c.id === selected ? " selected" : "") + (c.wakeable === "no" ? " nowake" : "");
             const where = c.state === "unplaced" ? "not placed yet" : c.state === "live" ? `${c.level} ${c.x}, ${c.y}` : `last known ${c.level} ${c.x}, ${c.y} at ${time(c.lastSeen)}`;
             li.textContent = `${c.id} · ${c.kind} · ${c.state} · ${where}`;
             li.onclick = () => select(c.id);
@@ -316,7 +325,8 @@ enum MapPage {
           }
           box.innerHTML = "";
           const summary = document.createElement("div");
-          summary.textContent = `${all.length} clients: ` + Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(", ") + (all.length > 300 ? " (first 300 listed)" : "");
+          summary.textContent = `${all.length} clients: ` + Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(", ") +
+            (unwakeable ? `; ${unwakeable} cannot be woken` : "") + (all.length > 300 ? " (first 300 listed)" : "");
           box.appendChild(summary); box.appendChild(ul);
         }
         function select(id) {
@@ -355,6 +365,13 @@ enum MapPage {
             ["present", String(d.present)], ["inside", d.inside.join(", ") || "none"],
             ["monitored", `${d.regions.length}: ${d.regions.join(", ")}`],
           ];
+          if (d.kind === "phone") {
+            const p = d.phone || {};
+            rows.push(["wakeable", d.wakeable === "no" ? "no: iOS cannot wake it, located only while its app is open" : d.wakeable || "unknown"]);
+            rows.push(["phone", d.phone ? [p.os, p.backEnd, p.authorization && "authorization " + p.authorization,
+              p.backgroundRefresh && "background refresh " + p.backgroundRefresh, p.lowPower != null && "low power " + (p.lowPower ? "on" : "off"),
+              p.launch && "launched by " + p.launch].filter(Boolean).join(", ") : "not said"]);
+          }
           box.innerHTML = "<dl></dl>";
           for (const [k, v] of rows) {
             const dt = document.createElement("dt"), dd = document.createElement("dd");

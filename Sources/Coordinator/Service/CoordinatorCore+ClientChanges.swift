@@ -28,7 +28,7 @@ extension CoordinatorCore {
             return ClientSnapshot(
                 id: record.id, version: record.version, regions: [], inside: record.inside.map { engine.venue.id(ofRegion: $0) },
                 position: engine.position(record), lastSeen: Date(timeIntervalSince1970: Double(record.lastSeen) / 1000),
-                kind: record.isPhone ? "phone" : "tag", present: record.present, advertising: nil)
+                kind: record.isPhone ? "phone" : "tag", present: record.present, advertising: nil, wakeable: record.wakeability)
         }
     }
 

@@ -177,6 +177,7 @@ public actor CoordinatorCore {
         if engine.counters.sightings > exported.sightings { metrics.lastSightings.set(Date().timeIntervalSince1970) }
         exported = engine.counters
         metrics.clients.set(Double(engine.clientCount))
+        metrics.unwakeablePhones.set(Double(engine.unwakeablePhones))
         return outputs
     }
 

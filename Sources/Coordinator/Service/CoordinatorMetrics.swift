@@ -16,6 +16,9 @@ public final class CoordinatorMetrics: Sendable {
     let estimates: Counter
     let plans: Counter
     let clients: Gauge
+    /// Phones whose last report said iOS cannot wake them (When In Use, Background App Refresh
+    /// off, Low Power Mode): located only while their app is open.
+    let unwakeablePhones: Gauge
     /// When sightings were last applied (Unix seconds): alert when it stops moving; a benchmark
     /// reads when the last of a stream was applied from it.
     let lastSightings: Gauge
@@ -60,6 +63,12 @@ public final class CoordinatorMetrics: Sendable {
             name: "beaconfleet_coordinator_estimates_total", help: "Position estimates (a client's new evidence folded into its position)")
         plans = registry.makeCounter(name: "beaconfleet_coordinator_plans_total", help: "Planner runs")
         clients = registry.makeGauge(name: "beaconfleet_coordinator_clients", help: "Clients known")
+        unwakeablePhones = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "beaconfleet", subsystem: "coordinator", metricName: "unwakeable", unitName: "phones",
+                helpText:
+                    "Phones whose last report said iOS cannot wake them for region events (authorization, Background App Refresh, Low Power Mode)"
+            ))
         lastSightings = registry.makeGauge(
             name: "beaconfleet_coordinator_last_sightings_timestamp_seconds", help: "Unix time at which sightings were last applied")
         sightingsQueue = registry.makeGauge(

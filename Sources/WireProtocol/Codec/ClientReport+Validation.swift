@@ -33,7 +33,8 @@ extension ClientReport {
 
     /// Checks what the types alone do not: `budget` within 0...20, every ranged UUID a UUID and
     /// RSSI within -128...20 dBm with a finite accuracy, the advertised identity a UUID, event
-    /// region ids of sane length, and at most 100 `monitored` entries.
+    /// region ids of sane length, at most 100 `monitored` entries, and `phone.os` of at most 64
+    /// bytes. Values of `phone` this build does not know were already read as absent.
     public func validate(topic: String) throws(WireError) {
         if let budget, !(0...Self.maximumBudget).contains(budget) {
             throw .invalidPayload(topic: topic, reason: "field budget: \(budget) is outside 0...\(Self.maximumBudget)")
@@ -57,6 +58,9 @@ extension ClientReport {
         }
         if let monitored, monitored.count > Self.maximumMonitored {
             throw .invalidPayload(topic: topic, reason: "field monitored: \(monitored.count) entries, more than \(Self.maximumMonitored)")
+        }
+        if let os = phone?.os, os.utf8.count > PhoneStatus.maximumOSBytes {
+            throw .invalidPayload(topic: topic, reason: "field phone.os: longer than \(PhoneStatus.maximumOSBytes) bytes")
         }
     }
 }

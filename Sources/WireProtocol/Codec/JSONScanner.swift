@@ -158,8 +158,18 @@ struct JSONScanner: ~Copyable {
     /// A string value as a Swift `String`.
     mutating func string() throws(Failure) -> String {
         let bytes = try stringBytes()
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw fail("string is not valid UTF-8") }
+        guard let text = Self.validUTF8(bytes) else { throw fail("string is not valid UTF-8") }
         return text
+    }
+
+    /// `bytes` as a `String` when they are well-formed UTF-8, `nil` otherwise: as strict as
+    /// `String(validating:as:)`, which needs iOS 18 and macOS 15. Decoding replaces every
+    /// ill-formed sequence with U+FFFD (`EF BF BD`), which never spells the bytes it replaces, so
+    /// the decoded string's bytes equal the input's exactly when the input was well-formed.
+    static func validUTF8(_ bytes: [UInt8]) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let equal = text.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? text.utf8.elementsEqual(bytes)
+        return equal ? text : nil
     }
 
     /// The slow path: a string with backslash escapes, resolved.

@@ -23,10 +23,14 @@ public struct ClientReport: VersionedPayload, Equatable {
     /// The `regions` version the phone has applied; lets the coordinator tell a stale `monitored`
     /// list (sent before the latest `regions` arrived) from iOS having dropped a region.
     public var version: UInt64?
+    /// What the phone says about itself: its back end, OS, location authorization, Background App
+    /// Refresh, Low Power Mode and why the app was launched; from these the coordinator tells
+    /// whether iOS can wake it at all (``PhoneStatus/wakeability``).
+    public var phone: PhoneStatus?
 
     public init(
         time: Date? = nil, ranged: [RangedBeacon] = [], events: [RegionEvent] = [], monitored: [String]? = nil, budget: Int? = nil,
-        advertising: AdvertisedIdentity? = nil, version: UInt64? = nil
+        advertising: AdvertisedIdentity? = nil, version: UInt64? = nil, phone: PhoneStatus? = nil
     ) {
         self.time = time
         self.ranged = ranged
@@ -35,9 +39,10 @@ public struct ClientReport: VersionedPayload, Equatable {
         self.budget = budget
         self.advertising = advertising
         self.version = version
+        self.phone = phone
     }
 
-    enum CodingKeys: String, CodingKey { case v, time, ranged, events, monitored, budget, advertising, version }
+    enum CodingKeys: String, CodingKey { case v, time, ranged, events, monitored, budget, advertising, version, phone }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -49,6 +54,7 @@ public struct ClientReport: VersionedPayload, Equatable {
         budget = try c.decodeIfPresent(Int.self, forKey: .budget)
         advertising = try c.decodeIfPresent(AdvertisedIdentity.self, forKey: .advertising)
         version = try c.decodeIfPresent(UInt64.self, forKey: .version)
+        phone = try c.decodeIfPresent(PhoneStatus.self, forKey: .phone)
     }
 }
 
