@@ -1,7 +1,7 @@
 import Foundation
-public import Hummingbird
-public import Logging
-public import MQTT
+import Hummingbird
+import Logging
+import MQTT
 import ServiceLifecycle
 import WireProtocol
 
@@ -10,11 +10,11 @@ import WireProtocol
 /// `/api/calibration` (JSON). With a `token`, everything but `/healthz` and `/metrics` requires it
 /// (``BearerTokenMiddleware``). See docs/coordinator.md.
 public enum CoordinatorHTTPServer {
-    /// An HTTP application (a `Service`) serving `core` on `host`:`port`. Run it in the same
-    /// `ServiceGroup`, after the ``CoordinatorService``.
-    public static func make(
+    /// An HTTP application (a `Service`) serving `core` on `host`:`port`; `onServerRunning` is told
+    /// the port it listens on. ``CoordinatorApplication`` runs it after the ``CoordinatorService``.
+    static func make(
         core: CoordinatorCore, metrics: CoordinatorMetrics, client: MQTTClient, host: String, port: Int,
-        token: HTTPAccessToken? = nil, logger: Logger
+        token: HTTPAccessToken? = nil, onServerRunning: @escaping @Sendable (Int?) async -> Void = { _ in }, logger: Logger
     ) -> some ApplicationProtocol {
         let router = Router()
         if let token { router.add(middleware: BearerTokenMiddleware(token: token)) }
@@ -102,7 +102,7 @@ public enum CoordinatorHTTPServer {
         }
         return Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "beaconfleet-coordinator"),
-            logger: logger)
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port) }, logger: logger)
     }
 
     private static func json(_ status: HTTPResponse.Status, _ body: ByteBuffer) -> Response {
