@@ -35,7 +35,7 @@ public enum CoordinatorHTTPServer {
         router.get("/") { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(string: MapPage.html)))
+                body: .init(byteBuffer: ByteBuffer(bytes: MapPage.html)))
         }
         router.get("/api/topology") { _, _ -> Response in
             json(.ok, ByteBuffer(string: await core.topologyJSON()))
