@@ -23,49 +23,37 @@ public struct ClientMarker: Sendable, Equatable {
         self.lastSeen = lastSeen
         self.version = version
     }
+}
 
-    /// Appends this marker as a JSON object:
-    /// `{"id":…,"kind":…,"x":…,"y":…,"level":…,"confidence":…,"present":…,"lastSeen":…,"version":…}`
-    /// (`x`, `y`, `level`, `confidence` null when unplaced).
-    public func appendJSON(to out: inout [UInt8]) {
-        out.append(contentsOf: "{\"id\":".utf8)
-        JSONBytes.appendString(id, to: &out)
-        out.append(contentsOf: ",\"kind\":".utf8)
-        JSONBytes.appendString(kind, to: &out)
-        if let position {
-            out.append(contentsOf: ",\"x\":".utf8)
-            JSONBytes.appendNumber(position.x, to: &out)
-            out.append(contentsOf: ",\"y\":".utf8)
-            JSONBytes.appendNumber(position.y, to: &out)
-            out.append(contentsOf: ",\"level\":".utf8)
-            JSONBytes.appendString(position.level, to: &out)
-            out.append(contentsOf: ",\"confidence\":".utf8)
-            if let confidence = position.confidence { JSONBytes.appendNumber(confidence, to: &out) } else { out.append(contentsOf: "null".utf8) }
-        } else {
-            out.append(contentsOf: ",\"x\":null,\"y\":null,\"level\":null,\"confidence\":null".utf8)
-        }
-        out.append(contentsOf: present ? ",\"present\":true,\"lastSeen\":".utf8 : ",\"present\":false,\"lastSeen\":".utf8)
-        JSONBytes.appendInteger(lastSeen, to: &out)
-        out.append(contentsOf: ",\"version\":".utf8)
-        JSONBytes.appendUnsigned(version, to: &out)
-        out.append(UInt8(ascii: "}"))
+/// A marker in the map's stream: `{"confidence", "id", "kind", "lastSeen", "level", "present",
+/// "version", "x", "y"}`, with `x`, `y`, `level` and `confidence` null when unplaced.
+extension ClientMarker: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case id, kind, x, y, level, confidence, present, lastSeen, version
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(kind, forKey: .kind)
+        // Explicit nulls: the page tells an unplaced client by them.
+        try container.encode(position?.x, forKey: .x)
+        try container.encode(position?.y, forKey: .y)
+        try container.encode(position?.level, forKey: .level)
+        try container.encode(position?.confidence, forKey: .confidence)
+        try container.encode(present, forKey: .present)
+        try container.encode(lastSeen, forKey: .lastSeen)
+        try container.encode(version, forKey: .version)
     }
 }
 
-/// A gateway as the live map draws it: online or offline (by its retained status).
-public struct GatewayMarker: Sendable, Equatable {
+/// A gateway as the live map draws it: online or offline (by its retained status); `{"id", "online"}` in the stream.
+public struct GatewayMarker: Encodable, Sendable, Equatable {
     public var id: String
     public var online: Bool
 
     public init(id: String, online: Bool) {
         self.id = id
         self.online = online
-    }
-
-    /// Appends `{"id":…,"online":…}`.
-    public func appendJSON(to out: inout [UInt8]) {
-        out.append(contentsOf: "{\"id\":".utf8)
-        JSONBytes.appendString(id, to: &out)
-        out.append(contentsOf: online ? ",\"online\":true}".utf8 : ",\"online\":false}".utf8)
     }
 }
