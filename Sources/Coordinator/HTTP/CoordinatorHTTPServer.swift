@@ -20,7 +20,7 @@ public enum CoordinatorHTTPServer {
         if let token { router.add(middleware: BearerTokenMiddleware(token: token)) }
         router.get("/healthz") { _, _ -> Response in
             let state = client.connectionState
-            let health = Health(connected: state.isConnected, broker: "\(state)", clients: await core.clientCount)
+            let health = Health(status: state.isConnected ? "ok" : "degraded", broker: "\(state)", clients: await core.clientCount)
             return try JSONLine.response(health, status: state.isConnected ? .ok : .serviceUnavailable)
         }
         router.get("/metrics") { _, _ -> Response in
@@ -99,12 +99,6 @@ struct Health: Encodable, Sendable {
     var status: String
     var broker: String
     var clients: Int
-
-    init(connected: Bool, broker: String, clients: Int) {
-        self.status = connected ? "ok" : "degraded"
-        self.broker = broker
-        self.clients = clients
-    }
 }
 
 /// `GET /api/clients`'s answer: one page of clients in id order, and how many match in all.
