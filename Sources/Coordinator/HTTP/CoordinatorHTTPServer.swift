@@ -9,7 +9,7 @@ import WireProtocol
 /// its stream (`/api/stream`), `/api/clients` (list), `/api/clients/{id}`, `/api/topology` and
 /// `/api/calibration` (JSON). With a `token`, everything but `/healthz` and `/metrics` requires it
 /// (``BearerTokenMiddleware``). See docs/coordinator.md.
-public enum CoordinatorHTTPServer {
+enum CoordinatorHTTPServer {
     /// An HTTP application (a `Service`) serving `core` on `host`:`port`; `onServerRunning` is told
     /// the port it listens on. ``CoordinatorApplication`` runs it after the ``CoordinatorService``.
     static func make(
