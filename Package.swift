@@ -127,7 +127,10 @@ let package = Package(
                 serverProduct("Hummingbird", "hummingbird"),
                 serverProduct("Metrics", "swift-metrics"),
                 serverProduct("Prometheus", "swift-prometheus"),
-            ]
+            ],
+            // The live map's page, a real HTML file compiled into the binary (MapPage): the installed
+            // coordinator is one file, as docs/coordinator.md installs it, with no resource bundle beside it.
+            resources: [.embedInCode("LiveMap/map.html")]
         ),
 
         // Walking clients for demos, load and quality measurement: offline, or live over MQTT.

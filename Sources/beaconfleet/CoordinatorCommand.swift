@@ -3,7 +3,6 @@ import Coordinator
 import Foundation
 import Logging
 import MQTT
-import ServiceLifecycle
 import WireProtocol
 
 /// How the coordinator and `watch` reach the broker: URL plus optional TLS files.
@@ -209,43 +208,16 @@ struct CoordinatorCommand: AsyncParsableCommand {
         try connection.apply(to: &configuration.mqtt)
         configuration.homeAssistant = try homeAssistantConfiguration()
         try partitioning.apply(to: &configuration)
-        let client: MQTTClient
-        let coordinator: CoordinatorService
+        let application: CoordinatorApplication
         do {
-            client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
-            coordinator = try CoordinatorService(configuration: configuration, client: client, logger: logger)
+            application = try CoordinatorApplication(configuration: configuration, logger: logger)
         } catch {
             // Name the cause and exit non-zero.
             logger.critical("\(error)")
             throw ExitCode.failure
         }
-        var services: [any Service] = [client, coordinator]
-        if let homeAssistant = configuration.homeAssistant {
-            do {
-                let connection = try MQTTClient(configuration: HomeAssistantBridge.connection(for: configuration.mqtt), logger: logger)
-                services += [
-                    connection,
-                    HomeAssistantBridge(
-                        configuration: homeAssistant, topics: configuration.topics, core: coordinator.core, client: connection,
-                        logger: logger),
-                ]
-            } catch {
-                logger.critical("\(error)")
-                throw ExitCode.failure
-            }
-        }
-        if let (host, port) = configuration.http {
-            if configuration.httpToken == nil, !["127.0.0.1", "::1", "localhost"].contains(host) {
-                logger.warning("--http \(host):\(port): the map and the API are open to the network without a token; see --http-token-file")
-            }
-            services.append(
-                CoordinatorHTTPServer.make(
-                    core: coordinator.core, metrics: coordinator.metrics, client: client, host: host, port: port,
-                    token: configuration.httpToken, logger: logger))
-        }
-        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await group.run()
+            try await application.runService()
         } catch {
             logger.critical("coordinator stopped: \(error)")
             throw ExitCode.failure

@@ -182,20 +182,16 @@ enum DecodeJSONLine {
             if !parsed.serviceUUIDs.isEmpty { object.strings("serviceUuids", parsed.serviceUUIDs.map(\.description)) }
             if let tx = parsed.txPowerLevel { object.number("txPowerLevel", Int(tx)) }
             if !parsed.manufacturerData.isEmpty {
-                object.raw(
-                    "manufacturerData",
-                    "["
-                        + parsed.manufacturerData.map {
-                            "{\"company\":\($0.companyID),\"data\":\"\(decodeHex($0.data))\"}"
-                        }.joined(separator: ",") + "]")
+                object.objects("manufacturerData", parsed.manufacturerData) { entry, data in
+                    entry.number("company", Int(data.companyID))
+                    entry.string("data", decodeHex(data.data))
+                }
             }
             if !parsed.serviceData.isEmpty {
-                object.raw(
-                    "serviceData",
-                    "["
-                        + parsed.serviceData.map {
-                            "{\"uuid\":\"\($0.uuid)\",\"data\":\"\(decodeHex($0.data))\"}"
-                        }.joined(separator: ",") + "]")
+                object.objects("serviceData", parsed.serviceData) { entry, data in
+                    entry.string("uuid", "\(data.uuid)")
+                    entry.string("data", decodeHex(data.data))
+                }
             }
             object.string("data", decodeHex(Array(ad.data.bytes)))
         }
@@ -303,10 +299,17 @@ struct DecodeJSONObject {
         out.append(contentsOf: "null".utf8)
     }
 
-    /// `json` must already be valid JSON.
-    mutating func raw(_ name: String, _ json: String) {
+    /// An array of objects, each with the fields `fields` adds, in that order.
+    mutating func objects<Item>(_ name: String, _ items: [Item], _ fields: (inout DecodeJSONObject, Item) -> Void) {
         key(name)
-        out.append(contentsOf: json.utf8)
+        out.append(UInt8(ascii: "["))
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            var object = DecodeJSONObject(out: [])
+            fields(&object, item)
+            out += object.finish()
+        }
+        out.append(UInt8(ascii: "]"))
     }
 
     private mutating func appendQuoted(_ text: String) {

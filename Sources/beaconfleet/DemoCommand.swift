@@ -116,19 +116,14 @@ struct DemoCommand: AsyncParsableCommand {
     private func runFleet(venue: Topology, directory: URL, broker: MosquittoBroker, topics: Topics, workDirectory: URL, logger: Logger)
         async throws
     {
-        // The coordinator, exactly as `beaconfleet coordinator` runs it.
+        // The coordinator, assembled exactly as `beaconfleet coordinator` assembles it, in this group
+        // beside the demo's own parts (it stops last, after the walkers and the agent).
         let coordinatorConfiguration = try CoordinatorConfiguration(
             broker: broker.url, topologyDirectory: directory, statePath: workDirectory.appendingPathComponent("state.sqlite").path,
             http: try http.map(CoordinatorCommand.parseAddress), topics: topics, engine: .init(budget: 20))
-        let coordinatorClient = try MQTTClient(configuration: coordinatorConfiguration.mqtt, logger: logger)
-        let coordinator = try CoordinatorService(configuration: coordinatorConfiguration, client: coordinatorClient, logger: logger)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: coordinatorClient), .init(service: coordinator)]
+        let coordinator = try CoordinatorApplication(configuration: coordinatorConfiguration, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: coordinator)]
         if let (host, port) = coordinatorConfiguration.http {
-            services.append(
-                .init(
-                    service: CoordinatorHTTPServer.make(
-                        core: coordinator.core, metrics: coordinator.metrics, client: coordinatorClient, host: host, port: port,
-                        logger: logger)))
             DemoOutput.say("map         http://\(host):\(port)/  (also /api/clients, /api/topology, /metrics, /healthz)")
         }
 

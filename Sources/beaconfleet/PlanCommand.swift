@@ -84,9 +84,7 @@ struct PlanCommand: AsyncParsableCommand {
                 output.flush()
                 FileHandle.standardError.write(Data("\(place)error: \(error) (query '\(query)')\n".utf8))
                 if json {
-                    output.write(
-                        "{\"query\": \(Self.quoted(query)), \(line.map { "\"line\": \($0), " } ?? "")\"error\": \(Self.quoted("\(error)"))}\n"
-                    )
+                    output.write(Self.jsonLine(PlanFailure(query: query, line: line, error: "\(error)")))
                 }
             }
         }
@@ -119,22 +117,26 @@ struct PlanCommand: AsyncParsableCommand {
     }
 
     static func json(_ plan: RegionPlan, query: String, location: GraphLocation, venue: Topology, showDiff: Bool) -> String {
-        var out = "{\"query\": \(quoted(query)), \"budget\": \(plan.budget)"
-        out +=
-            ", \"position\": {\"x\": \(location.x), \"y\": \(location.y), \"level\": \(quoted(location.level)), \"offset\": \(location.offset)}"
-        out += ", \"validFor\": \(plan.validFor.isFinite ? "\(plan.validFor)" : "null")"
-        out += ", \"regions\": ["
-        out += plan.regions.map { planned in
-            let identity = venue.regions[planned.region].identity
-            return
-                "{\"id\": \(quoted(planned.id)), \"slot\": \"\(planned.slot.rawValue)\", \"distance\": \(planned.distance.map { "\($0)" } ?? "null"), \"uuid\": \"\(identity.uuidString)\", \"major\": \(identity.major.map(String.init) ?? "null"), \"minor\": \(identity.minor.map(String.init) ?? "null")}"
-        }.joined(separator: ", ")
-        out += "]"
-        if showDiff {
-            out +=
-                ", \"add\": [\(plan.added.map { quoted($0.id) }.joined(separator: ", "))], \"remove\": [\(plan.removed.map(quoted).joined(separator: ", "))]"
-        }
-        return out + "}\n"
+        let answer = PlanAnswer(
+            query: query, budget: plan.budget,
+            position: .init(x: location.x, y: location.y, level: location.level, offset: location.offset),
+            validFor: plan.validFor.isFinite ? plan.validFor : nil,
+            regions: plan.regions.map { planned in
+                let identity = venue.regions[planned.region].identity
+                return .init(
+                    id: planned.id, slot: planned.slot.rawValue, distance: planned.distance, uuid: identity.uuidString,
+                    major: identity.major, minor: identity.minor)
+            },
+            add: showDiff ? plan.added.map(\.id) : nil, remove: showDiff ? plan.removed : nil)
+        return jsonLine(answer)
+    }
+
+    /// `value` as one line of JSON, keys sorted.
+    static func jsonLine(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Plain strings, integers and finite numbers only: encoding cannot fail.
+        return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self) + "\n"
     }
 
     static func text(_ plan: RegionPlan, query: String, location: GraphLocation, venue: Topology, showDiff: Bool) -> String {
@@ -153,8 +155,68 @@ struct PlanCommand: AsyncParsableCommand {
         }
         return out
     }
+}
 
-    static func quoted(_ text: String) -> String { JSONBytes.quoted(text) }
+/// One answer of `plan --json`.
+struct PlanAnswer: Encodable {
+    struct Position: Encodable {
+        var x: Double
+        var y: Double
+        var level: String
+        var offset: Double
+    }
+
+    struct Region: Encodable {
+        var id: String
+        var slot: String
+        var distance: Double?
+        var uuid: String
+        var major: UInt16?
+        var minor: UInt16?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(slot, forKey: .slot)
+            try container.encode(distance, forKey: .distance)  // null for an unplaced pinned region
+            try container.encode(uuid, forKey: .uuid)
+            try container.encode(major, forKey: .major)  // null: a wildcard
+            try container.encode(minor, forKey: .minor)
+        }
+
+        private enum CodingKeys: String, CodingKey { case id, slot, distance, uuid, major, minor }
+    }
+
+    var query: String
+    var budget: Int
+    var position: Position
+    /// `nil` (null): every reachable region is monitored.
+    var validFor: Double?
+    var regions: [Region]
+    /// With `--monitored` only.
+    var add: [String]?
+    var remove: [String]?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(query, forKey: .query)
+        try container.encode(budget, forKey: .budget)
+        try container.encode(position, forKey: .position)
+        try container.encode(validFor, forKey: .validFor)
+        try container.encode(regions, forKey: .regions)
+        try container.encodeIfPresent(add, forKey: .add)
+        try container.encodeIfPresent(remove, forKey: .remove)
+    }
+
+    private enum CodingKeys: String, CodingKey { case query, budget, position, validFor, regions, add, remove }
+}
+
+/// A query `plan --json` could not answer.
+struct PlanFailure: Encodable {
+    var query: String
+    /// The line of standard input (`--stdin` only).
+    var line: Int?
+    var error: String
 }
 
 /// Buffers standard output so that thousands of answers cost few writes.

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import MQTT
 import MosquittoTesting
-import ServiceLifecycle
 import Simulator
 import TestSupport
 import Topology
@@ -13,7 +12,7 @@ import WireProtocol
     import Glibc
 #endif
 
-/// Runs a coordinator in-process (under its own ServiceGroup) or as the built `beaconfleet` binary.
+/// Runs a coordinator in-process (a ``CoordinatorApplication``) or as the built `beaconfleet` binary.
 func debug(_ text: String) {
     if ProcessInfo.processInfo.environment["COORDINATOR_TEST_DEBUG"] != nil {
         FileHandle.standardError.write(Data("[test] \(text)\n".utf8))
@@ -23,14 +22,14 @@ func debug(_ text: String) {
 enum CoordinatorHarness {
     static let museum = SharedData.packageRoot.appendingPathComponent("topology/museum", isDirectory: true)
 
-    /// A coordinator service group running in a task; cancel with `stop`.
+    /// A coordinator application running in a task; stop with `stop`.
     struct InProcess {
-        let service: CoordinatorService
-        let group: ServiceGroup
+        let application: CoordinatorApplication
         let task: Task<Void, any Error>
+        var service: CoordinatorService { application.service }
 
         func stop() async {
-            await group.triggerGracefulShutdown()
+            await application.triggerGracefulShutdown()
             _ = await task.result
         }
     }
@@ -45,21 +44,13 @@ enum CoordinatorHarness {
         var logger = Logger(label: "test.coordinator")
         logger.logLevel = .error
         var configuration = try CoordinatorConfiguration(
-            broker: broker.url, topologyDirectory: topology, statePath: statePath, topics: try Topics())
+            broker: broker.url, topologyDirectory: topology, statePath: statePath, http: httpPort.map { ("127.0.0.1", $0) },
+            topics: try Topics())
         configure(&configuration)
         // Status times are written in milliseconds: a status of this coordinator says it started after this.
         let launched = Date().addingTimeInterval(-0.002)
-        let client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
-        let service = try CoordinatorService(configuration: configuration, client: client, logger: logger)
-        var services: [any Service] = [client, service]
-        if let httpPort {
-            services.append(
-                CoordinatorHTTPServer.make(
-                    core: service.core, metrics: service.metrics, client: client, host: "127.0.0.1", port: httpPort,
-                    token: configuration.httpToken, logger: logger))
-        }
-        let group = ServiceGroup(configuration: .init(services: services, logger: logger))
-        let task = Task { try await group.run() }
+        let application = try CoordinatorApplication(configuration: configuration, logger: logger)
+        let task = Task { try await application.run() }
         debug("coordinator group started")
         // Online once the retained status says so.
         try await withConnectedClient(MQTTConfiguration(url: broker.url)) { probe in
@@ -76,7 +67,7 @@ enum CoordinatorHarness {
             }
         }
         debug("coordinator online")
-        return InProcess(service: service, group: group, task: task)
+        return InProcess(application: application, task: task)
     }
 
     /// Starts `beaconfleet coordinator` as a child process.
@@ -91,7 +82,7 @@ enum CoordinatorHarness {
                 "coordinator", "--broker", broker.url.description, "--topology", topology.path, "--state", statePath,
                 "--http", "127.0.0.1:\(httpPort)", "--log-level", "warning",
             ] + extraArguments
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         handle.seekToEndOfFile()
         process.standardOutput = handle

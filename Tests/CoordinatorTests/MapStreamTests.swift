@@ -74,15 +74,13 @@ struct MapStreamTests {
 
     @Test("the stream's JSON is what the page parses")
     func markerJSON() throws {
-        var out: [UInt8] = []
-        marker("a\"b", x: 1.5).appendJSON(to: &out)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(out)) as? [String: Any])
+        let encoder = WireCoding.makeEncoder()
+        let object = try #require(try JSONSerialization.jsonObject(with: encoder.encode(marker("a\"b", x: 1.5))) as? [String: Any])
         #expect(object["id"] as? String == "a\"b")
         #expect(object["x"] as? Double == 1.5)
         #expect(object["level"] as? String == "G")
-        out = []
-        ClientMarker(id: "u", kind: "phone", position: nil, present: false, lastSeen: 5, version: 7).appendJSON(to: &out)
-        let unplaced = try #require(try JSONSerialization.jsonObject(with: Data(out)) as? [String: Any])
+        let unplacedMarker = ClientMarker(id: "u", kind: "phone", position: nil, present: false, lastSeen: 5, version: 7)
+        let unplaced = try #require(try JSONSerialization.jsonObject(with: encoder.encode(unplacedMarker)) as? [String: Any])
         #expect(unplaced["x"] is NSNull)
         #expect(unplaced["present"] as? Bool == false)
     }

@@ -69,9 +69,8 @@ struct PhoneWakeabilityTests {
         let object = try #require(try JSONSerialization.jsonObject(with: WireCoding.makeEncoder().encode(snapshot)) as? [String: Any])
         #expect(object["wakeable"] as? String == "no")
         #expect((object["phone"] as? [String: Any])?["authorization"] as? String == "denied")
-        var out: [UInt8] = []
-        try #require(engine.markers().first).appendJSON(to: &out)
-        let marker = try #require(try JSONSerialization.jsonObject(with: Data(out)) as? [String: Any])
+        let encoded = try JSONEncoder().encode(try #require(engine.markers().first))
+        let marker = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
         #expect(marker["wakeable"] as? String == "no")
     }
 

@@ -14,7 +14,6 @@ import Foundation
 import Logging
 import MQTT
 import MosquittoTesting
-import ServiceLifecycle
 import Topology
 import WireProtocol
 
@@ -233,28 +232,18 @@ if wanted("ingest") {
 
 // MARK: helpers for the broker benchmarks
 func startCoordinator(_ broker: MosquittoBroker, httpPort: Int? = nil, logger: Logger) async throws -> (
-    CoordinatorService, ServiceGroup, Task<Void, any Error>
+    CoordinatorService, CoordinatorApplication, Task<Void, any Error>
 ) {
-    var configuration = try CoordinatorConfiguration(broker: broker.url, topologyDirectory: museum, topics: topics)
+    var configuration = try CoordinatorConfiguration(
+        broker: broker.url, topologyDirectory: museum, http: httpPort.map { ("127.0.0.1", $0) }, topics: topics)
     configuration.sightingsQueueLimit = 1_000_000
-    let client = try MQTTClient(configuration: configuration.mqtt, logger: logger)
-    let service = try CoordinatorService(configuration: configuration, client: client, logger: logger)
-    var services: [any Service] = [client, service]
-    if let httpPort {
-        services.append(
-            CoordinatorHTTPServer.make(
-                core: service.core, metrics: service.metrics, client: client, host: "127.0.0.1", port: httpPort, logger: logger))
-    }
     // BENCH_HOME_ASSISTANT=1: with Home Assistant discovery on (its own connection, watching every client).
     if ProcessInfo.processInfo.environment["BENCH_HOME_ASSISTANT"] != nil {
-        let connection = try MQTTClient(configuration: HomeAssistantBridge.connection(for: configuration.mqtt), logger: logger)
-        let bridge = HomeAssistantBridge(
-            configuration: try HomeAssistantConfiguration(), topics: topics, core: service.core, client: connection, logger: logger)
-        services += [connection, bridge]
+        configuration.homeAssistant = try HomeAssistantConfiguration()
         print("(with Home Assistant discovery)")
     }
-    let group = ServiceGroup(configuration: .init(services: services, logger: logger))
-    let task = Task { try await group.run() }
+    let coordinator = try CoordinatorApplication(configuration: configuration, logger: logger)
+    let task = Task { try await coordinator.run() }
     let probe = try MQTTClient(configuration: MQTTConfiguration(url: broker.url))
     try probe.connect()
     let messages = probe.messages
@@ -262,12 +251,12 @@ func startCoordinator(_ broker: MosquittoBroker, httpPort: Int? = nil, logger: L
     try await probe.subscribe(topics.coordinatorStatus)
     for await message in messages where message.payloadString.contains("online") { break }
     await probe.disconnect()
-    return (service, group, task)
+    return (coordinator.service, coordinator, task)
 }
 
 /// Stops what ``startCoordinator(_:logger:)`` started, and the broker.
-func stopCoordinator(_ group: ServiceGroup, _ task: Task<Void, any Error>, _ broker: MosquittoBroker) async {
-    await group.triggerGracefulShutdown()
+func stopCoordinator(_ coordinator: CoordinatorApplication, _ task: Task<Void, any Error>, _ broker: MosquittoBroker) async {
+    await coordinator.triggerGracefulShutdown()
     _ = await task.result
     await broker.stop()
 }
@@ -290,7 +279,7 @@ logger.logLevel = .error
 // MARK: 2. End to end through mosquitto against mosquitto_sub
 if wanted("e2e") {
     let broker = try await MosquittoBroker.start()
-    let (service, group, task) = try await startCoordinator(broker, logger: logger)
+    let (service, coordinator, task) = try await startCoordinator(broker, logger: logger)
     // E2E_TAGS_PER_GATEWAY=N: a smaller crowd, hence smaller batches (N sightings each), over
     // proportionally more windows; the default is the heavy stream of 1,000 per batch.
     let perBatch = environmentInteger("E2E_TAGS_PER_GATEWAY").map { max(1, min($0, tagsPerGateway)) } ?? tagsPerGateway
@@ -415,7 +404,7 @@ if wanted("e2e") {
             100 * baselineCPU / (seconds(subElapsed) * cores), cores, budget, perSighting.consumer, budget - perSighting.consumer,
             decodeCost))
     await publisher.disconnect()
-    await stopCoordinator(group, task, broker)
+    await stopCoordinator(coordinator, task, broker)
 }
 
 // MARK: 2b. End to end with a core of its own (PinnedEndToEnd.swift)
@@ -467,7 +456,7 @@ func rotate(
 if wanted("latency") {
     let clients = 10_000
     let broker = try await MosquittoBroker.start()
-    let (service, group, task) = try await startCoordinator(broker, logger: logger)
+    let (service, coordinator, task) = try await startCoordinator(broker, logger: logger)
     let phone = try await connectedBulkClient(broker)
     let messages = phone.messages
     try await phone.subscribe(topics.allClientRegions)
@@ -527,7 +516,7 @@ if wanted("latency") {
                 "rotation report -> regions (%d clients): p50 %.2f ms, p99 %.2f ms | broker round trip (baseline): p50 %.2f ms, p99 %.2f ms | p99 ratio %.1fx | target p99 <= 10 ms: %@",
             clients, p50, p99, e50, e99, p99 / max(e99, 0.001), verdict(p99, measured: !latencies.isEmpty) { $0 <= 10 }))
     await phone.disconnect()
-    await stopCoordinator(group, task, broker)
+    await stopCoordinator(coordinator, task, broker)
 }
 
 // MARK: 5. The live map's stream: 10,000 tags moving at 1 Hz, report → regions with and without a map subscribed
@@ -601,7 +590,7 @@ if wanted("stream") {
     let broker = try await MosquittoBroker.start()
     let port = try LoopbackPort.hold()
     LoopbackPort.release(port)
-    let (service, group, task) = try await startCoordinator(broker, httpPort: port, logger: logger)
+    let (service, coordinator, task) = try await startCoordinator(broker, httpPort: port, logger: logger)
     let publisher = try await connectedBulkClient(broker)
     let messages = publisher.messages
     // Each probe phone subscribes to its own regions, as a phone does: subscribed to every
@@ -697,7 +686,7 @@ if wanted("stream") {
             Double(after.bytes - before.bytes) / Double(phaseSeconds) / 1000, after.events - before.events,
             p99Watched / max(p99Alone, 0.001), verdict(p99Watched, measured: !watched.isEmpty && markersPerSecond > 0) { $0 <= 10 }))
     await publisher.disconnect()
-    await stopCoordinator(group, task, broker)
+    await stopCoordinator(coordinator, task, broker)
 }
 
 // MARK: 4. Memory per active client

@@ -22,9 +22,8 @@ public struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         if let query = request.uri.queryParameters["token"], token.matches(query) {
             return try await next(request, context)
         }
-        return Response(
-            status: .unauthorized,
-            headers: [.wwwAuthenticate: "Bearer realm=\"beaconfleet\"", .contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(string: "{\"error\":\"a bearer token is required (Authorization: Bearer TOKEN, or ?token=TOKEN)\"}\n")))
+        throw HTTPAPIError(
+            .unauthorized, "a bearer token is required (Authorization: Bearer TOKEN, or ?token=TOKEN)",
+            headers: [.wwwAuthenticate: "Bearer realm=\"beaconfleet\""])
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-public import Hummingbird
-public import Logging
-public import MQTT
+import Hummingbird
+import Logging
+import MQTT
 import ServiceLifecycle
 import WireProtocol
 
@@ -9,23 +9,19 @@ import WireProtocol
 /// its stream (`/api/stream`), `/api/clients` (list), `/api/clients/{id}`, `/api/topology` and
 /// `/api/calibration` (JSON). With a `token`, everything but `/healthz` and `/metrics` requires it
 /// (``BearerTokenMiddleware``). See docs/coordinator.md.
-public enum CoordinatorHTTPServer {
-    /// An HTTP application (a `Service`) serving `core` on `host`:`port`. Run it in the same
-    /// `ServiceGroup`, after the ``CoordinatorService``.
-    public static func make(
+enum CoordinatorHTTPServer {
+    /// An HTTP application (a `Service`) serving `core` on `host`:`port`; `onServerRunning` is told
+    /// the port it listens on. ``CoordinatorApplication`` runs it after the ``CoordinatorService``.
+    static func make(
         core: CoordinatorCore, metrics: CoordinatorMetrics, client: MQTTClient, host: String, port: Int,
-        token: HTTPAccessToken? = nil, logger: Logger
+        token: HTTPAccessToken? = nil, onServerRunning: @escaping @Sendable (Int?) async -> Void = { _ in }, logger: Logger
     ) -> some ApplicationProtocol {
         let router = Router()
         if let token { router.add(middleware: BearerTokenMiddleware(token: token)) }
         router.get("/healthz") { _, _ -> Response in
             let state = client.connectionState
-            let connected: Bool
-            if case .connected = state { connected = true } else { connected = false }
-            let body = "{\"status\":\"\(connected ? "ok" : "degraded")\",\"broker\":\"\(state)\",\"clients\":\(await core.clientCount)}\n"
-            return Response(
-                status: connected ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(string: body)))
+            let health = Health(status: state.isConnected ? "ok" : "degraded", broker: "\(state)", clients: await core.clientCount)
+            return try JSONLine.response(health, status: state.isConnected ? .ok : .serviceUnavailable)
         }
         router.get("/metrics") { _, _ -> Response in
             Response(
@@ -35,42 +31,29 @@ public enum CoordinatorHTTPServer {
         router.get("/") { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(string: MapPage.html)))
+                body: .init(byteBuffer: ByteBuffer(bytes: MapPage.html)))
         }
         router.get("/api/topology") { _, _ -> Response in
             json(.ok, ByteBuffer(string: await core.topologyJSON()))
         }
         router.get("/api/calibration") { _, _ -> Response in
-            guard let data = try? WireCoding.makeEncoder().encode(await core.calibration()) else {
-                return json(.internalServerError, ByteBuffer(string: "{\"error\":\"cannot encode the calibration\"}\n"))
-            }
-            return json(.ok, ByteBuffer(bytes: data))
+            try JSONLine.response(await core.calibration())
         }
         router.get("/api/clients") { request, _ -> Response in
             let query: ClientQuery
             do throws(HTTPQueryError) {
                 query = try ClientQuery(parameters: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
             } catch {
-                return json(
-                    .badRequest,
-                    ByteBuffer(string: "{\"error\":\(JSONBytes.quoted(error.description)),\"parameter\":\(JSONBytes.quoted(error.parameter))}\n"))
+                throw HTTPAPIError(.badRequest, error.description, parameter: error.parameter)
             }
             let (total, page) = await core.clients(query)
-            let list = ClientList(total: total, offset: query.offset, limit: query.limit, clients: page)
-            guard let data = try? WireCoding.makeEncoder().encode(list) else {
-                return json(.internalServerError, ByteBuffer(string: "{\"error\":\"cannot encode the client list\"}\n"))
-            }
-            return json(.ok, ByteBuffer(bytes: data))
+            return try JSONLine.response(ClientList(total: total, offset: query.offset, limit: query.limit, clients: page))
         }
         router.get("/api/clients/:id") { _, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            guard Identifier.isValid(id) else {
-                return json(.badRequest, ByteBuffer(string: "{\"error\":\"invalid client id: expected [A-Za-z0-9._-]{1,64}\"}\n"))
-            }
-            guard let snapshot = await core.client(id), let data = try? WireCoding.makeEncoder().encode(snapshot) else {
-                return json(.notFound, ByteBuffer(string: "{\"error\":\"no client \(id)\"}\n"))
-            }
-            return json(.ok, ByteBuffer(bytes: data))
+            guard Identifier.isValid(id) else { throw HTTPAPIError(.badRequest, "invalid client id: expected [A-Za-z0-9._-]{1,64}") }
+            guard let snapshot = await core.client(id) else { throw HTTPAPIError(.notFound, "no client \(id)") }
+            return try JSONLine.response(snapshot)
         }
         router.get("/api/stream") { _, _ -> Response in
             let tick = core.map.configuration.tick
@@ -80,7 +63,7 @@ public enum CoordinatorHTTPServer {
                     // Subscribed only once the body is written: a browser gone before never holds a buffer.
                     let (subscription, snapshot) = await core.subscribeMap()
                     defer { subscription.cancel() }
-                    try await writer.write(ByteBuffer(bytes: MapStreamEvent.snapshot(snapshot)))
+                    try await writer.write(ByteBuffer(bytes: try MapStreamEvent.snapshot(snapshot)))
                     var idle = Duration.zero
                     // Ends when the browser goes (a write fails), or the server stops.
                     while !Task.isCancelled && !Task.isShuttingDownGracefully {
@@ -95,19 +78,27 @@ public enum CoordinatorHTTPServer {
                         }
                         idle = .zero
                         let now = Int64(Date().timeIntervalSince1970 * 1000)
-                        try await writer.write(ByteBuffer(bytes: MapStreamEvent.update(batch, time: now)))
+                        try await writer.write(ByteBuffer(bytes: try MapStreamEvent.update(batch, time: now)))
                     }
                     try await writer.finish(nil)
                 })
         }
         return Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "beaconfleet-coordinator"),
-            logger: logger)
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port) }, logger: logger)
     }
 
     private static func json(_ status: HTTPResponse.Status, _ body: ByteBuffer) -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
     }
+}
+
+/// `GET /healthz`'s answer: `{"broker": "connected…", "clients": N, "status": "ok"}` (`degraded`,
+/// with a `503`, while the broker is not connected).
+struct Health: Encodable, Sendable {
+    var status: String
+    var broker: String
+    var clients: Int
 }
 
 /// `GET /api/clients`'s answer: one page of clients in id order, and how many match in all.

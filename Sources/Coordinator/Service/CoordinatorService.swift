@@ -19,16 +19,8 @@ public struct CoordinatorError: Error, CustomStringConvertible, Sendable {
 /// decisions, keeps the retained status, expires idle clients and reloads the topology on
 /// SIGHUP or when its files change.
 ///
-/// Run it under a `ServiceGroup` after the ``MQTT/MQTTClient`` it is given (which must carry the
-/// will from ``CoordinatorConfiguration``), and before ``CoordinatorHTTPServer`` if served:
-///
-/// ```swift
-/// let configuration = try CoordinatorConfiguration(broker: url, topologyDirectory: dir, topics: try Topics())
-/// let client = try MQTTClient(configuration: configuration.mqtt)
-/// let coordinator = try CoordinatorService(configuration: configuration, client: client, logger: logger)
-/// let group = ServiceGroup(configuration: .init(services: [client, coordinator], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-/// try await group.run()
-/// ```
+/// ``CoordinatorApplication`` runs it under a `ServiceGroup` after the ``MQTT/MQTTClient`` it is
+/// given (which carries the will from ``CoordinatorConfiguration``), and before the HTTP server.
 public final class CoordinatorService: Service, Sendable {
     public let configuration: CoordinatorConfiguration
     public let client: MQTTClient

@@ -1,5 +1,4 @@
 import Foundation
-import WireProtocol
 
 /// Writes a venue's rooms back to WGS 84 as a GeoJSON FeatureCollection of IMDF-style `unit`
 /// features (`beaconfleet topology export-geojson`), so an import can be checked by a round trip
@@ -20,21 +19,58 @@ public struct GeoJSONExporter: Sendable {
     /// `category` (the room's kind). Coordinates to 1e-8 degrees (about 1 mm).
     public func rooms(_ topology: Topology) throws(Failure) -> String {
         guard let origin = topology.origin else { throw .noOrigin }
-        var out = "{\"type\": \"FeatureCollection\", \"features\": ["
-        for (index, area) in topology.areas.enumerated() {
-            out += index == 0 ? "\n" : ",\n"
+        let features = topology.areas.map { area in
             var ring = area.polygon.points
             if let first = ring.first { ring.append(first) }
-            let coordinates = ring.map { point -> String in
+            let coordinates = ring.map { point -> [Double] in
                 let (lat, lon) = origin.unproject(point)
-                return "[\(String(format: "%.8f", lon)), \(String(format: "%.8f", lat))]"
-            }.joined(separator: ", ")
-            out += "{\"type\": \"Feature\", \"id\": \(JSONBytes.quoted(area.id)), \"feature_type\": \"unit\", "
-            out += "\"geometry\": {\"type\": \"Polygon\", \"coordinates\": [[\(coordinates)]]}, "
-            out += "\"properties\": {\"category\": \(JSONBytes.quoted(area.kind.isEmpty ? "room" : area.kind)), "
-            out += "\"name\": {\"en\": \(JSONBytes.quoted(area.name))}, \"level_id\": \(JSONBytes.quoted(area.level))}}"
+                return [Self.degrees(lon), Self.degrees(lat)]
+            }
+            return Feature(
+                id: area.id, geometry: .init(coordinates: [coordinates]),
+                properties: .init(category: area.kind.isEmpty ? "room" : area.kind, name: ["en": area.name], levelID: area.level))
         }
-        out += topology.areas.isEmpty ? "]}\n" : "\n]}\n"
-        return out
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Strings and finite numbers only (unproject of finite metres): encoding cannot fail.
+        let data = (try? encoder.encode(FeatureCollection(features: features))) ?? Data()
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// `value` to 1e-8 degrees (about 1 mm).
+    static func degrees(_ value: Double) -> Double { (value * 1e8).rounded() / 1e8 }
+
+    struct FeatureCollection: Encodable {
+        var type = "FeatureCollection"
+        var features: [Feature]
+    }
+
+    struct Feature: Encodable {
+        var type = "Feature"
+        var id: String
+        var featureType = "unit"
+        var geometry: Polygon
+        var properties: Properties
+
+        enum CodingKeys: String, CodingKey {
+            case type, id, geometry, properties
+            case featureType = "feature_type"
+        }
+    }
+
+    struct Polygon: Encodable {
+        var type = "Polygon"
+        var coordinates: [[[Double]]]
+    }
+
+    struct Properties: Encodable {
+        var category: String
+        var name: [String: String]
+        var levelID: String
+
+        enum CodingKeys: String, CodingKey {
+            case category, name
+            case levelID = "level_id"
+        }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Topology
-public import WireProtocol
+import WireProtocol
 
 /// What the live map reads from the engine: every client as a marker, the ones changed since the
 /// last call, the gateways' state, and the client list with filter and paging.
