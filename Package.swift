@@ -56,6 +56,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        // RegionSyncMQTT's byte stream on Linux only (Apple platforms use Network.framework).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // C libraries, found through pkg-config and installed by apt.
@@ -153,15 +156,28 @@ let package = Package(
 
         // RegionSync, the phone-side library: pure Swift on WireProtocol (BeaconKit's types come
         // through it); the fake iOS monitor for tests and simulations; the Core Location adapters
-        // (compiled only where CoreLocation exists); a transport over this package's MQTT client.
+        // (compiled only where CoreLocation exists); the phone's MQTT transport, a pure-Swift MQTT
+        // 3.1.1 client over Network.framework on Apple platforms and SwiftNIO on Linux (no C library).
         .target(name: "RegionSync", dependencies: ["WireProtocol"]),
         .target(name: "RegionSyncTesting", dependencies: ["RegionSync"]),
         .target(name: "RegionSyncCoreLocation", dependencies: ["RegionSync"]),
-        .target(name: "RegionSyncMQTT", dependencies: ["RegionSync", "MQTT"]),
+        .target(
+            name: "RegionSyncMQTT",
+            dependencies: [
+                "RegionSync",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOWebSocket", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOTLS", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
+            ]
+        ),
         .testTarget(
             name: "RegionSyncTests",
             dependencies: [
                 "RegionSync", "RegionSyncTesting", "RegionSyncMQTT", "WireProtocol", "Topology", "MQTT", "MosquittoTesting", "TestSupport",
+                "Coordinator",
             ]
         ),
 

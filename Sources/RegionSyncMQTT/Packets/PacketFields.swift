@@ -115,6 +115,19 @@ public enum MQTTTopic {
         !topic.isEmpty && topic.utf8.count <= Int(UInt16.max) && !topic.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") || $0 == 0 })
     }
 
+    /// Whether a message on `topic` matches the subscription `filter` (`+` one level, `#` the rest;
+    /// topics starting with `$` match only filters that name their first level).
+    public static func matches(_ topic: String, filter: String) -> Bool {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        let patterns = filter.split(separator: "/", omittingEmptySubsequences: false)
+        if topic.hasPrefix("$"), let first = patterns.first, first == "+" || first == "#" { return false }
+        for (index, pattern) in patterns.enumerated() {
+            if pattern == "#" { return true }
+            guard index < levels.count, pattern == "+" || pattern == levels[index] else { return false }
+        }
+        return levels.count == patterns.count
+    }
+
     /// Whether `filter` can be subscribed to: not empty, `+` only as a whole level, `#` only as the
     /// whole last level, no U+0000, at most 65,535 bytes.
     public static func isValidFilter(_ filter: String) -> Bool {

@@ -216,5 +216,11 @@ struct MQTTPacketCodecTests {
         #expect(!MQTTTopic.isValidName("a/+/b") && !MQTTTopic.isValidName("#") && !MQTTTopic.isValidName(""))
         for filter in ["#", "+", "a/#", "+/+/c", "a//b", "/"] { #expect(MQTTTopic.isValidFilter(filter), "\(filter)") }
         for filter in ["", "a#", "#/a", "a/b+", "a/#/b"] { #expect(!MQTTTopic.isValidFilter(filter), "\(filter)") }
+        let matches: [(String, String, Bool)] = [
+            ("a/b/c", "a/b/c", true), ("a/b/c", "a/+/c", true), ("a/b/c", "a/#", true), ("a", "a/#", true), ("a/b", "a/+", true),
+            ("a/b/c", "a/+", false), ("a/b", "a/b/c", false), ("a/b/c", "#", true), ("$SYS/x", "#", false), ("$SYS/x", "$SYS/#", true),
+            ("a//c", "a/+/c", true), ("b/b/c", "a/+/c", false),
+        ]
+        for (topic, filter, expected) in matches { #expect(MQTTTopic.matches(topic, filter: filter) == expected, "\(topic) ~ \(filter)") }
     }
 }
