@@ -177,7 +177,7 @@ let package = Package(
             name: "RegionSyncTests",
             dependencies: [
                 "RegionSync", "RegionSyncTesting", "RegionSyncMQTT", "WireProtocol", "Topology", "MQTT", "MosquittoTesting", "TestSupport",
-                "Coordinator",
+                "Coordinator", logging, serviceLifecycle,
             ]
         ),
 
