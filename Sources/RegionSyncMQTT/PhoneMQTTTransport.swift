@@ -46,11 +46,6 @@ public actor PhoneMQTTTransport: RegionSyncTransport {
     /// The client of the current wake, for tests and diagnostics.
     public var connection: PhoneMQTTClient? { client }
 
-    /// The copies' client of the current wake, once it connected.
-    public var copyConnection: PhoneMQTTClient? {
-        get async { await copies?.value }
-    }
-
     /// Opens this wake's connection and returns once the broker accepted it; the copies' connection
     /// (with `reportCopy`) connects meanwhile.
     public func connect() async throws(RegionSyncError) {

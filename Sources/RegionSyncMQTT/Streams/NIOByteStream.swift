@@ -13,7 +13,9 @@
     /// The same ``PhoneMQTTClient`` runs over it as over ``NetworkByteStream`` on a phone: this is
     /// the phone's code path on the machines CI runs on.
     public final class NIOByteStream: MQTTByteStream {
+        /// The broker's URL (`mqtts://host:8883`), for messages.
         public let endpoint: String
+        /// The bytes received, then the end (``MQTTByteStream/inbound``).
         public let inbound: AsyncStream<MQTTByteStreamEvent>
         private let events: AsyncStream<MQTTByteStreamEvent>.Continuation
         private let target: MQTTEndpoint
@@ -63,6 +65,8 @@
                 throw .invalidCertificate("TLS settings refused: \(error)")
             }
         }
+
+        /// Connects; `completion` once bytes can flow or with why not (``MQTTByteStream/open(_:)``).
 
         public func open(_ completion: @escaping @Sendable (Result<Void, PhoneMQTTError>) -> Void) {
             state.withLock { $0.opening = completion }
@@ -133,6 +137,8 @@
             }
         }
 
+        /// Queues one packet's bytes behind the earlier ones (``MQTTByteStream/write(_:_:)``).
+
         public func write(_ bytes: [UInt8], _ completion: @escaping @Sendable (PhoneMQTTError?) -> Void) {
             guard let channel = state.withLock({ $0.ended ? nil : $0.channel }) else {
                 completion(.connectionClosed(endpoint: endpoint, reason: "the stream is not open"))
@@ -142,6 +148,8 @@
                 if case .failure(let error) = result { completion(mapError(error)) } else { completion(nil) }
             }
         }
+
+        /// Closes at once (``MQTTByteStream/close()``).
 
         public func close() {
             let channel = state.withLock { state in

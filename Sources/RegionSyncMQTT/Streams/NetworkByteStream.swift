@@ -11,7 +11,9 @@
     /// A connection that cannot be made now (`NWConnection`'s `waiting` state: refused, no route,
     /// no network) fails at once instead of waiting for a better path: a wake has seconds.
     public final class NetworkByteStream: MQTTByteStream {
+        /// The broker's URL (`mqtts://host:8883`), for messages.
         public let endpoint: String
+        /// The bytes received, then the end (``MQTTByteStream/inbound``).
         public let inbound: AsyncStream<MQTTByteStreamEvent>
         private let events: AsyncStream<MQTTByteStreamEvent>.Continuation
         private let target: MQTTEndpoint
@@ -135,6 +137,8 @@
 
         // MARK: MQTTByteStream
 
+        /// Connects; `completion` once bytes can flow or with why not (``MQTTByteStream/open(_:)``).
+
         public func open(_ completion: @escaping @Sendable (Result<Void, PhoneMQTTError>) -> Void) {
             let closed = state.withLock { state in
                 state.opening = completion
@@ -148,6 +152,8 @@
             connection.stateUpdateHandler = { [weak self] state in self?.changed(state) }
             connection.start(queue: queue)
         }
+
+        /// Queues one packet's bytes behind the earlier ones (``MQTTByteStream/write(_:_:)``).
 
         public func write(_ bytes: [UInt8], _ completion: @escaping @Sendable (PhoneMQTTError?) -> Void) {
             let context: NWConnection.ContentContext
@@ -163,6 +169,8 @@
                     completion(self?.describe(error) ?? .connectionClosed(endpoint: "", reason: "\(error)"))
                 })
         }
+
+        /// Closes at once (``MQTTByteStream/close()``).
 
         public func close() {
             let started = state.withLock { state in
