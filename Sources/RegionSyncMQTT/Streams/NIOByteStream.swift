@@ -14,29 +14,19 @@
     /// the phone's code path on the machines CI runs on.
     public final class NIOByteStream: MQTTByteStream {
         /// The broker's URL (`mqtts://host:8883`), for messages.
-        public let endpoint: String
+        public var endpoint: String { lifecycle.endpoint }
         /// The bytes received, then the end (``MQTTByteStream/inbound``).
-        public let inbound: AsyncStream<MQTTByteStreamEvent>
-        private let events: AsyncStream<MQTTByteStreamEvent>.Continuation
+        public var inbound: AsyncStream<MQTTByteStreamEvent> { lifecycle.inbound }
+        private let lifecycle: ByteStreamLifecycle
         private let target: MQTTEndpoint
         private let tlsContext: NIOSSLContext?
-
-        private struct State {
-            var channel: (any Channel)?
-            /// The open's completion until it is called.
-            var opening: (@Sendable (Result<Void, PhoneMQTTError>) -> Void)?
-            var closedByUs = false
-            var ended = false
-            /// The first error the pipeline reported, the reason when the channel then closes.
-            var error: PhoneMQTTError?
-        }
-        private let state = Locked(State())
+        /// The connection's channel, from the moment it exists.
+        private let channel = Locked<(any Channel)?>(nil)
 
         /// A stream to `endpoint` (not yet open); with TLS, trusting `tls`'s certificates (the system's when `nil`).
         public init(endpoint: MQTTEndpoint, tls: MQTTTLSSettings = MQTTTLSSettings()) throws(PhoneMQTTError) {
-            self.endpoint = endpoint.description
+            lifecycle = ByteStreamLifecycle(endpoint: endpoint.description)
             self.target = endpoint
-            (inbound, events) = AsyncStream.makeStream(of: MQTTByteStreamEvent.self)
             tlsContext = endpoint.transport.usesTLS ? try Self.makeTLSContext(tls) : nil
         }
 
@@ -69,7 +59,7 @@
         /// Connects; `completion` once bytes can flow or with why not (``MQTTByteStream/open(_:)``).
 
         public func open(_ completion: @escaping @Sendable (Result<Void, PhoneMQTTError>) -> Void) {
-            state.withLock { $0.opening = completion }
+            guard lifecycle.start(completion) else { return }
             let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .connectTimeout(.seconds(10))
@@ -79,11 +69,13 @@
             bootstrap.connect(host: target.host, port: target.port).whenComplete { [self] result in
                 switch result {
                 case .success(let channel):
-                    channel.closeFuture.whenComplete { [self] _ in channelClosed() }
-                    if state.withLock({ $0.closedByUs }) { channel.close(promise: nil) }
+                    channel.closeFuture.whenComplete { [self] _ in
+                        lifecycle.end(otherwise: .connectionClosed(endpoint: endpoint, reason: "the broker closed the connection"))
+                    }
+                    if lifecycle.isEnded || self.channel.withLock({ $0 == nil }) { channel.close(promise: nil) }
                 case .failure(let error):
-                    finishOpening(.failure(mapError(error)))
-                    end(mapError(error))
+                    lifecycle.fail(mapError(error))
+                    lifecycle.end(otherwise: mapError(error))
                 }
             }
         }
@@ -92,7 +84,7 @@
         /// once) or HTTP with a WebSocket upgrade (ready once upgraded).
         private func configure(_ channel: any Channel) throws {
             // Known before it is ready: `ready()` may run (and the client write) before `connect`'s future completes.
-            state.withLock { $0.channel = channel }
+            self.channel.withLock { $0 = channel }
             let pipeline = channel.pipeline.syncOperations
             if let tlsContext {
                 // SNI takes a host name, never an address: for an address NIOSSL checks the certificate against the peer's IP.
@@ -128,10 +120,10 @@
                 case .success(true):
                     break  // BytesHandler reported ready when it was added
                 case .success(false):
-                    fail(.webSocketRefused(endpoint: endpoint, reason: "no '101 Switching Protocols' with subprotocol mqtt for GET \(target.path)"))
+                    lifecycle.fail(.webSocketRefused(endpoint: endpoint, reason: "no '101 Switching Protocols' with subprotocol mqtt for GET \(target.path)"))
                     channel.close(promise: nil)
                 case .failure(let error):
-                    fail(error is NIOHTTPClientUpgradeError ? .webSocketRefused(endpoint: endpoint, reason: "\(error)") : mapError(error))
+                    lifecycle.fail(error is NIOHTTPClientUpgradeError ? .webSocketRefused(endpoint: endpoint, reason: "\(error)") : mapError(error))
                     channel.close(promise: nil)
                 }
             }
@@ -140,7 +132,7 @@
         /// Queues one packet's bytes behind the earlier ones (``MQTTByteStream/write(_:_:)``).
 
         public func write(_ bytes: [UInt8], _ completion: @escaping @Sendable (PhoneMQTTError?) -> Void) {
-            guard let channel = state.withLock({ $0.ended ? nil : $0.channel }) else {
+            guard !lifecycle.isEnded, let channel = channel.withLock({ $0 }) else {
                 completion(.connectionClosed(endpoint: endpoint, reason: "the stream is not open"))
                 return
             }
@@ -152,15 +144,12 @@
         /// Closes at once (``MQTTByteStream/close()``).
 
         public func close() {
-            let channel = state.withLock { state in
-                state.closedByUs = true
-                return state.channel
-            }
-            finishOpening(.failure(.connectionClosed(endpoint: endpoint, reason: "closed by this client while connecting")))
-            if let channel {
-                channel.close(promise: nil)
+            lifecycle.close()
+            // Taken, so that a channel still connecting is closed when its connect completes.
+            if let channel = channel.withLock({ channel in defer { channel = nil }; return channel }) {
+                channel.close(promise: nil)  // its close future ends the stream
             } else {
-                end(nil)
+                lifecycle.end(otherwise: .connectionClosed(endpoint: endpoint, reason: "closed by this client"))
             }
         }
 
@@ -168,47 +157,20 @@
 
         /// Bytes can flow (TCP connected, TLS handshake done, WebSocket upgraded).
         fileprivate func ready() {
-            finishOpening(.success(()))
+            lifecycle.ready()
         }
 
         fileprivate func received(_ buffer: ByteBuffer) {
-            events.yield(.bytes(Array(buffer.readableBytesView)))
+            lifecycle.received(Array(buffer.readableBytesView))
         }
 
         /// Records the pipeline's first error; the channel closes next.
         fileprivate func fail(_ error: PhoneMQTTError) {
-            state.withLock { state in
-                if state.error == nil { state.error = error }
-            }
+            lifecycle.fail(error)
         }
 
         fileprivate func mapError(_ error: any Error) -> PhoneMQTTError {
             Self.describe(error, endpoint: endpoint)
-        }
-
-        private func channelClosed() {
-            let (ours, error) = state.withLock { ($0.closedByUs, $0.error) }
-            let reason = ours ? nil : error ?? .connectionClosed(endpoint: endpoint, reason: "the broker closed the connection")
-            finishOpening(.failure(reason ?? .connectionClosed(endpoint: endpoint, reason: "closed by this client while connecting")))
-            end(reason)
-        }
-
-        private func finishOpening(_ result: Result<Void, PhoneMQTTError>) {
-            let completion = state.withLock { state in
-                defer { state.opening = nil }
-                return state.opening
-            }
-            completion?(result)
-        }
-
-        private func end(_ reason: PhoneMQTTError?) {
-            let first = state.withLock { state in
-                defer { state.ended = true }
-                return !state.ended
-            }
-            guard first else { return }
-            events.yield(.closed(reason))
-            events.finish()
         }
 
         /// A NIO error as the step it failed: connecting, TLS, or the connection.

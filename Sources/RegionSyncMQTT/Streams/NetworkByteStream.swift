@@ -12,35 +12,22 @@
     /// no network) fails at once instead of waiting for a better path: a wake has seconds.
     public final class NetworkByteStream: MQTTByteStream {
         /// The broker's URL (`mqtts://host:8883`), for messages.
-        public let endpoint: String
+        public var endpoint: String { lifecycle.endpoint }
         /// The bytes received, then the end (``MQTTByteStream/inbound``).
-        public let inbound: AsyncStream<MQTTByteStreamEvent>
-        private let events: AsyncStream<MQTTByteStreamEvent>.Continuation
+        public var inbound: AsyncStream<MQTTByteStreamEvent> { lifecycle.inbound }
+        private let lifecycle: ByteStreamLifecycle
         private let target: MQTTEndpoint
         private let queue = DispatchQueue(label: "RegionSyncMQTT.NetworkByteStream")
         private let connection: NWConnection
         /// Why the venue CA did not accept the broker's certificate, for the TLS error.
         private let trustFailure: Locked<String?>
 
-        private struct State {
-            /// The open's completion until it is called.
-            var opening: (@Sendable (Result<Void, PhoneMQTTError>) -> Void)?
-            var started = false
-            var ready = false
-            var closedByUs = false
-            var ended = false
-            /// The first failure seen, the reason when the connection is then cancelled.
-            var error: PhoneMQTTError?
-        }
-        private let state = Locked(State())
-
         /// A stream to `endpoint` (not yet open); with TLS, trusting `tls`'s certificates only (the
         /// system's trust store when `nil`) and showing its client identity. Throws for an identity
         /// that cannot be imported.
         public init(endpoint: MQTTEndpoint, tls: MQTTTLSSettings = MQTTTLSSettings()) throws(PhoneMQTTError) {
-            self.endpoint = endpoint.description
+            lifecycle = ByteStreamLifecycle(endpoint: endpoint.description)
             self.target = endpoint
-            (inbound, events) = AsyncStream.makeStream(of: MQTTByteStreamEvent.self)
             let trustFailure = Locked<String?>(nil)
             self.trustFailure = trustFailure
             let parameters = try Self.parameters(endpoint: endpoint, tls: tls, trustFailure: trustFailure, queue: queue)
@@ -140,15 +127,7 @@
         /// Connects; `completion` once bytes can flow or with why not (``MQTTByteStream/open(_:)``).
 
         public func open(_ completion: @escaping @Sendable (Result<Void, PhoneMQTTError>) -> Void) {
-            let closed = state.withLock { state in
-                state.opening = completion
-                state.started = true
-                return state.closedByUs
-            }
-            guard !closed else {
-                finishOpening(.failure(.connectionClosed(endpoint: endpoint, reason: "closed by this client before it opened")))
-                return
-            }
+            guard lifecycle.start(completion) else { return }
             connection.stateUpdateHandler = { [weak self] state in self?.changed(state) }
             connection.start(queue: queue)
         }
@@ -173,15 +152,11 @@
         /// Closes at once (``MQTTByteStream/close()``).
 
         public func close() {
-            let started = state.withLock { state in
-                state.closedByUs = true
-                return state.started
-            }
-            finishOpening(.failure(.connectionClosed(endpoint: endpoint, reason: "closed by this client while connecting")))
-            if started {
+            lifecycle.close()
+            if lifecycle.isStarted {
                 connection.cancel()  // `cancelled` follows, which ends `inbound`
             } else {
-                end(nil)
+                lifecycle.end(otherwise: .connectionClosed(endpoint: endpoint, reason: "closed by this client"))
             }
         }
 
@@ -190,17 +165,13 @@
         private func changed(_ new: NWConnection.State) {
             switch new {
             case .ready:
-                state.withLock { $0.ready = true }
-                finishOpening(.success(()))
+                lifecycle.ready()
                 receive()
             case .waiting(let error), .failed(let error):
-                fail(describe(error))
+                lifecycle.fail(describe(error))
                 connection.cancel()
             case .cancelled:
-                let (ours, error) = state.withLock { ($0.closedByUs, $0.error) }
-                let reason = ours ? nil : error ?? .connectionClosed(endpoint: endpoint, reason: "the connection was cancelled")
-                finishOpening(.failure(reason ?? .connectionClosed(endpoint: endpoint, reason: "closed by this client while connecting")))
-                end(reason)
+                lifecycle.end(otherwise: .connectionClosed(endpoint: endpoint, reason: "the connection was cancelled"))
             case .setup, .preparing:
                 break
             @unknown default:
@@ -216,7 +187,7 @@
                     if let metadata = context?.protocolMetadata(definition: NWProtocolWebSocket.definition) as? NWProtocolWebSocket.Metadata,
                         metadata.opcode == .close
                     {
-                        fail(.connectionClosed(endpoint: endpoint, reason: "the broker closed the WebSocket"))
+                        lifecycle.fail(.connectionClosed(endpoint: endpoint, reason: "the broker closed the WebSocket"))
                         connection.cancel()
                         return
                     }
@@ -230,45 +201,20 @@
         }
 
         private func received(_ data: Data?, finished: Bool, error: NWError?) {
-            if let data, !data.isEmpty { events.yield(.bytes(Array(data))) }
+            if let data { lifecycle.received(Array(data)) }
             if let error {
-                fail(describe(error))
+                lifecycle.fail(describe(error))
                 connection.cancel()
             } else if finished {
-                fail(.connectionClosed(endpoint: endpoint, reason: "the broker closed the connection"))
+                lifecycle.fail(.connectionClosed(endpoint: endpoint, reason: "the broker closed the connection"))
                 connection.cancel()
             } else {
                 receive()
             }
         }
 
-        private func fail(_ error: PhoneMQTTError) {
-            state.withLock { state in
-                if state.error == nil { state.error = error }
-            }
-        }
-
-        private func finishOpening(_ result: Result<Void, PhoneMQTTError>) {
-            let completion = state.withLock { state in
-                defer { state.opening = nil }
-                return state.opening
-            }
-            completion?(result)
-        }
-
-        private func end(_ reason: PhoneMQTTError?) {
-            let first = state.withLock { state in
-                defer { state.ended = true }
-                return !state.ended
-            }
-            guard first else { return }
-            events.yield(.closed(reason))
-            events.finish()
-        }
-
         /// A Network.framework error as the step it failed: connecting, TLS, or the connection.
         private func describe(_ error: NWError) -> PhoneMQTTError {
-            let ready = state.withLock { $0.ready }
             switch error {
             case .tls(let status):
                 let reason = trustFailure.withLock { $0 } ?? Self.message(status)
@@ -276,7 +222,7 @@
             case .dns:
                 return .connectionFailed(endpoint: endpoint, reason: "cannot resolve the host: \(error.debugDescription)")
             default:
-                return ready
+                return lifecycle.isReady
                     ? .connectionClosed(endpoint: endpoint, reason: error.debugDescription)
                     : .connectionFailed(endpoint: endpoint, reason: error.debugDescription)
             }

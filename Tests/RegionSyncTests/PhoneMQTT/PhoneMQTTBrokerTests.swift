@@ -175,7 +175,7 @@ struct PhoneMQTTBrokerTests {
 
     @Test("a client certificate (PKCS #12) for a broker that requires one; without it the handshake fails")
     func clientIdentity() async throws {
-        let certificates = try await heavyWork { try TestCertificates.make() }
+        let certificates = try await onOwnThread { try TestCertificates.make() }
         defer { certificates.remove() }
         let bundle = certificates.directory.appendingPathComponent("client.p12").path
         let export = Process()
@@ -248,7 +248,7 @@ struct PhoneMQTTBrokerTests {
 
     @Test("TLS with a CA that did not sign the broker's certificate, or with the system's trust store: the handshake fails, at once")
     func unknownCA() async throws {
-        let (certificates, other) = try await heavyWork { (try TestCertificates.make(), try TestCertificates.make(commonName: "Another CA")) }
+        let (certificates, other) = try await onOwnThread { (try TestCertificates.make(), try TestCertificates.make(commonName: "Another CA")) }
         defer {
             certificates.remove()
             other.remove()

@@ -38,8 +38,8 @@ struct VenueBroker {
     var tlsURL: String { "mqtts://localhost:\(broker.tlsPort!)" }
 
     static func start() async throws -> VenueBroker {
-        // openssl runs synchronously: on a thread of its own, not one the cooperative pool's other tests need.
-        let certificates = try await heavyWork { try TestCertificates.make() }
+        // openssl runs synchronously: on a new thread of its own, not one of the cooperative pool (nor behind heavyWork's queue of simulations).
+        let certificates = try await onOwnThread { try TestCertificates.make() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("venue-broker-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("dynamic-security.json").path
