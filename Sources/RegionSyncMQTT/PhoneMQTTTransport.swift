@@ -69,7 +69,8 @@ public actor PhoneMQTTTransport: RegionSyncTransport {
             let configuration = self.configuration
             copies = Task {
                 guard let stream = try? configuration.makeStream() else { return nil }
-                let copies = PhoneMQTTClient(stream: stream, options: configuration.clientOptions(clientID: configuration.clientID + "-copy"))
+                let copies = PhoneMQTTClient(
+                    stream: stream, options: configuration.clientOptions(clientID: configuration.clientID + "-copy"))
                 do {
                     try await copies.connect(deadline: deadline)
                     return copies

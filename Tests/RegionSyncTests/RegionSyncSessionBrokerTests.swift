@@ -142,7 +142,9 @@ struct RegionSyncSessionBrokerTests {
                 try await probe.subscribe(topics.coordinatorStatus)
                 _ = try await withTimeout(.seconds(30), "the coordinator's online status") {
                     for await message in statuses {
-                        if (try? WireCoding.decode(CoordinatorStatus.self, from: message.payload, topic: message.topic))?.state == .online { return }
+                        if (try? WireCoding.decode(CoordinatorStatus.self, from: message.payload, topic: message.topic))?.state == .online {
+                            return
+                        }
                     }
                 }
             }

@@ -37,7 +37,8 @@ public actor PhoneMQTTClient {
 
         /// Options for `clientID`: clean session, keep-alive 30 s, packets up to 1 MiB, 1,000 messages buffered.
         public init(
-            clientID: String, username: String? = nil, password: String? = nil, cleanSession: Bool = true, keepAlive: Duration = .seconds(30),
+            clientID: String, username: String? = nil, password: String? = nil, cleanSession: Bool = true,
+            keepAlive: Duration = .seconds(30),
             maximumPacketSize: Int = 1 << 20, maximumBufferedMessages: Int = 1000
         ) {
             self.clientID = clientID
@@ -87,7 +88,8 @@ public actor PhoneMQTTClient {
         self.options = options
         self.endpoint = stream.endpoint
         self.decoder = MQTTPacketDecoder(maximumPacketSize: options.maximumPacketSize)
-        (messages, sink) = AsyncStream.makeStream(of: MQTTPacket.Publish.self, bufferingPolicy: .bufferingNewest(max(1, options.maximumBufferedMessages)))
+        (messages, sink) = AsyncStream.makeStream(
+            of: MQTTPacket.Publish.self, bufferingPolicy: .bufferingNewest(max(1, options.maximumBufferedMessages)))
     }
 
     deinit {
@@ -162,10 +164,12 @@ public actor PhoneMQTTClient {
         subacks[identifier] = answer
         defer { subacks[identifier] = nil }
         try await send(
-            .subscribe(MQTTPacket.Subscribe(packetIdentifier: identifier, subscriptions: [.init(filter: filter, qos: qos)])), deadline: deadline)
+            .subscribe(MQTTPacket.Subscribe(packetIdentifier: identifier, subscriptions: [.init(filter: filter, qos: qos)])),
+            deadline: deadline)
         let suback = try await answer.value(until: deadline, "SUBACK for \(filter) from \(endpoint)")
         guard suback.results.count == 1 else {
-            let violation = PhoneMQTTError.protocolViolation(endpoint: endpoint, "SUBACK with \(suback.results.count) return codes for one filter")
+            let violation = PhoneMQTTError.protocolViolation(
+                endpoint: endpoint, "SUBACK with \(suback.results.count) return codes for one filter")
             end(violation)
             throw violation
         }
@@ -187,7 +191,8 @@ public actor PhoneMQTTClient {
             throw .invalidRequest("publishing at QoS 2 (this client speaks QoS 0 and 1; NATS refuses QoS 2)")
         case .atMostOnce:
             try requireConnected("publish to \(topic)")
-            try await send(.publish(MQTTPacket.Publish(topic: topic, payload: payload, qos: .atMostOnce, retain: retain)), deadline: deadline)
+            try await send(
+                .publish(MQTTPacket.Publish(topic: topic, payload: payload, qos: .atMostOnce, retain: retain)), deadline: deadline)
         case .atLeastOnce:
             try requireConnected("publish to \(topic)")
             let identifier = try nextIdentifier()
@@ -195,7 +200,8 @@ public actor PhoneMQTTClient {
             pubacks[identifier] = answer
             defer { pubacks[identifier] = nil }
             try await send(
-                .publish(MQTTPacket.Publish(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain, packetIdentifier: identifier)),
+                .publish(
+                    MQTTPacket.Publish(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain, packetIdentifier: identifier)),
                 deadline: deadline)
             try await answer.value(until: deadline, "PUBACK for \(topic) from \(endpoint)")
         }
@@ -230,7 +236,8 @@ public actor PhoneMQTTClient {
             throw .invalidConfiguration("a password without a user name (MQTT 3.1.1 sends a password only with a user name)")
         }
         return MQTTPacket.Connect(
-            clientID: options.clientID, cleanSession: options.cleanSession, keepAlive: UInt16(keepAlive.seconds), username: options.username,
+            clientID: options.clientID, cleanSession: options.cleanSession, keepAlive: UInt16(keepAlive.seconds),
+            username: options.username,
             password: options.password.map { Array($0.utf8) })
     }
 
@@ -366,7 +373,9 @@ public actor PhoneMQTTClient {
         do {
             try await ping(deadline: .now.advanced(by: interval))
         } catch {
-            if case .timedOut = error { end(.connectionClosed(endpoint: endpoint, reason: "no PINGRESP within \(PhoneMQTTError.format(interval))")) }
+            if case .timedOut = error {
+                end(.connectionClosed(endpoint: endpoint, reason: "no PINGRESP within \(PhoneMQTTError.format(interval))"))
+            }
             return nil
         }
         return lastSent.advanced(by: interval)

@@ -43,7 +43,8 @@ public enum PhoneMQTTError: Error, Sendable, Hashable, CustomStringConvertible {
         case .connectionFailed(let endpoint, let reason): "cannot connect to \(endpoint): \(reason)"
         case .tlsFailed(let endpoint, let reason): "TLS handshake with \(endpoint) failed: \(reason)"
         case .webSocketRefused(let endpoint, let reason): "WebSocket upgrade with \(endpoint) refused: \(reason)"
-        case .connectionRefused(let endpoint, let code): "\(endpoint) refused the connection: \(code) (CONNACK return code \(code.rawValue))"
+        case .connectionRefused(let endpoint, let code):
+            "\(endpoint) refused the connection: \(code) (CONNACK return code \(code.rawValue))"
         case .subscriptionRefused(let endpoint, let filter): "\(endpoint) refused the subscription to \(filter) (SUBACK 0x80)"
         case .timedOut(let step, let after): "timed out after \(Self.format(after)) waiting for \(step)"
         case .cancelled(let step): "cancelled while waiting for \(step)"

@@ -235,6 +235,7 @@ public enum MQTTPacket: Sendable, Hashable {
 
 /// The packet types of MQTT 3.1.1, the high four bits of a packet's first byte.
 enum PacketType: UInt8 {
-    case connect = 1, connack, publish, puback, pubrec, pubrel, pubcomp, subscribe, suback, unsubscribe, unsuback, pingreq, pingresp,
+    case connect = 1
+    case connack, publish, puback, pubrec, pubrel, pubcomp, subscribe, suback, unsubscribe, unsuback, pingreq, pingresp,
         disconnect
 }

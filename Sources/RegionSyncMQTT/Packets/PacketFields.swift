@@ -112,7 +112,8 @@ enum UTF8Text {
 public enum MQTTTopic {
     /// Whether `topic` can be published to: not empty, no `+` or `#`, no U+0000, at most 65,535 bytes.
     public static func isValidName(_ topic: String) -> Bool {
-        !topic.isEmpty && topic.utf8.count <= Int(UInt16.max) && !topic.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") || $0 == 0 })
+        !topic.isEmpty && topic.utf8.count <= Int(UInt16.max)
+            && !topic.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") || $0 == 0 })
     }
 
     /// Whether a message on `topic` matches the subscription `filter` (`+` one level, `#` the rest;

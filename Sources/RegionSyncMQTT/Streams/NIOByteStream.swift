@@ -120,10 +120,13 @@
                 case .success(true):
                     break  // BytesHandler reported ready when it was added
                 case .success(false):
-                    lifecycle.fail(.webSocketRefused(endpoint: endpoint, reason: "no '101 Switching Protocols' with subprotocol mqtt for GET \(target.path)"))
+                    lifecycle.fail(
+                        .webSocketRefused(
+                            endpoint: endpoint, reason: "no '101 Switching Protocols' with subprotocol mqtt for GET \(target.path)"))
                     channel.close(promise: nil)
                 case .failure(let error):
-                    lifecycle.fail(error is NIOHTTPClientUpgradeError ? .webSocketRefused(endpoint: endpoint, reason: "\(error)") : mapError(error))
+                    lifecycle.fail(
+                        error is NIOHTTPClientUpgradeError ? .webSocketRefused(endpoint: endpoint, reason: "\(error)") : mapError(error))
                     channel.close(promise: nil)
                 }
             }
@@ -146,7 +149,10 @@
         public func close() {
             lifecycle.close()
             // Taken, so that a channel still connecting is closed when its connect completes.
-            if let channel = channel.withLock({ channel in defer { channel = nil }; return channel }) {
+            if let channel = channel.withLock({ channel in
+                defer { channel = nil }
+                return channel
+            }) {
                 channel.close(promise: nil)  // its close future ends the stream
             } else {
                 lifecycle.end(otherwise: .connectionClosed(endpoint: endpoint, reason: "closed by this client"))
@@ -280,7 +286,8 @@
             case .pong:
                 break
             default:
-                context.fireErrorCaught(PhoneMQTTError.protocolViolation(endpoint: endpoint, "a WebSocket \(frame.opcode) frame where MQTT sends binary ones"))
+                context.fireErrorCaught(
+                    PhoneMQTTError.protocolViolation(endpoint: endpoint, "a WebSocket \(frame.opcode) frame where MQTT sends binary ones"))
             }
         }
 

@@ -184,7 +184,8 @@
             if target.transport.usesWebSocket {
                 connection.receiveMessage { [weak self] data, context, _, error in
                     guard let self else { return }
-                    if let metadata = context?.protocolMetadata(definition: NWProtocolWebSocket.definition) as? NWProtocolWebSocket.Metadata,
+                    if let metadata = context?.protocolMetadata(definition: NWProtocolWebSocket.definition)
+                        as? NWProtocolWebSocket.Metadata,
                         metadata.opcode == .close
                     {
                         lifecycle.fail(.connectionClosed(endpoint: endpoint, reason: "the broker closed the WebSocket"))

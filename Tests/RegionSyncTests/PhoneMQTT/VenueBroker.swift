@@ -21,7 +21,8 @@ struct VenueBroker {
     static var isAvailable: Bool {
         FileManager.default.fileExists(atPath: plugin) && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_ctrl")
     }
-    static let missing = "mosquitto's dynamic security plugin and mosquitto_ctrl (Debian's mosquitto and mosquitto-clients; scripts/setup) are missing"
+    static let missing =
+        "mosquitto's dynamic security plugin and mosquitto_ctrl (Debian's mosquitto and mosquitto-clients; scripts/setup) are missing"
 
     let broker: MosquittoBroker
     let certificates: TestCertificates
@@ -65,7 +66,8 @@ struct VenueBroker {
             broker: broker, certificates: certificates, directory: directory, webSocketPort: webSocketPort,
             secureWebSocketPort: secureWebSocketPort)
         let plan = DynamicSecurityPlan(topics: venue.topics)
-        try await venue.control(plan.roles() + plan.account("coordinator", password: coordinatorPassword, role: DynamicSecurityPlan.coordinatorRole))
+        try await venue.control(
+            plan.roles() + plan.account("coordinator", password: coordinatorPassword, role: DynamicSecurityPlan.coordinatorRole))
         return venue
     }
 
@@ -88,7 +90,8 @@ struct VenueBroker {
     /// The coordinator's connection settings (plain listener).
     var coordinator: MQTTConfiguration {
         MQTTConfiguration(
-            url: broker.url(username: "coordinator", password: Self.coordinatorPassword), clientID: "coordinator-\(UUID().uuidString.prefix(8))")
+            url: broker.url(username: "coordinator", password: Self.coordinatorPassword),
+            clientID: "coordinator-\(UUID().uuidString.prefix(8))")
     }
 
     /// Sends `commands` to the plugin as its admin and fails with any error it answers.
