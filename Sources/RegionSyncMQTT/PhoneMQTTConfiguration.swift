@@ -18,8 +18,8 @@ public struct PhoneMQTTConfiguration: Sendable, Hashable {
     /// The venue's own CA, PEM or DER: with it, only brokers whose certificate it signed are
     /// trusted (and the system's trust store is not used). `nil`: the system's trust store.
     public var caCertificate: [UInt8]?
-    /// The keep-alive announced to the broker (whole seconds): a `PINGREQ` goes out after this
-    /// long without a packet, and the broker drops a phone it has not heard from for 1.5 times it.
+    /// The keep-alive announced to the broker (whole seconds): a `PINGREQ` goes out after three
+    /// quarters of it without a packet, and the broker drops a phone it has not heard from for 1.5 times it.
     public var keepAlive: Duration
     /// The longest wait for the connection: TCP, TLS (and WebSocket), `CONNACK`.
     public var connectTimeout: Duration

@@ -28,7 +28,7 @@ public actor PhoneMQTTClient {
         /// Start a fresh session: nothing is kept for this client after the connection (a phone reconnects every wake).
         public var cleanSession: Bool
         /// The longest time without a packet from this client: a `PINGREQ` goes out when nothing else
-        /// did for this long. Whole seconds, 0 (off) or 1–65,535 s.
+        /// did for three quarters of it. Whole seconds, 0 (off) or 1–65,535 s.
         public var keepAlive: Duration
         /// The longest packet accepted from the broker.
         public var maximumPacketSize: Int
@@ -346,39 +346,41 @@ public actor PhoneMQTTClient {
 
     // MARK: Keep-alive and the end
 
-    /// Pings whenever nothing was sent for `keepAlive`, and ends the connection when a `PINGRESP`
-    /// does not come within another `keepAlive`.
+    /// Pings whenever nothing was sent for three quarters of `keepAlive` (MQTT wants no gap longer
+    /// than `keepAlive`, so the ping goes out before it, however late the timer fires), and ends the
+    /// connection when a `PINGRESP` does not come within `keepAlive`.
     private func startKeepAlive() {
-        let interval = options.keepAlive
-        guard interval > .zero else { return }
+        let keepAlive = options.keepAlive
+        guard keepAlive > .zero else { return }
+        let quiet = keepAlive * 3 / 4
         keepAliveTask = Task { [weak self] in
-            var wake = ContinuousClock.now.advanced(by: interval)
+            var wake = ContinuousClock.now.advanced(by: quiet)
             while true {
                 do {
                     try await Task.sleep(until: wake, clock: .continuous)
                 } catch {
                     return
                 }
-                guard let self, let next = await self.keepAliveDue(interval) else { return }
+                guard let self, let next = await self.keepAliveDue(quiet: quiet, keepAlive: keepAlive) else { return }
                 wake = next
             }
         }
     }
 
-    /// Pings if nothing went out for `interval`; the time to look again, `nil` once the connection ended.
-    private func keepAliveDue(_ interval: Duration) async -> ContinuousClock.Instant? {
+    /// Pings if nothing went out for `quiet`; the time to look again, `nil` once the connection ended.
+    private func keepAliveDue(quiet: Duration, keepAlive: Duration) async -> ContinuousClock.Instant? {
         guard isConnected else { return nil }
-        let due = lastSent.advanced(by: interval)
+        let due = lastSent.advanced(by: quiet)
         guard ContinuousClock.now >= due else { return due }
         do {
-            try await ping(deadline: .now.advanced(by: interval))
+            try await ping(deadline: .now.advanced(by: keepAlive))
         } catch {
             if case .timedOut = error {
-                end(.connectionClosed(endpoint: endpoint, reason: "no PINGRESP within \(PhoneMQTTError.format(interval))"))
+                end(.connectionClosed(endpoint: endpoint, reason: "no PINGRESP within \(PhoneMQTTError.format(keepAlive))"))
             }
             return nil
         }
-        return lastSent.advanced(by: interval)
+        return lastSent.advanced(by: quiet)
     }
 
     /// Ends the connection: closes the stream, fails every wait with `reason` (or, after

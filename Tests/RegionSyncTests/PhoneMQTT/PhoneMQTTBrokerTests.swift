@@ -386,9 +386,11 @@ struct PhoneMQTTBrokerTests {
         try await withMosquittoBroker { broker in
             let client = PhoneMQTTClient(
                 stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: "mqtt://127.0.0.1:\(broker.port)")),
-                options: .init(clientID: "phone-1", keepAlive: .seconds(1)))
+                options: .init(clientID: "phone-1", keepAlive: .seconds(2)))
             try await client.connect(deadline: .now + .seconds(5))
-            try await Task.sleep(for: .seconds(3.5))  // mosquitto drops a client silent for 1.5 s
+            // mosquitto drops a client silent for 3 s; the client pings after 1.5 s of quiet (a
+            // margin of 1.5 s for a late timer: in the full suite one fired over 0.5 s late).
+            try await Task.sleep(for: .seconds(7))
             #expect(await client.isConnected)
             try await client.publish([1], to: "t", deadline: .now + .seconds(5))
             try await client.ping(deadline: .now + .seconds(5))
