@@ -76,6 +76,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        // RegionSyncMQTT's byte stream on Linux only (Apple platforms use Network.framework).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // C libraries, found through pkg-config and installed by apt.
@@ -176,15 +179,30 @@ let package = Package(
 
         // RegionSync, the phone-side library: pure Swift on WireProtocol (BeaconKit's types come
         // through it); the fake iOS monitor for tests and simulations; the Core Location adapters
-        // (compiled only where CoreLocation exists); a transport over this package's MQTT client.
+        // (compiled only where CoreLocation exists); the phone's MQTT transport, a pure-Swift MQTT
+        // 3.1.1 client over Network.framework on Apple platforms and SwiftNIO on Linux (no C library).
         .target(name: "RegionSync", dependencies: ["WireProtocol"]),
         .target(name: "RegionSyncTesting", dependencies: ["RegionSync"]),
         .target(name: "RegionSyncCoreLocation", dependencies: ["RegionSync"]),
-        .target(name: "RegionSyncMQTT", dependencies: ["RegionSync", "MQTT"]),
+        .target(
+            name: "RegionSyncMQTT",
+            dependencies: [
+                "RegionSync",
+                // Its byte stream on Linux (CI runs it against mosquitto); an app on an Apple platform,
+                // or built without the Server trait, resolves none of these.
+                serverProduct("NIOCore", "swift-nio", platforms: [.linux]),
+                serverProduct("NIOPosix", "swift-nio", platforms: [.linux]),
+                serverProduct("NIOHTTP1", "swift-nio", platforms: [.linux]),
+                serverProduct("NIOWebSocket", "swift-nio", platforms: [.linux]),
+                serverProduct("NIOTLS", "swift-nio", platforms: [.linux]),
+                serverProduct("NIOSSL", "swift-nio-ssl", platforms: [.linux]),
+            ]
+        ),
         .testTarget(
             name: "RegionSyncTests",
             dependencies: [
                 "RegionSync", "RegionSyncTesting", "RegionSyncMQTT", "WireProtocol", "Topology", "MQTT", "MosquittoTesting", "TestSupport",
+                "Coordinator", logging, serviceLifecycle,
             ]
         ),
 

@@ -74,7 +74,6 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         let deadline = start.advanced(by: options.wakeBudget)
         let work = deadline.advanced(by: .zero - options.reportReserve)
         var outcome = RegionSyncWakeOutcome()
-        defer { outcome.elapsed = start.duration(to: clock.now) }
 
         let transport = self.transport
         do throws(RegionSyncError) {
@@ -83,6 +82,8 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         } catch {
             outcome.errors.append(error)
             await transport.disconnect()
+            // Set here, not in a `defer`: a `defer` runs after the returned copy is made.
+            outcome.elapsed = start.duration(to: clock.now)
             return outcome
         }
 
@@ -141,6 +142,7 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
             }
         }
         await transport.disconnect()
+        outcome.elapsed = start.duration(to: clock.now)
         return outcome
     }
 

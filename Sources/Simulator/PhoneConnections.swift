@@ -16,7 +16,7 @@ import MQTT
 /// connection's packets one after another, so a QoS 1 report stalled on a dead JetStream leader
 /// held up every QoS 0 copy sent after it on the same connection (`scripts/partition-check
 /// --kill-node msgs`: the next eight reports of one phone arrived together, 7.4 s late).
-/// RegionSync's `MQTTRegionSyncTransport` does the same.
+/// RegionSync's `PhoneMQTTTransport` does the same.
 actor PhoneConnections {
     /// The simulation's connection settings; each phone's differ in client id and first broker.
     let base: MQTTConfiguration

@@ -1,12 +1,19 @@
 import BeaconKit
+import Coordinator
+import Foundation
+import Logging
 import MQTT
 import RegionSync
 import RegionSyncMQTT
 import RegionSyncTesting
+import ServiceLifecycle
 import TestSupport
 import Testing
 import WireProtocol
 
+/// Whole wakes through `PhoneMQTTTransport` (the transport an app uses) against a real mosquitto,
+/// with a coordinator's side played by this package's libmosquitto client, and with the real
+/// coordinator.
 @Suite("RegionSyncSession through a real mosquitto", .timeLimit(.minutes(2)))
 struct RegionSyncSessionBrokerTests {
     @Test("A wake reads the retained regions, applies them, and reports what iOS holds, its events and the applied version")
@@ -38,7 +45,8 @@ struct RegionSyncSessionBrokerTests {
                 // The app's event pump has taken the enter before the wake starts (iOS delivers it at launch).
                 try await withTimeout(.seconds(5), "the enter of r9 in the log") { while await log.inside != ["r9"] { await Task.yield() } }
 
-                let transport = try MQTTRegionSyncTransport(configuration: MQTTConfiguration(url: broker.url))
+                let transport = PhoneMQTTTransport(
+                    configuration: PhoneMQTTConfiguration(url: "mqtt://127.0.0.1:\(broker.port)", clientID: client.rawValue))
                 // What a wake does, not how fast: the suite shares a couple of threads with minutes of
                 // simulation, so the budget is generous here. RegionSyncSessionDeadlineTests checks
                 // that a wake gives up cleanly at its deadline.
@@ -91,8 +99,8 @@ struct RegionSyncSessionBrokerTests {
                 let pump = Task { await log.consume(fake.events) }  // the states of the regions added
                 defer { pump.cancel() }
                 await log.record(.enter(identifier: configuration.identifier(forRegion: "r7")))
-                let phone = MQTTConfiguration(url: broker.url, clientID: "phone-2")
-                let transport = try MQTTRegionSyncTransport(configuration: phone, reportCopy: true)
+                let phone = PhoneMQTTConfiguration(url: "mqtt://127.0.0.1:\(broker.port)", clientID: "phone-2")
+                let transport = PhoneMQTTTransport(configuration: phone, reportCopy: true)
                 let session = RegionSyncSession(
                     client: client, topics: topics, transport: transport,
                     applier: RegionApplier(monitor: fake, configuration: configuration), events: log,
@@ -103,8 +111,8 @@ struct RegionSyncSessionBrokerTests {
 
                 #expect(outcome.errors.isEmpty, "\(outcome.errors)")
                 #expect(outcome.reportsPublished == 2)
-                #expect(transport.copies?.connectedBroker == broker.url)
-                #expect(transport.client.connectedBroker == broker.url)
+                // Two connections of the wake: the reports' and the copies'.
+                #expect(broker.log.contains("as phone-2 (") && broker.log.contains("as phone-2-copy ("), "\(broker.log)")
                 let received = try await collect(4, from: reports, within: .seconds(30)).map(\.payload)
                 let counts = Dictionary(received.map { ($0, 1) }, uniquingKeysWith: +)
                 #expect(counts.count == 2 && counts.values.allSatisfy { $0 == 2 }, "\(counts.values)")
@@ -113,5 +121,60 @@ struct RegionSyncSessionBrokerTests {
             }
         }
     }
-}
 
+    @Test("A first wake against the real coordinator: its report of an enter is answered with a plan, applied in the same wake")
+    func realCoordinator() async throws {
+        try await withMosquittoBroker { broker in
+            let topics = try Topics()
+            let client = try Identifier("phone-museum")
+            var logger = Logger(label: "test.coordinator")
+            logger.logLevel = .error
+            let coordinatorConfiguration = try CoordinatorConfiguration(
+                broker: broker.url, topologyDirectory: SharedData.packageRoot.appendingPathComponent("topology/museum"), topics: topics)
+            let mqtt = try MQTTClient(configuration: coordinatorConfiguration.mqtt, logger: logger)
+            let service = try CoordinatorService(configuration: coordinatorConfiguration, client: mqtt, logger: logger)
+            let group = ServiceGroup(configuration: .init(services: [mqtt, service], logger: logger))
+            let running = Task { try await group.run() }
+            defer { running.cancel() }
+            // Serving once its retained status says online.
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { probe in
+                let statuses = probe.messages
+                try await probe.subscribe(topics.coordinatorStatus)
+                _ = try await withTimeout(.seconds(30), "the coordinator's online status") {
+                    for await message in statuses {
+                        if (try? WireCoding.decode(CoordinatorStatus.self, from: message.payload, topic: message.topic))?.state == .online {
+                            return
+                        }
+                    }
+                }
+            }
+
+            // A phone on its first launch (no set, no retained message yet) that iOS saw enter the hall's entrance.
+            let fake = FakeRegionMonitor(options: .init(inRangeWindow: .seconds(100)), clock: ContinuousClock())
+            let store = InMemoryRegionSyncStore()
+            let log = RegionEventLog(configuration: configuration)
+            let pump = Task { await log.consume(fake.events) }
+            defer { pump.cancel() }
+            await log.record(.enter(identifier: configuration.identifier(forRegion: "hall-entrance")))
+            let transport = PhoneMQTTTransport(
+                configuration: PhoneMQTTConfiguration(url: "mqtt://127.0.0.1:\(broker.port)", clientID: client.rawValue))
+            let session = RegionSyncSession(
+                client: client, topics: topics, transport: transport,
+                applier: RegionApplier(monitor: fake, store: store, configuration: configuration), events: log,
+                options: .init(wakeBudget: .seconds(40), reportReserve: .seconds(5), regionsWait: .seconds(20), linger: .milliseconds(300)))
+            let outcome = await session.wake()
+
+            #expect(outcome.errors.isEmpty, "\(outcome.errors)")
+            #expect(outcome.reportsPublished == 2)
+            let applied = try #require(outcome.applied.first { $0.path != .ignored }, "the coordinator's answer was applied")
+            let version = try #require(applied.appliedVersion)
+            #expect(version >= 1)
+            let held = Set(await fake.monitoredRegions().compactMap { configuration.region(forIdentifier: $0.identifier) })
+            #expect(held.contains("hall-entrance") && held.count > 1 && held.count <= 20, "\(held)")
+            #expect(outcome.lastReport?.version == version && Set(outcome.lastReport?.monitored ?? []) == held)
+            #expect(try store.load().version == version)
+            await group.triggerGracefulShutdown()
+            _ = await running.result
+        }
+    }
+}

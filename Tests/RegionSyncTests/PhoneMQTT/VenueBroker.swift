@@ -1,0 +1,121 @@
+import Coordinator
+import Foundation
+import MQTT
+import MosquittoTesting
+import RegionSyncMQTT
+import TestSupport
+import Testing
+import WireProtocol
+
+/// A venue's broker opened for phones the way docs/regionsync.md says: mosquitto with the dynamic
+/// security plugin (per-phone accounts and roles exactly as `beaconfleet credentials` makes them,
+/// `DynamicSecurityPlan`), a TLS listener with the venue's own CA, and WebSocket listeners, plain
+/// and TLS, for networks that block 8883. The coordinator's account and the admin's use the plain
+/// listener.
+struct VenueBroker {
+    static let plugin = "/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so"
+    static let adminPassword = "admin-secret"
+    static let coordinatorPassword = "coordinator-secret"
+
+    /// Whether Debian's plugin and `mosquitto_ctrl` are installed.
+    static var isAvailable: Bool {
+        FileManager.default.fileExists(atPath: plugin) && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_ctrl")
+    }
+    static let missing =
+        "mosquitto's dynamic security plugin and mosquitto_ctrl (Debian's mosquitto and mosquitto-clients; scripts/setup) are missing"
+
+    let broker: MosquittoBroker
+    let certificates: TestCertificates
+    let directory: URL
+    /// The WebSocket listeners' ports: `ws://127.0.0.1:webSocketPort/mqtt`, `wss://localhost:secureWebSocketPort/mqtt`.
+    let webSocketPort: Int
+    let secureWebSocketPort: Int
+    let topics = try! Topics()
+
+    /// The venue CA's certificate, PEM, as an app ships it.
+    var caCertificate: [UInt8] { Array(FileManager.default.contents(atPath: certificates.caFile) ?? Data()) }
+
+    /// `mqtts://localhost:port` of the TLS listener.
+    var tlsURL: String { "mqtts://localhost:\(broker.tlsPort!)" }
+
+    static func start() async throws -> VenueBroker {
+        // openssl runs synchronously: on a new thread of its own, not one of the cooperative pool (nor behind heavyWork's queue of simulations).
+        let certificates = try await onOwnThread { try TestCertificates.make() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("venue-broker-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("dynamic-security.json").path
+        let initialize = Process()
+        initialize.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_ctrl")
+        initialize.arguments = ["dynsec", "init", file, "admin", adminPassword]
+        initialize.standardOutput = FileHandle.nullDevice
+        try initialize.run()
+        #expect(await initialize.exited() == 0)
+        let webSocketPort = try LoopbackPort.hold()
+        let secureWebSocketPort = try LoopbackPort.hold()
+        let broker = try await MosquittoBroker.start(
+            MosquittoBroker.Configuration(
+                allowAnonymous: false,
+                tls: .init(certificateFile: certificates.serverCertificateFile, keyFile: certificates.serverKeyFile),
+                extraConfiguration: [
+                    "plugin \(plugin)", "plugin_opt_config_file \(file)",
+                    "listener \(webSocketPort) 127.0.0.1", "protocol websockets",
+                    "listener \(secureWebSocketPort) 127.0.0.1", "protocol websockets",
+                    "certfile \(certificates.serverCertificateFile)", "keyfile \(certificates.serverKeyFile)",
+                ]))
+        let venue = VenueBroker(
+            broker: broker, certificates: certificates, directory: directory, webSocketPort: webSocketPort,
+            secureWebSocketPort: secureWebSocketPort)
+        let plan = DynamicSecurityPlan(topics: venue.topics)
+        try await venue.control(
+            plan.roles() + plan.account("coordinator", password: coordinatorPassword, role: DynamicSecurityPlan.coordinatorRole))
+        return venue
+    }
+
+    /// Stops the broker and removes its files.
+    func stop() async {
+        await broker.stop()
+        LoopbackPort.release(webSocketPort)
+        LoopbackPort.release(secureWebSocketPort)
+        certificates.remove()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Creates phone `id`'s role and account as `beaconfleet credentials add` does; returns its password.
+    func addPhone(_ id: Identifier) async throws -> String {
+        let password = DynamicSecurityPlan.randomPassword()
+        try await control(DynamicSecurityPlan(topics: topics).addPhone(id, password: password))
+        return password
+    }
+
+    /// The coordinator's connection settings (plain listener).
+    var coordinator: MQTTConfiguration {
+        MQTTConfiguration(
+            url: broker.url(username: "coordinator", password: Self.coordinatorPassword),
+            clientID: "coordinator-\(UUID().uuidString.prefix(8))")
+    }
+
+    /// Sends `commands` to the plugin as its admin and fails with any error it answers.
+    func control(_ commands: [DynamicSecurityPlan.Command]) async throws {
+        try await withConnectedClient(MQTTConfiguration(url: broker.url(username: "admin", password: Self.adminPassword))) { admin in
+            let responses = admin.messages
+            try await admin.subscribe(DynamicSecurityPlan.responseTopic)
+            try await admin.publish(topic: DynamicSecurityPlan.requestTopic, payload: try DynamicSecurityPlan.request(commands))
+            let answer = try await collect(1, from: responses, within: .seconds(10))[0]
+            let errors = DynamicSecurityPlan.errors(inResponse: answer.payload)
+            #expect(errors == [], "the plugin answered: \(answer.payloadString)")
+        }
+    }
+}
+
+/// Runs `body` with a fresh ``VenueBroker`` and stops it afterwards, also when `body` throws.
+func withVenueBroker<Result>(_ body: (VenueBroker) async throws -> Result) async throws -> Result {
+    let venue = try await VenueBroker.start()
+    do {
+        let result = try await body(venue)
+        await venue.stop()
+        return result
+    } catch {
+        await venue.stop()
+        throw error
+    }
+}
