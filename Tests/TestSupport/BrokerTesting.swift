@@ -48,3 +48,16 @@ public func withNATSCluster<Result>(_ body: (NATSCluster) async throws -> Result
         throw error
     }
 }
+
+/// Runs `body` with a fresh ``EtcdCluster`` (`scripts/etcd-cluster`) and stops it afterwards, also when `body` throws.
+public func withEtcdCluster<Result>(_ body: (EtcdCluster) async throws -> Result) async throws -> Result {
+    let cluster = try await EtcdCluster.start(script: SharedData.packageRoot.appendingPathComponent("scripts/etcd-cluster"))
+    do {
+        let result = try await body(cluster)
+        await cluster.stop()
+        return result
+    } catch {
+        await cluster.stop()
+        throw error
+    }
+}
