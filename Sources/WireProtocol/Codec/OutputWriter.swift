@@ -25,6 +25,7 @@ public struct OutputWriter {
         out.appendJSONMember(",\"regions\":", message.regions, Self.appendRefs)
         out.appendJSONMember(",\"remove\":", message.remove) { $1.appendJSONArray($0, JSONBytes.appendString) }
         out.appendJSONMember(",\"time\":", message.time, Self.appendDate)
+        out.appendJSONMember(",\"token\":", message.token, JSONBytes.appendUnsigned)
         out.appendJSONMember(",\"v\":", Int64(message.v), JSONBytes.appendInteger)
         out.appendJSONMember(",\"validFor\":", message.validFor, JSONBytes.appendNumber)
         out.appendJSONMember(",\"version\":", message.version, JSONBytes.appendUnsigned)

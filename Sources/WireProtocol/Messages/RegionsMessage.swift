@@ -30,6 +30,10 @@ public struct RegionsMessage: VersionedPayload, Equatable {
     /// The partitioned coordinator (member id) that published it; absent from a lone coordinator.
     /// Phones ignore it; members read it to tell their own echo from another member's set (the fence).
     public var coordinator: String?
+    /// The fencing token of the partitioned coordinator that published it: the etcd revision of
+    /// its partition's owner key, higher for every later owner; absent from a lone coordinator.
+    /// Phones ignore it; a member that sees a token above its own for its partition stops serving it.
+    public var token: UInt64?
 
     public init(
         version: UInt64, budget: Int, regions: [RegionRef], add: [RegionRef], remove: [String], position: Position?, reason: String,
