@@ -28,6 +28,7 @@ struct BeaconFleet: AsyncParsableCommand {
             SimulateCommand.self,
             WatchCommand.self,
             CredentialsCommand.self,
+            PartitionVerdictsCommand.self,
         ]
     )
 

@@ -70,6 +70,10 @@ struct SimulateCommand: AsyncParsableCommand {
         name: .customLong("report-copies"),
         help: "--broker phones: send each report also at QoS 0, on a second connection of the wake, as RegionSync's reportCopy option does (for a NATS cluster).")
     var reportCopies = false
+    @Option(
+        name: .customLong("client-prefix"),
+        help: "--broker phones: the prefix of the phones' client ids (PREFIX-0, PREFIX-1, …), so that two simulations can walk one venue.")
+    var clientPrefix: String = "sim-phone"
 
     @Option(
         name: .long,
@@ -258,6 +262,7 @@ struct SimulateCommand: AsyncParsableCommand {
         configuration.budget = budget
         configuration.wakeDuration = wakeSeconds ?? 10
         configuration.foreground = foreground
+        configuration.clientPrefix = clientPrefix
         configuration.connectionPerWake = !sharedConnection
         configuration.reportCopies = reportCopies
         configuration.appRegions = appRegions ?? 2
