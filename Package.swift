@@ -79,6 +79,9 @@ let package = Package(
         // RegionSyncMQTT's byte stream on Linux only (Apple platforms use Network.framework).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The Etcd target talks to etcd's HTTP/JSON gateway (partitioned coordinators' membership,
+        // leases, the fence); already in the graph through Hummingbird's test kit.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // C libraries, found through pkg-config and installed by apt.
@@ -119,10 +122,21 @@ let package = Package(
                 serviceLifecycle,
             ]
         ),
+        // Leases, create-if-absent keys and watches through etcd's HTTP/JSON gateway: what
+        // partitioned coordinators decide membership and ownership with.
+        .target(
+            name: "Etcd",
+            dependencies: [
+                logging,
+                serverProduct("AsyncHTTPClient", "async-http-client"),
+                serverProduct("NIOCore", "swift-nio"),
+                serverProduct("NIOHTTP1", "swift-nio"),
+            ]
+        ),
         .target(
             name: "Coordinator",
             dependencies: [
-                "BeaconKit", "Planner", "WireProtocol", "MQTT",
+                "BeaconKit", "Planner", "WireProtocol", "MQTT", "Etcd",
                 logging,
                 serviceLifecycle,
                 serverProduct("UnixSignals", "swift-service-lifecycle"),
@@ -156,7 +170,7 @@ let package = Package(
         .executableTarget(
             name: "beaconfleet",
             dependencies: [
-                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "MosquittoTesting", "Agent", "AgentCommandLine",
+                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "Etcd", "MosquittoTesting", "Agent", "AgentCommandLine",
                 "Coordinator",
                 argumentParser,
                 logging,
@@ -226,7 +240,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AgentTests", dependencies: ["Agent", "BeaconKit", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"]),
-        .testTarget(name: "CoordinatorTests", dependencies: ["BeaconKit", "Coordinator", "Simulator", "MosquittoTesting", "TestSupport"]),
+        .testTarget(name: "CoordinatorTests", dependencies: ["BeaconKit", "Coordinator", "Etcd", "Simulator", "MosquittoTesting", "TestSupport"]),
         // The subcommands through the built `beaconfleet` (scripts/test builds it first).
         .testTarget(name: "CommandLineTests", dependencies: ["MQTT", "MosquittoTesting", "WireProtocol", "TestSupport"]),
     ]

@@ -1,41 +1,47 @@
 import ArgumentParser
 import Coordinator
+import Etcd
 import Foundation
 
-/// `beaconfleet coordinator`'s options for running several coordinators on one broker (docs/coordinator.md,
-/// "Partitioned coordinators").
+/// `beaconfleet coordinator`'s options for running several coordinators per venue (docs/partitioning.md).
 struct CoordinatorPartitionOptions: ParsableArguments {
-    @Flag(
+    @Option(
         help:
-            "Share the venue with the other coordinators started so on this broker and prefix: each owns some partitions (rendezvous hashing over the live members) and takes over a dead one's.")
+            "etcd that decides membership and ownership: etcd://host:2379[,host:2379…] (etcds:// for TLS; user:password@ before the hosts). Makes this coordinator a member: it shares the venue with the others started so on this broker and prefix, each owning some partitions.")
+    var coordination: String?
+
+    @Flag(help: "Be a member (needs --coordination; implied by it).")
     var partitioned = false
 
-    @Option(help: "Partitions as groups of level ids, e.g. '0|1' or '0,1|2' (implies --partitioned; default: the venue is one partition).")
+    @Option(help: "Partitions as groups of level ids, e.g. '0|1' or '0,1|2' (default: the venue is one partition).")
     var partitions: String?
 
     @Option(help: "This member's id (letters, digits, '_' and '-'; unique per process). Default: host-pid-random.")
     var memberId: String?
 
-    @Option(help: "Seconds between member heartbeats.")
-    var heartbeat: Double = 1
-
-    @Option(help: "Seconds without a heartbeat after which a member counts as gone.")
-    var memberTimeout: Double = 6
+    @Option(help: "Seconds a member's lease lives without renewal (renewed every second): how long a crashed member holds its partitions.")
+    var leaseTtl: Int = 3
 
     func validate() throws {
-        guard heartbeat > 0, heartbeat.isFinite else { throw ValidationError("--heartbeat must be a positive number of seconds") }
-        guard memberTimeout > heartbeat, memberTimeout.isFinite else {
-            throw ValidationError("--member-timeout must be longer than --heartbeat (a few heartbeats)")
+        guard (2...60).contains(leaseTtl) else { throw ValidationError("--lease-ttl must be 2 to 60 seconds") }
+        if coordination == nil, partitioned || partitions != nil || memberId != nil {
+            throw ValidationError("--partitioned, --partitions and --member-id need --coordination etcd://host:2379,… (docs/partitioning.md)")
         }
         _ = try configuration()
     }
 
     func configuration(member: String? = nil) throws -> PartitionConfiguration? {
-        guard partitioned || partitions != nil || memberId != nil else { return nil }
+        guard let coordination else { return nil }
+        let endpoints: EtcdEndpoints
         do {
-            var configuration = try PartitionConfiguration(member: member ?? memberId ?? PartitionConfiguration.randomMember(), spec: partitions)
-            configuration.heartbeat = heartbeat
-            configuration.timeout = memberTimeout
+            endpoints = try EtcdEndpoints(parsing: coordination)
+        } catch {
+            throw ValidationError("--coordination: \(error)")
+        }
+        do {
+            var configuration = try PartitionConfiguration(
+                member: member ?? memberId ?? PartitionConfiguration.randomMember(), spec: partitions, coordination: endpoints)
+            configuration.leaseTTL = Int64(leaseTtl)
             return configuration
         } catch {
             throw ValidationError("--member-id: \(error)")

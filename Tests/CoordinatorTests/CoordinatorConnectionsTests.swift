@@ -6,7 +6,7 @@ import Testing
 @testable import Coordinator
 
 /// The coordinator's three connections: the inbound one (subscriptions, will, the sightings stream)
-/// and the two beside it that partitioned members publish and heartbeat on.
+/// and the two beside it that partitioned members publish on.
 @Suite("Coordinator connections")
 struct CoordinatorConnectionsTests {
     @Test("the inbound connection's network thread is batch-scheduled; the side connections are standard, with ids of their own, clean and without a will")
@@ -17,10 +17,10 @@ struct CoordinatorConnectionsTests {
         let inbound = configuration.mqtt
         #expect(inbound.networkThreadScheduling == .batch)
         #expect(!inbound.cleanSession && inbound.will != nil)
-        let heartbeat = CoordinatorService.heartbeatConnection(for: inbound)
+        let live = CoordinatorService.liveConnection(for: inbound)
         let outbound = CoordinatorService.outboundConnection(for: inbound)
-        #expect([heartbeat.clientID, outbound.clientID] == ["coordinator-a-heartbeat", "coordinator-a-out"])
-        for side in [heartbeat, outbound] {
+        #expect([live.clientID, outbound.clientID] == ["coordinator-a-live", "coordinator-a-out"])
+        for side in [live, outbound] {
             #expect(side.networkThreadScheduling == .standard)
             #expect(side.cleanSession && side.will == nil)
             #expect(side.url == inbound.url)

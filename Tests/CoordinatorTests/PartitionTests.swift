@@ -1,10 +1,11 @@
 import Coordinator
+import Etcd
 import Foundation
 import Testing
 import Topology
 import WireProtocol
 
-/// Rendezvous hashing, the membership view, the partition map and the fence, without a broker.
+/// Rendezvous hashing, the partition map, ownership and the fence, without a broker or etcd.
 @Suite("Partitioned coordinators: ownership and the fence")
 struct PartitionTests {
     let partitions = (0..<400).map { "venue-\($0)" }
@@ -45,26 +46,12 @@ struct PartitionTests {
         #expect(moved > 0 && moved < partitions.count / 2, "moved \(moved)")
     }
 
-    @Test("a stale retained online (no will from a dead NATS node) is not live; a fresh heartbeat is, until the timeout")
-    func liveness() {
-        var view = MembershipView()
-        let now = Date()
-        view.note(
-            CoordinatorMemberStatus(member: "dead", state: .online, venue: "museum", time: now.addingTimeInterval(-60)), heardAt: now,
-            retained: true)
-        view.note(CoordinatorMemberStatus(member: "alive", state: .online, venue: "museum", time: now), heardAt: now, retained: false)
-        view.note(CoordinatorMemberStatus(member: "gone", state: .offline, venue: "museum", time: now), heardAt: now, retained: false)
-        view.note(CoordinatorMemberStatus(member: "elsewhere", state: .online, venue: "mall", time: now), heardAt: now, retained: false)
-        #expect(view.live(now: now.addingTimeInterval(1), timeout: 3.5, venue: "museum") == ["alive"])
-        #expect(view.live(now: now.addingTimeInterval(4), timeout: 3.5, venue: "museum").isEmpty)
-    }
-
     @Test("member ids are topic levels on every broker: no '.' or space")
     func memberIDs() throws {
         #expect(Topics.isValidMember("coord-1_a"))
         #expect(!Topics.isValidMember("coord.1"))
         #expect(!Topics.isValidMember("coord 1"))
-        #expect(throws: PartitionSpecError.self) { try PartitionConfiguration(member: "a.b") }
+        #expect(throws: PartitionSpecError.self) { try PartitionConfiguration(member: "a.b", coordination: Self.etcd) }
         let topics = try Topics()
         let topic = topics.coordinatorMember(try Identifier("coord-1"))
         #expect(topic == "beaconfleet/v1/coordinators/coord-1/status")
@@ -97,13 +84,11 @@ struct PartitionTests {
             })
         let member = Rendezvous.owner(of: "mall:L2", among: pair)!
         let other = pair.first { $0 != member }!
-        var configuration = try PartitionConfiguration(member: member)
-        configuration.timeout = 3.5
-        let t0 = Date()
-        let ownership = PartitionOwnership(configuration: configuration, map: map, joined: t0.addingTimeInterval(-10))
-        ownership.note(CoordinatorMemberStatus(member: other, state: .online, venue: "mall", time: t0), heardAt: t0)
-        _ = ownership.refresh(now: t0)
-        let served = t0.addingTimeInterval(configuration.grace + 0.1)
+        _ = other
+        let ownership = PartitionOwnership(configuration: try PartitionConfiguration(member: member, coordination: Self.etcd), map: map)
+        _ = ownership.hold(1, token: 7)
+        ownership.leaseValid(until: .now + .seconds(60))
+        let served = Date()
         #expect(ownership.serves(1, now: served) && !ownership.serves(0, now: served))
         func report(_ region: String, at time: Date) -> Int {
             ownership.partition(ofReport: ClientReport(events: [RegionEvent(type: .enter, region: region)]), client: "p", now: time) { _ in nil }
@@ -123,70 +108,79 @@ struct PartitionTests {
         #expect(report("L2-concourse-01", at: back) == 1 && ownership.serves(client: "p", in: 1, now: back))
     }
 
-    /// Two members `a` and `b` of one single-partition venue, seen from the one that owns it.
-    func owner(joined: Date) throws -> (PartitionOwnership, other: String) {
+    static let etcd = try! EtcdEndpoints(parsing: "etcd://127.0.0.1:2379")
+
+    /// A member of the museum (one partition) holding it under token 10, its lease valid for a minute.
+    func owner() throws -> PartitionOwnership {
         let museum = try Topology.load(directory: CoordinatorHarness.museum)
-        let map = try PartitionMap(topology: museum)
-        let ownerID = Rendezvous.owner(of: "museum", among: ["a", "b"])!
-        let other = ownerID == "a" ? "b" : "a"
-        var configuration = try PartitionConfiguration(member: ownerID)
-        configuration.grace = 1.5
-        configuration.timeout = 3.5
-        return (PartitionOwnership(configuration: configuration, map: map, joined: joined), other)
+        let ownership = PartitionOwnership(
+            configuration: try PartitionConfiguration(member: "a", coordination: Self.etcd), map: try PartitionMap(topology: museum))
+        _ = ownership.hold(0, token: 10)
+        ownership.leaseValid(until: .now + .seconds(60))
+        return ownership
     }
 
-    /// ``owner(joined:)`` joined long ago and deciding now, alone (the other was never heard).
-    func decidedOwner() throws -> (PartitionOwnership, other: String, now: Date) {
-        let (ownership, other) = try owner(joined: Date().addingTimeInterval(-10))
-        let now = Date()
-        _ = ownership.refresh(now: now)
-        return (ownership, other, now)
-    }
-
-    func regions(_ version: UInt64, by member: String) -> RegionsMessage {
+    func regions(_ version: UInt64, by member: String, token: UInt64?) -> RegionsMessage {
         var message = RegionsMessage(version: version, budget: 20, regions: [], add: [], remove: [], position: nil, reason: "moved")
         message.coordinator = member
+        message.token = token
         return message
     }
 
-    @Test("the fence: another member's newer version for a client of a partition served silences it until membership changes")
-    func fence() throws {
-        let t0 = Date()
-        let (ownership, other) = try owner(joined: t0)
-        ownership.note(CoordinatorMemberStatus(member: other, state: .online, venue: "museum", time: t0), heardAt: t0)
-        #expect(ownership.refresh(now: t0) == nil, "nothing is decided before the others' heartbeats could arrive")
-        let decided = t0.addingTimeInterval(3.6)
-        ownership.note(CoordinatorMemberStatus(member: other, state: .online, venue: "museum", time: decided), heardAt: decided)
-        let change = try #require(ownership.refresh(now: decided))
-        #expect(change.live.count == 2 && change.gained == [0])
-        // In the grace: neither served nor fenced by the previous owner's last sets (adopted).
-        #expect(!ownership.serves(0, now: decided.addingTimeInterval(1)))
-        #expect(ownership.seen(regions(10, by: other), client: "p", ownVersion: 5, now: decided.addingTimeInterval(1)) == .adopt)
-        let after = decided.addingTimeInterval(2)
-        #expect(ownership.serves(0, now: after))
-        // Its own echo, and an older redelivery, are no fence.
-        #expect(ownership.seen(regions(11, by: ownership.member), client: "p", ownVersion: 11, now: after) == .own)
-        #expect(ownership.seen(regions(9, by: other), client: "p", ownVersion: 11, now: after) == .adopt)
-        // The same version again (a QoS 1 redelivery of one adopted) is no fence either.
-        #expect(ownership.seen(regions(10, by: other), client: "p", ownVersion: 10, now: after) == .adopt)
-        // A newer version from the other: fenced.
-        #expect(ownership.seen(regions(12, by: other), client: "p", ownVersion: 11, now: after) == .fenced(partition: 0))
-        #expect(!ownership.serves(0, now: after.addingTimeInterval(1)))
-        #expect(ownership.owned(now: after.addingTimeInterval(1)).fenced == [0])
-        // The other member goes silent: membership changes, the fence lifts, the partition is served again after the grace.
-        let later = decided.addingTimeInterval(4)
-        let next = try #require(ownership.refresh(now: later))
-        #expect(next.live == [ownership.member] && next.owned == [0] && next.gained.isEmpty)
-        #expect(ownership.serves(0, now: later))
+    @Test("holding and releasing: a change when the owned set changes, none when a hold only confirms")
+    func holdAndRelease() throws {
+        let museum = try Topology.load(directory: CoordinatorHarness.museum)
+        let ownership = PartitionOwnership(
+            configuration: try PartitionConfiguration(member: "a", coordination: Self.etcd), map: try PartitionMap(topology: museum))
+        #expect(ownership.setLive(["a", "b"]).map { $0.live == ["a", "b"] && $0.gained.isEmpty && $0.owned.isEmpty } == true)
+        #expect(ownership.setLive(["a", "b"]) == nil)
+        #expect(ownership.hold(0, token: 4)?.gained == [0])
+        #expect(ownership.hold(0, token: 4) == nil)
+        #expect(ownership.token(of: 0) == 4)
+        #expect(!ownership.serves(0), "no lease known valid yet")
+        ownership.leaseValid(until: .now + .seconds(5))
+        #expect(ownership.serves(0))
+        #expect(ownership.release(0)?.lost == [0])
+        #expect(ownership.release(0) == nil)
+        #expect(!ownership.serves(0) && ownership.token(of: 0) == nil)
     }
 
-    @Test("the fence also ends by itself after its hold, if membership never changes")
-    func fenceHold() throws {
-        let (ownership, other, now) = try decidedOwner()
-        // The very version this member published, from the other: both think they own the client.
-        #expect(ownership.seen(regions(11, by: other), client: "p", ownVersion: 11, now: now.addingTimeInterval(2)) == .fenced(partition: 0))
-        #expect(!ownership.serves(0, now: now.addingTimeInterval(3)))
-        #expect(ownership.serves(0, now: now.addingTimeInterval(2 + ownership.configuration.fenceHold + 0.1)))
+    @Test("self-fencing: nothing is served once the lease is not known valid, and again once it is renewed")
+    func selfFence() throws {
+        let ownership = try owner()
+        #expect(ownership.serves(0) && ownership.leaseIsValid)
+        ownership.leaseValid(until: .now - .milliseconds(1))
+        #expect(!ownership.serves(0) && !ownership.leaseIsValid)
+        #expect(ownership.owns(0), "still held: the lease has not expired in etcd, so nobody else holds it")
+        ownership.leaseValid(until: .now + .seconds(2))
+        #expect(ownership.serves(0))
+    }
+
+    @Test("the fence: a higher token for a partition held stops it at once; its own echo, lower tokens and none do not")
+    func fence() throws {
+        let ownership = try owner()
+        #expect(ownership.seen(regions(11, by: "a", token: 10), client: "p") == .own)
+        #expect(ownership.seen(regions(12, by: "b", token: 3), client: "p") == .adopt, "the previous owner's late set")
+        #expect(ownership.seen(regions(13, by: "b", token: nil), client: "p") == .adopt)
+        #expect(ownership.serves(0))
+        #expect(ownership.seen(regions(14, by: "b", token: 12), client: "p") == .fenced(partition: 0, token: 12))
+        #expect(!ownership.serves(0) && ownership.owned().fenced == [0])
+        #expect(ownership.seen(regions(15, by: "b", token: 12), client: "q") == .adopt, "fenced once per token")
+        // Held again under a token above the other's (claimed anew in etcd): served.
+        _ = ownership.hold(0, token: 20)
+        #expect(ownership.serves(0) && ownership.owned().fenced.isEmpty)
+    }
+
+    @Test("--coordination: etcd endpoints, TLS, user and password")
+    func endpoints() throws {
+        let plain = try EtcdEndpoints(parsing: "etcd://10.0.0.1:2379,10.0.0.2:2379,etcd-3")
+        #expect(plain.urls == ["http://10.0.0.1:2379", "http://10.0.0.2:2379", "http://etcd-3:2379"])
+        #expect(plain.user == nil && plain.password == nil)
+        let secure = try EtcdEndpoints(parsing: "etcds://coordinator:p%40ss@etcd-1:2379")
+        #expect(secure.urls == ["https://etcd-1:2379"] && secure.user == "coordinator" && secure.password == "p@ss")
+        #expect(!secure.description.contains("p@ss"))
+        #expect(throws: EtcdError.self) { try EtcdEndpoints(parsing: "http://etcd-1:2379") }
+        #expect(throws: EtcdError.self) { try EtcdEndpoints(parsing: "etcd://a:1,,b:2") }
     }
 
     @Test("a new owner continues above the previous owner's version, from the clock, diffed against that set")
@@ -229,141 +223,12 @@ struct PartitionTests {
 }
 
 extension PartitionTests {
-    @Test("a member that stops hearing its own heartbeats decides nothing: the others' silence may be its own")
-    func deafMemberDecidesNothing() throws {
-        let t0 = Date().addingTimeInterval(-10)
-        let (ownership, other) = try owner(joined: t0)
-        let now = Date()
-        for member in [ownership.member, other] {
-            ownership.note(CoordinatorMemberStatus(member: member, state: .online, venue: "museum", time: now), heardAt: now)
-        }
-        #expect(ownership.refresh(now: now)?.live.count == 2)
-        // Both go quiet past the timeout, this member's own echo included: no change.
-        let later = now.addingTimeInterval(ownership.configuration.timeout + 1)
-        #expect(ownership.refresh(now: later) == nil)
-        // It hears itself again, and the other still not: the other is gone.
-        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: later), heardAt: later)
-        #expect(ownership.refresh(now: later)?.live == [ownership.member])
-    }
-
-    @Test("a member cut off from the broker serves nothing, and on reconnecting alone takes nothing back until the others are heard or gone")
-    func reconnect() throws {
-        let t0 = Date().addingTimeInterval(-10)
-        let (ownership, other) = try owner(joined: t0)
-        let now = Date()
-        ownership.note(CoordinatorMemberStatus(member: other, state: .online, venue: "museum", time: now), heardAt: now)
-        #expect(ownership.refresh(now: now)?.owned == [0])
-        #expect(ownership.serves(0, now: now.addingTimeInterval(2)))
-        ownership.disconnected()
-        #expect(!ownership.serves(0, now: now.addingTimeInterval(2)))
-        #expect(ownership.refresh(now: now.addingTimeInterval(3)) == nil)
-        ownership.connected(now: now.addingTimeInterval(3))
-        #expect(ownership.refresh(now: now.addingTimeInterval(4)) == nil, "the others' heartbeats have a timeout to arrive")
-        // The other is not heard again: after the timeout this member is alone with a silent member,
-        // which may well be serving what this one lost meanwhile; it takes nothing back.
-        let alone = now.addingTimeInterval(3 + ownership.configuration.timeout)
-        #expect(ownership.refresh(now: alone).map { $0.live == [ownership.member] && $0.owned.isEmpty } == true)
-        // Its will arrives (it really is gone): now this member takes the venue, after the grace.
-        ownership.note(CoordinatorMemberStatus(member: other, state: .offline, venue: "museum", time: alone), heardAt: alone)
-        let rejoined = alone.addingTimeInterval(0.5)
-        #expect(ownership.refresh(now: rejoined)?.gained == [0])
-        #expect(!ownership.serves(0, now: rejoined))
-        #expect(ownership.serves(0, now: rejoined.addingTimeInterval(ownership.configuration.grace)))
-    }
-
-    @Test("on reconnecting, a member decides as soon as it has heard every member it knew live again")
-    func fastRejoin() throws {
-        let t0 = Date().addingTimeInterval(-10)
-        let (ownership, other) = try owner(joined: t0)
-        let now = Date()
-        ownership.note(CoordinatorMemberStatus(member: other, state: .online, venue: "museum", time: now), heardAt: now)
-        #expect(ownership.refresh(now: now)?.live.count == 2)
-        ownership.disconnected()
-        ownership.connected(now: now.addingTimeInterval(1))
-        #expect(ownership.refresh(now: now.addingTimeInterval(1.5)) == nil, "not heard the other since")
-        let heard = now.addingTimeInterval(2)
-        ownership.note(CoordinatorMemberStatus(member: other, state: .online, venue: "museum", time: heard), heardAt: heard)
-        #expect(ownership.refresh(now: heard) == nil, "not heard its own heartbeat since: its subscriptions may not be back")
-        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: heard), heardAt: heard)
-        let change = try #require(ownership.refresh(now: heard))
-        #expect(change.live.count == 2 && change.gained == [0])
-    }
-
-    @Test("lost twice before rejoining, a member still waits for the members it knew: it does not decide alone on reconnecting")
-    func lostTwiceBeforeRejoining() throws {
-        let t0 = Date().addingTimeInterval(-10)
-        let (ownership, other) = try owner(joined: t0)
-        let now = Date()
-        let heardAt = { (member: String, at: Date) in
-            ownership.note(CoordinatorMemberStatus(member: member, state: .online, venue: "museum", time: at), heardAt: at)
-        }
-        heardAt(other, now)
-        #expect(ownership.refresh(now: now)?.live.count == 2)
-        ownership.disconnected()
-        ownership.connected(now: now.addingTimeInterval(1))
-        ownership.disconnected()  // again, before anyone was heard
-        let back = now.addingTimeInterval(2)
-        ownership.connected(now: back)
-        heardAt(ownership.member, back.addingTimeInterval(0.5))
-        #expect(ownership.refresh(now: back.addingTimeInterval(0.5)) == nil, "the other, known live before, not heard again yet")
-        heardAt(other, back.addingTimeInterval(0.7))
-        #expect(ownership.refresh(now: back.addingTimeInterval(0.7))?.live.count == 2)
-    }
-
-    @Test("a member that lost its connection before it ever decided waits out the timeout, as when joining")
-    func lostBeforeDeciding() throws {
-        let now = Date()
-        let (ownership, _) = try owner(joined: now)
-        ownership.disconnected()
-        ownership.connected(now: now.addingTimeInterval(0.5))
-        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: now), heardAt: now.addingTimeInterval(1))
-        #expect(ownership.refresh(now: now.addingTimeInterval(1)) == nil, "nobody known to wait for is no reason to decide at once")
-        let timedOut = now.addingTimeInterval(0.6 + ownership.configuration.timeout)
-        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: timedOut), heardAt: timedOut)
-        #expect(ownership.refresh(now: timedOut)?.owned == [0])
-    }
-
-    @Test("in the grace of a partition just gained, a set another member decided after the gain backs this member off; one decided before does not")
-    func graceBackOff() throws {
-        let (ownership, other, now) = try decidedOwner()
-        var before = regions(5, by: other)
-        before.time = now.addingTimeInterval(-0.5)
-        #expect(ownership.seen(before, client: "p", ownVersion: 0, now: now.addingTimeInterval(0.5)) == .adopt)
-        var after = regions(6, by: other)
-        after.time = now.addingTimeInterval(1)
-        #expect(ownership.seen(after, client: "p", ownVersion: 5, now: now.addingTimeInterval(1)) == .fenced(partition: 0))
-        #expect(!ownership.serves(0, now: now.addingTimeInterval(ownership.configuration.grace + 1)))
-    }
-}
-
-extension PartitionTests {
-    @Test("alone with the others gone silent (not offline), a member keeps what it had and takes nothing of theirs")
-    func aloneKeepsItsOwn() throws {
-        let museum = try Topology.load(directory: CoordinatorHarness.museum)
-        let map = try PartitionMap(topology: museum)
-        let now = Date()
-        // The member that does not own the museum while both are live.
-        let owner = Rendezvous.owner(of: "museum", among: ["a", "b"])!
-        let other = owner == "a" ? "b" : "a"
-        let ownership = PartitionOwnership(configuration: try PartitionConfiguration(member: other), map: map, joined: now.addingTimeInterval(-10))
-        ownership.note(CoordinatorMemberStatus(member: owner, state: .online, venue: "museum", time: now), heardAt: now)
-        #expect(ownership.refresh(now: now)?.owned == [])
-        // Silent past the timeout: not taken.
-        let silent = now.addingTimeInterval(ownership.configuration.timeout + 1)
-        #expect(ownership.refresh(now: silent)?.owned == [])
-        // Offline (its will): taken.
-        ownership.note(CoordinatorMemberStatus(member: owner, state: .offline, venue: "museum", time: silent), heardAt: silent)
-        let gone = silent.addingTimeInterval(1)
-        _ = ownership.refresh(now: gone)
-        #expect(ownership.owned(now: gone).owned == [0])
-    }
-
     @Test("a phone another member answered within the last second is not answered here")
     func handoverHysteresis() throws {
-        let (ownership, other, now) = try decidedOwner()
-        let served = now.addingTimeInterval(2)
+        let ownership = try owner()
+        let served = Date()
         #expect(ownership.serves(client: "p", in: 0, now: served))
-        _ = ownership.seen(regions(3, by: other), client: "p", ownVersion: 0, now: served)
+        _ = ownership.seen(regions(3, by: "b", token: 2), client: "p", now: served)
         #expect(!ownership.serves(client: "p", in: 0, now: served.addingTimeInterval(0.5)))
         #expect(ownership.serves(client: "p", in: 0, now: served.addingTimeInterval(1.1)))
     }

@@ -13,9 +13,12 @@ import WireProtocol
     import Glibc
 #endif
 
-/// Three `beaconfleet coordinator --partitioned` processes on one mosquitto, phones walking the
-/// museum, and `kill -9` of the one that owns it mid-walk (issue 16's CI test).
-@Suite("Partitioned coordinators through a real broker", .serialized)
+/// Three `beaconfleet coordinator --coordination etcd://…` processes on one mosquitto and a
+/// three-node etcd, phones walking the museum, and mid-walk `kill -9` of the member that owns it,
+/// or of the etcd leader (issue 39's CI test).
+@Suite(
+    "Partitioned coordinators through a real broker and etcd", .serialized,
+    .requires(EtcdCluster.isAvailable, EtcdCluster.missingMessage))
 struct PartitionedCoordinatorBrokerTests {
     let topics = try! Topics()
 
@@ -30,10 +33,27 @@ struct PartitionedCoordinatorBrokerTests {
         return latest
     }
 
+    /// What is killed mid-walk.
+    enum Fault: String, Sendable, CustomStringConvertible {
+        case owner, etcdLeader
+        var description: String { rawValue }
+    }
+
     @Test(
-        "kill -9 of the coordinator that owns the venue mid-walk: the survivors take over within 10 s, versions only increase, never two publishers for one client in a second",
+        "kill -9 of the coordinator that owns the venue mid-walk: a survivor takes over within 10 s, versions only increase, tokens never overlap",
         .requiresBeaconFleetBinary)
     func killTheOwner() async throws {
+        try await walk(.owner)
+    }
+
+    @Test(
+        "kill -9 of the etcd leader mid-walk: the owner keeps serving (its lease survives the election), every phone answered within 10 s",
+        .requiresBeaconFleetBinary)
+    func killTheEtcdLeader() async throws {
+        try await walk(.etcdLeader)
+    }
+
+    func walk(_ fault: Fault) async throws {
         let topology = try Topology.load(directory: CoordinatorHarness.museum)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("partitioned-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -44,7 +64,7 @@ struct PartitionedCoordinatorBrokerTests {
             if problems.isEmpty { try? FileManager.default.removeItem(at: directory) } else { print("partitioned coordinators: logs kept in \(directory.path)") }
         }
         let topics = self.topics
-        try await withMosquittoBroker { broker in
+        try await withEtcdCluster { etcd in try await withMosquittoBroker { broker in
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { observer in
                 let recorder = MessageLog(observer.messages)
                 defer { recorder.stop() }
@@ -65,7 +85,7 @@ struct PartitionedCoordinatorBrokerTests {
                     let log = directory.appendingPathComponent("\(member).log")
                     let process = try CoordinatorHarness.launch(
                         broker: broker, statePath: directory.appendingPathComponent("\(member).sqlite").path, httpPort: port, log: log,
-                        extraArguments: ["--partitioned", "--member-id", member, "--log-level", "info"])
+                        extraArguments: ["--coordination", etcd.url, "--member-id", member, "--log-level", "info"])
                     processes[member] = process
                     try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
                 }
@@ -73,7 +93,8 @@ struct PartitionedCoordinatorBrokerTests {
                 try await recorder.wait("the three members agreeing on one owner", within: .seconds(60)) { entries in
                     let members = Self.members(entries, topics: topics)
                     return members.count == 3 && members.values.allSatisfy { $0.state == .online && $0.partitions != nil }
-                        && members.values.filter { $0.partitions == ["museum"] }.count == 1
+                        && members.values.filter { $0.partitions == ["museum"] }.map(\.member)
+                            == [Rendezvous.owner(of: "museum", among: ["member-1", "member-2", "member-3"])]
                         && members.values.filter { $0.partitions == [] }.count == 2
                 }
                 let owner = try #require(Self.members(recorder.entries, topics: topics).values.first { $0.partitions == ["museum"] }?.member)
@@ -103,20 +124,25 @@ struct PartitionedCoordinatorBrokerTests {
                 }
                 try await Task.sleep(for: .seconds(3))
                 let ownerProcess = try #require(processes[owner])
-                kill(ownerProcess.processIdentifier, SIGKILL)
-                _ = await ownerProcess.exited()
+                switch fault {
+                case .owner:
+                    kill(ownerProcess.processIdentifier, SIGKILL)
+                    _ = await ownerProcess.exited()
+                case .etcdLeader:
+                    try await etcd.kill(node: try await etcd.leader())
+                }
                 let killed = ContinuousClock.now
-                // The survivors take over: each phone gets a set or an event from one of them.
-                try await recorder.wait("every phone answered by a survivor", within: .seconds(60)) { entries in
+                // Each phone gets a set or an event after the fault (from a survivor, or the owner still).
+                try await recorder.wait("every phone answered after the fault", within: .seconds(60)) { entries in
                     Set(Self.answers(entries, topics: topics, after: killed).map(\.client)).isSuperset(of: phones)
                 }
                 let report = try await simulation.value
                 let entries = recorder.entries
 
-                // Every phone's first answer after the kill came within 10 s of it.
+                // Every phone's first answer after the fault came within 10 s of it.
                 for phone in phones {
                     let first = try #require(Self.answers(entries, topics: topics, after: killed).first { $0.client == phone })
-                    #expect(first.at - killed <= .seconds(10), "\(phone) waited \(first.at - killed) for the survivors")
+                    #expect(first.at - killed <= .seconds(10), "\(phone) waited \(first.at - killed) after the fault")
                 }
                 // Versions only increase (a QoS 1 redelivery of the same message aside), and no two
                 // members published for one client within a second: neither in arrival order nor
@@ -134,7 +160,23 @@ struct PartitionedCoordinatorBrokerTests {
                     sets[id.rawValue, default: []].append((entry.at, message, entry.message.payload))
                 }
                 var publishers = Set<String>()
+                // The fence: one token, one member; by when they were decided, a client's tokens never go down.
+                var tokenHolders: [UInt64: String] = [:]
                 for (client, list) in sets {
+                    for set in list {
+                        guard let token = set.message.token else {
+                            problems.append("\(client): version \(set.message.version) without a token")
+                            continue
+                        }
+                        if let holder = tokenHolders[token], holder != set.message.coordinator {
+                            problems.append("token \(token) used by \(holder) and \(set.message.coordinator ?? "?")")
+                        }
+                        tokenHolders[token] = set.message.coordinator
+                    }
+                    let decided = list.sorted { ($0.message.time ?? .distantPast) < ($1.message.time ?? .distantPast) }
+                    for (a, b) in zip(decided, decided.dropFirst()) where (b.message.token ?? 0) < (a.message.token ?? 0) {
+                        problems.append("\(client): token \(b.message.token ?? 0) decided after token \(a.message.token ?? 0)")
+                    }
                     for (a, b) in zip(list, list.dropFirst()) {
                         if b.message.version <= a.message.version {
                             problems.append(
@@ -154,8 +196,13 @@ struct PartitionedCoordinatorBrokerTests {
                     for set in list { publishers.insert(set.message.coordinator ?? "(none)") }
                 }
                 #expect(problems.isEmpty, "\(problems.joined(separator: "; ")) — members' logs in \(directory.path)")
-                let successor = Rendezvous.owner(of: "museum", among: processes.keys.filter { $0 != owner })
-                #expect(publishers.contains(owner) && successor.map(publishers.contains) == true, "the owner, then its successor: \(publishers)")
+                switch fault {
+                case .owner:
+                    let successor = Rendezvous.owner(of: "museum", among: processes.keys.filter { $0 != owner })
+                    #expect(publishers.contains(owner) && successor.map(publishers.contains) == true, "the owner, then its successor: \(publishers)")
+                case .etcdLeader:
+                    #expect(publishers == [owner], "the owner alone, throughout: \(publishers)")
+                }
                 #expect(report.versionRepeats == 0, "\(report.summary) — members' logs in \(directory.path)")
                 #expect(report.coverage >= 0.9, "\(report.summary) missed \(report.missed)")
                 if report.versionRepeats > 0 || report.coverage < 0.9 { problems.append(report.summary) }
@@ -164,7 +211,7 @@ struct PartitionedCoordinatorBrokerTests {
                     _ = await process.exited()
                 }
             }
-        }
+        } }
     }
 
     /// `regions` and `events` messages for clients after `instant`, in arrival order.

@@ -12,7 +12,7 @@ extension CoordinatorConfiguration {
         }
         mqtt.will = LastWill(
             topic: topics.coordinatorMember(member),
-            payload: try WireCoding.encode(CoordinatorMemberStatus(member: partitions.member, state: .offline, heartbeat: partitions.heartbeat)),
+            payload: try WireCoding.encode(CoordinatorMemberStatus(member: partitions.member, state: .offline)),
             qos: .atLeastOnce, retain: true)
     }
 }

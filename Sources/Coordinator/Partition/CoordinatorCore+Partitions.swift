@@ -1,6 +1,6 @@
 import BeaconKit
 import Foundation
-public import WireProtocol
+import WireProtocol
 
 /// Partitioned coordinators: which inbound messages this member applies.
 extension CoordinatorCore {
@@ -46,13 +46,13 @@ extension CoordinatorCore {
             guard !message.payload.isEmpty,
                 let regions = try? WireCoding.decode(RegionsMessage.self, from: message.payload, topic: message.topic)
             else { return false }
-            switch ownership.seen(regions, client: client.rawValue, ownVersion: engine.version(of: client.rawValue)) {
+            switch ownership.seen(regions, client: client.rawValue) {
             case .own: return false
             case .adopt: break
-            case .fenced(let partition):
+            case .fenced(let partition, let token):
                 partitionMetrics?.fences.increment()
                 log.warning(
-                    "fenced: \(regions.coordinator ?? "another coordinator") published version \(regions.version) for \(client.rawValue) (ours \(engine.version(of: client.rawValue))); not publishing for partition \(ownership.map.names[partition]) until membership changes",
+                    "fenced: \(regions.coordinator ?? "another coordinator") published for \(client.rawValue) with token \(token), above ours (\(ownership.token(of: partition).map { "\($0)" } ?? "none")); not publishing for partition \(ownership.map.names[partition]) under it",
                     source: "fence")
             }
             engine.adoptPublished(client: client.rawValue, message: regions, now: now)
@@ -78,8 +78,8 @@ extension CoordinatorCore {
     }
 
     /// Applies the held reports (``HeldReports``) this member serves now and that no other member
-    /// answered since they arrived, and returns what to publish: those of partitions whose grace
-    /// just ended (they arrived while nobody served them), and those of clients that had just
+    /// answered since they arrived, and returns what to publish: those of partitions just gained
+    /// (they arrived while nobody served them), and those of clients that had just
     /// crossed over from another member's partition (``PartitionOwnership/crossingHold``).
     /// Called every membership tick.
     func releaseHeld(ownership: PartitionOwnership, now: Date = Date()) -> [CoordinatorOutput] {

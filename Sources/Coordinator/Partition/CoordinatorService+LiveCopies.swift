@@ -3,8 +3,8 @@ import MQTT
 /// Partitioned coordinators: every `regions` set also goes out at once as a live copy.
 extension CoordinatorService {
     /// After the retained QoS 1 `regions` message of `topic` was enqueued, a partitioned member
-    /// enqueues the same bytes at QoS 0, not retained, on its heartbeat connection
-    /// (``heartbeatConnection(for:)``), which carries nothing but QoS 0.
+    /// enqueues the same bytes at QoS 0, not retained, on its live connection
+    /// (``liveConnection(for:)``), which carries nothing but QoS 0.
     ///
     /// Why: on a NATS cluster a retained publish is stored in JetStream (`$MQTT_rmsgs`) on the
     /// publisher's read loop *before* it is delivered, and a QoS 1 subscription is a JetStream
@@ -16,8 +16,8 @@ extension CoordinatorService {
     /// phone that subscribes later reads. A phone applies whichever arrives first and ignores the
     /// other (same version); on mosquitto the copy is only a duplicate.
     func enqueueLiveCopy(topic: String, payload: [UInt8]) {
-        guard ownership != nil, let heartbeatClient, heartbeatClient.connectionState.isConnected else { return }
+        guard ownership != nil, let liveClient, liveClient.connectionState.isConnected else { return }
         // Best effort: the retained set is already enqueued, so a refused copy loses nothing.
-        try? heartbeatClient.enqueue(topic: topic, payload: payload, qos: .atMostOnce, retain: false)
+        try? liveClient.enqueue(topic: topic, payload: payload, qos: .atMostOnce, retain: false)
     }
 }

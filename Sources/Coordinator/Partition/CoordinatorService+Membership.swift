@@ -1,116 +1,105 @@
+import Etcd
 import Foundation
 import Logging
+import Synchronization
 import MQTT
 import ServiceLifecycle
 import WireProtocol
 
-/// Partitioned coordinators: the heartbeat, the live set, the subscriptions that follow ownership,
-/// and which outputs this member publishes.
+/// Partitioned coordinators: membership and ownership in etcd (``Etcd/EtcdElection``), the
+/// subscriptions that follow ownership, and which outputs this member publishes.
 extension CoordinatorService {
     /// The subscriptions a member makes whatever it owns: every gateway's status, every phone's
-    /// report (a phone's partition is known only from its report), every client's `regions` (the
-    /// versions to continue from, and the fence), and every member's status. Sightings follow
-    /// ownership (``follow(_:ownership:)``).
+    /// report (a phone's partition is known only from its report) and every client's `regions`
+    /// (the versions to continue from, and the fence). Sightings follow ownership (``follow(_:ownership:)``).
     func memberFilters() -> [String] {
         let topics = configuration.topics
-        return [topics.allCoordinatorMembers, topics.allGatewayStatus, topics.allClientReports, topics.allClientRegions]
+        return [topics.allGatewayStatus, topics.allClientReports, topics.allClientRegions]
     }
 
-    /// Recomputes the live set until shutdown and, on a change, follows it (a change may take a
-    /// while: subscribing to a NATS cluster is slow); beside it, the heartbeat, which nothing delays.
-    func membershipLoop(_ ownership: PartitionOwnership, metrics: PartitionMetrics) async {
-        await withDiscardingTaskGroup { group in
-            group.addTask { [self] in await self.heartbeatLoop(ownership, metrics: metrics) }
-            group.addTask { [client, logger, self] in
-                // A member cut off from the broker serves nothing, and on reconnecting rejoins: its
-                // view of the others went stale meanwhile (they may have taken its partitions).
-                var resubscribing: Task<Void, Never>?
-                defer { resubscribing?.cancel() }
-                var wasDisconnected = false
-                for await state in client.connectionStates.cancelOnGracefulShutdown() {
-                    switch state {
-                    case .connected:
-                        if wasDisconnected {
+    /// Runs the coordination in etcd until shutdown and follows its changes; beside it, the
+    /// broker connection (a member that cannot receive leaves the live set, and joins it again
+    /// once subscribed again) and, every 100 ms, the held reports.
+    func membershipLoop(_ ownership: PartitionOwnership, coordination: EtcdElection<PartitionOwnership>, metrics: PartitionMetrics) async {
+        await cancelWhenGracefulShutdown { [self] in
+            await withDiscardingTaskGroup { group in
+                // Following a change subscribes, and a subscription waits for the broker however long
+                // it takes: done beside the coordination (one change after another), so a member
+                // whose broker is gone still decides and still stops on SIGTERM.
+                let following = Mutex<Task<Void, Never>?>(nil)
+                group.addTask { [self] in
+                    await coordination.run { change in
+                        await self.changed(change, ownership: ownership, metrics: metrics)
+                        following.withLock { current in
+                            current = Task<Void, Never> { [previous = current, self] in
+                                await previous?.value
+                                await self.follow(change, ownership: ownership)
+                            }
+                        }
+                    }
+                    following.withLock { $0?.cancel() }
+                }
+                group.addTask { [client, logger, self] in
+                    var resubscribing: Task<Void, Never>?
+                    defer { resubscribing?.cancel() }
+                    var wasDisconnected = false
+                    for await state in client.connectionStates {
+                        switch state {
+                        case .connected where wasDisconnected:
                             // Back only once subscribed again: a NATS cluster answers a SUBSCRIBE
-                            // seconds late after a node dies (the session stream's leader re-elected),
-                            // and a member that owned partitions meanwhile would hear none of their reports.
+                            // seconds late after a node dies, and a member that owned partitions
+                            // meanwhile would hear none of their reports.
+                            wasDisconnected = false
                             resubscribing?.cancel()
                             resubscribing = Task {
                                 await self.resubscribe(ownership)
-                                if !Task.isCancelled { ownership.connected() }
+                                if !Task.isCancelled { coordination.setAvailable(true) }
                             }
-                        } else {
-                            ownership.connected()
+                        case .disconnected:
+                            wasDisconnected = true
+                            resubscribing?.cancel()
+                            if !ownership.owned().owned.isEmpty { logger.warning("membership: disconnected from the broker; leaving the live set") }
+                            coordination.setAvailable(false)
+                            // Reports go unseen until it is back: what phones entered meanwhile is unknown here.
+                            await core.missedReports()
+                        default: break
                         }
-                        wasDisconnected = false
-                    case .disconnected:
-                        wasDisconnected = true
-                        if !ownership.owned().owned.isEmpty { logger.warning("membership: disconnected from the broker; serving nothing until reconnected") }
-                        ownership.disconnected()
-                        // Reports go unseen until it is back: what phones entered meanwhile is unknown here.
-                        await core.missedReports()
-                    case .idle, .connecting, .closed: break
                     }
                 }
-            }
-            // Following a change subscribes, and a subscription waits for the broker however long
-            // it takes: done outside this service's tasks (one change after another), so a member
-            // whose broker is gone still stops on SIGTERM (the client closes after this service,
-            // and the waiting subscription then fails).
-            var following: Task<Void, Never>?
-            defer { following?.cancel() }
-            while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                if let change = ownership.refresh() {
-                    metrics.membershipChanges.increment()
-                    metrics.live.set(Double(change.live.count))
-                    metrics.owned.set(Double(change.owned.count))
-                    let names = { (partitions: [Int]) in partitions.map { ownership.map.names[$0] }.joined(separator: ", ") }
-                    let text =
-                        "membership: live \(change.live.joined(separator: ", ")); owning \(names(change.owned))"
-                        + (change.gained.isEmpty ? "" : "; gained \(names(change.gained)) (after \(ownership.configuration.grace) s grace)")
-                        + (change.lost.isEmpty ? "" : "; lost \(names(change.lost))")
-                    logger.info("\(text)")
-                    publishMemberStatus(ownership, state: .online, retain: true)  // say what is owned now
-                    // Before the grace ends: the gained partitions' next sets continue from the clock.
-                    await core.membershipChanged()
-                    await core.gained(change.gained, ownership: ownership)
-                    following = Task { [previous = following, self] in
-                        await previous?.value
-                        await self.follow(change, ownership: ownership)
+                while !Task.isCancelled {
+                    // Held reports now served (a partition gained, a crossing hold passed) are answered.
+                    await publish(await core.releaseHeld(ownership: ownership))
+                    // Unanswered ones after a membership change go round once more, for an owner that
+                    // may never have received them (QoS 0, on the connection that never waits).
+                    for (topic, payload) in await core.relayHeld(ownership: ownership) {
+                        try? (liveClient ?? client).enqueue(topic: topic, payload: payload, qos: .atMostOnce)
+                        metrics.relayedReports.increment()
                     }
+                    metrics.fenced.set(Double(ownership.owned().fenced.count))
+                    try? await Task.sleep(for: .milliseconds(100))
                 }
-                // Held reports now served (a grace ended, a crossing hold passed) are answered.
-                await publish(await core.releaseHeld(ownership: ownership))
-                // Unanswered ones after a membership change go round once more, for an owner that
-                // may never have received them (QoS 0, on the connection that never waits).
-                for (topic, payload) in await core.relayHeld(ownership: ownership) {
-                    try? (heartbeatClient ?? client).enqueue(topic: topic, payload: payload, qos: .atMostOnce)
-                    metrics.relayedReports.increment()
-                }
-                try? await Task.sleep(for: .milliseconds(100))
+                group.cancelAll()
             }
-            group.cancelAll()
         }
     }
 
-    /// Publishes the heartbeat every ``PartitionConfiguration/heartbeat`` seconds: at QoS 0 and not
-    /// retained, so on a NATS cluster it takes core NATS, not JetStream (which stalls for seconds
-    /// while it elects leaders after a node dies), and on a connection of its own
-    /// (``heartbeatConnection(for:)``); the retained status is re-published every tenth heartbeat
-    /// and on every change (a new member reads it first, then the heartbeats).
-    func heartbeatLoop(_ ownership: PartitionOwnership, metrics: PartitionMetrics) async {
-        let heartbeat = Duration.milliseconds(Int64(ownership.configuration.heartbeat * 1000))
-        var beats = 0
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            // QoS 0 is not queued while disconnected (and a heartbeat from then would be stale). Both
-            // connections must be up, and the subscriptions back: a member that cannot receive must not look live.
-            if client.connectionState.isConnected, heartbeatClient?.connectionState.isConnected ?? true, !ownership.isCutOff {
-                publishMemberStatus(ownership, state: .online, retain: beats % 10 == 0)
-            }
-            metrics.fenced.set(Double(ownership.owned().fenced.count))
-            beats += 1
-            await Self.pause(for: heartbeat)
-        }
+    /// Logs a change of the live set or of what this member owns, says it on the member status,
+    /// and prepares the core: held reports of gained partitions become due, and their clients'
+    /// next sets continue from the clock.
+    func changed(_ change: PartitionOwnership.Change, ownership: PartitionOwnership, metrics: PartitionMetrics) async {
+        metrics.membershipChanges.increment()
+        metrics.live.set(Double(change.live.count))
+        metrics.owned.set(Double(change.owned.count))
+        let names = { (partitions: [Int]) in partitions.map { ownership.map.names[$0] }.joined(separator: ", ") }
+        let tokens = change.gained.compactMap { ownership.token(of: $0).map { "\($0)" } }.joined(separator: ", ")
+        let text =
+            "membership: live \(change.live.joined(separator: ", ")); owning \(names(change.owned))"
+            + (change.gained.isEmpty ? "" : "; gained \(names(change.gained)) (token \(tokens))")
+            + (change.lost.isEmpty ? "" : "; lost \(names(change.lost))")
+        logger.info("\(text)")
+        publishMemberStatus(ownership, state: .online)  // say what is owned now
+        await core.membershipChanged()
+        await core.gained(change.gained, ownership: ownership)
     }
 
     /// After a reconnection: subscribes again to every filter a member needs, retrying each until
@@ -172,48 +161,36 @@ extension CoordinatorService {
         }
     }
 
-    /// Publishes this member's status: retained at QoS 1, or a heartbeat (QoS 0, not retained).
-    func publishMemberStatus(_ ownership: PartitionOwnership, state: CoordinatorStatus.State, retain: Bool = true) {
+    /// Publishes this member's status, retained at QoS 1, for observers (the map, `watch`):
+    /// membership itself is in etcd.
+    func publishMemberStatus(_ ownership: PartitionOwnership, state: CoordinatorStatus.State) {
         guard let member = Identifier(validating: ownership.member) else { return }
         let owned = state == .online ? ownership.owned().owned.map { ownership.map.names[$0] } : []
-        let status = CoordinatorMemberStatus(
-            member: ownership.member, state: state, venue: ownership.map.venue, partitions: owned,
-            heartbeat: ownership.configuration.heartbeat, time: Date())
+        let status = CoordinatorMemberStatus(member: ownership.member, state: state, venue: ownership.map.venue, partitions: owned, time: Date())
         guard let payload = try? WireCoding.encode(status) else { return }
         do {
-            // The retained status on the outbound connection, heartbeats on their own (the will is the main connection's).
-            try (retain ? publisher : heartbeatClient ?? client).enqueue(
-                topic: configuration.topics.coordinatorMember(member), payload: payload, qos: retain ? .atLeastOnce : .atMostOnce,
-                retain: retain)
+            try publisher.enqueue(topic: configuration.topics.coordinatorMember(member), payload: payload, qos: .atLeastOnce, retain: true)
         } catch {
             logger.warning("cannot publish the member status: \(error)")
         }
     }
 
-    /// Notes a member status received on the network thread; `false` for any other message.
-    func noteMember(_ message: MQTTMessage, ownership: PartitionOwnership) -> Bool {
-        guard configuration.topics.coordinatorMember(in: message.topic) != nil else { return false }
-        if !message.payload.isEmpty,
-            let status = try? WireCoding.decode(CoordinatorMemberStatus.self, from: message.payload, topic: message.topic)
-        {
-            ownership.note(status, retained: message.retain)
-        }
-        return true
-    }
-
-    /// The outputs this member publishes, stamped with its member id: those of clients in the
-    /// partitions it serves now (owned, past the grace, not fenced).
+    /// The outputs this member publishes, stamped with its member id and the fencing token of
+    /// their partition: those of clients in the partitions it serves now (held, not fenced, its
+    /// lease known valid).
     func serving(_ outputs: [CoordinatorOutput], ownership: PartitionOwnership, metrics: PartitionMetrics) -> [CoordinatorOutput] {
         let now = Date()
         var kept: [CoordinatorOutput] = []
         kept.reserveCapacity(outputs.count)
         for output in outputs {
-            guard ownership.serves(ownership.partition(of: output), now: now) else {
+            let partition = ownership.partition(of: output)
+            guard ownership.serves(partition, now: now) else {
                 metrics.withheld.increment()
                 continue
             }
             if case .regions(let client, var message) = output {
                 message.coordinator = ownership.member
+                message.token = ownership.token(of: partition)
                 kept.append(.regions(client: client, message))
             } else {
                 kept.append(output)
@@ -222,13 +199,13 @@ extension CoordinatorService {
         return kept
     }
 
-    /// The heartbeats' connection: the coordinator's settings with its own client id, a clean
-    /// session and no will. On a NATS cluster a retained or QoS 1 publish waits for JetStream
-    /// (measured: 4–11 s after `kill -9` of the node leading the MQTT streams, docs/mqtt.md), and
-    /// every publish after it on the same connection waits too; on a connection of their own the
-    /// heartbeats keep flowing, so the others do not take a stalled member for a dead one.
-    static func heartbeatConnection(for coordinator: MQTTConfiguration) -> MQTTConfiguration {
-        sideConnection(for: coordinator, suffix: "heartbeat")
+    /// The connection of a member's live copies and relayed reports, all QoS 0: the coordinator's
+    /// settings with its own client id, a clean session and no will. On a NATS cluster a retained
+    /// or QoS 1 publish waits for JetStream (measured: 4–11 s after `kill -9` of the node leading
+    /// the MQTT streams, docs/mqtt.md), and every publish after it on the same connection waits
+    /// too; QoS 0 on a connection of its own takes core NATS and keeps flowing.
+    static func liveConnection(for coordinator: MQTTConfiguration) -> MQTTConfiguration {
+        sideConnection(for: coordinator, suffix: "live")
     }
 
     /// The connection a member publishes `regions`, `events` and its retained statuses on: the

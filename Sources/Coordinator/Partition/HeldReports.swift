@@ -4,9 +4,10 @@ import Foundation
 /// partition then), kept for a short while so that a member that gains the partition answers the
 /// ones nobody answered.
 ///
-/// Between a member's loss and its successor's grace end, nobody serves its partitions (a NATS
-/// node kill cut the owner off for 5–11 s in `scripts/partition-check`); a suspended phone that
-/// reported a region event then may not wake again for a long time, so its report must not be lost.
+/// Between a member's loss and its successor's claim, nobody serves its partitions (a crashed
+/// member's lease runs out first; a member that lost the broker leaves the live set first); a
+/// suspended phone that reported a region event then may not wake again for a long time, so its
+/// report must not be lost.
 struct HeldReports: Sendable {
     struct Held: Sendable {
         var received: Date
@@ -16,14 +17,14 @@ struct HeldReports: Sendable {
         var relayed = false
     }
 
-    /// How long a report is kept: a member timeout plus the grace, with room.
+    /// How long a report is kept: a lease's TTL and a broker failover, with room.
     var window: TimeInterval = 15
     /// The most reports kept per client (its newest), and the most clients.
     var perClient = 16
     var clientLimit = 20_000
     private(set) var byClient: [String: [Held]] = [:]
     /// The clients ``take(now:answered:ready:)`` looks at: held in a partition this member owned
-    /// (in its grace, or holding a crossing), or in one it has just gained (``due(partitions:now:)``).
+    /// (holding a crossing, or not served for a moment), or in one it has just gained (``due(partitions:now:)``).
     /// The others' reports wait for a gain; looking at them on every call would cost a pass over
     /// every phone of the venue.
     private(set) var due: Set<String> = []
@@ -64,9 +65,8 @@ struct HeldReports: Sendable {
     /// (`RepeatedReports`).
     ///
     /// Why: after `kill -9` of a NATS node that carried a partition's owner, a report received
-    /// meanwhile only by members that never came to serve the partition (one gained it and gave it
-    /// back before its grace ended when the owner had reconnected) was lost with the phone's wake;
-    /// the phone slept 24 s with its set unanswered (docs/coordinator.md, partition-check run 5).
+    /// meanwhile only by members that never came to serve the partition was lost with the phone's wake;
+    /// the phone slept 24 s with its set unanswered (partition-check, heartbeat membership).
     /// Without a membership change nothing is relayed: a report the owner needed no set for is
     /// not sent around.
     mutating func relays(now: Date, answered: (String) -> (at: Date, partition: Int)?, owned: (Int) -> Bool) -> [InboundMessage] {

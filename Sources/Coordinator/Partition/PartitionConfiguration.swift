@@ -1,32 +1,33 @@
-public import Foundation
-public import WireProtocol
+public import Etcd
+import Foundation
+import WireProtocol
 
-/// How a partitioned coordinator takes part in membership (`beaconfleet coordinator --partitioned`).
+/// How a partitioned coordinator takes part in membership (`beaconfleet coordinator --coordination etcd://…`).
 public struct PartitionConfiguration: Sendable {
     /// This member's id: unique per process, an identifier without `.` (see ``Topics/isValidMember(_:)``).
     public var member: String
     /// Level groups (`0,1|2`); `nil`: the venue is one partition. See ``PartitionMap``.
     public var spec: String?
-    /// Seconds between heartbeats (the member status re-published with a fresh time).
-    public var heartbeat: TimeInterval = 1
-    /// A member not heard for this long is gone (a few heartbeats). Longer than a broker
-    /// failover usually takes, so a member whose NATS node died reconnects to another before the
-    /// others give its partitions away; a member that crashes publishes its will at once anyway.
-    public var timeout: TimeInterval = 6
-    /// After a membership change, a partition this member gains is neither read nor published for
-    /// this long, so the previous owner's last sets (and their versions) reach it first.
-    public var grace: TimeInterval = 1.5
-    /// A fenced partition (another member published a newer version for one of its clients) stays
-    /// silent until membership changes, or at most this long.
-    public var fenceHold: TimeInterval = 10
+    /// Where membership and ownership are decided (`--coordination`).
+    public var coordination: EtcdEndpoints
+    /// The lease's TTL in seconds: how long after its last renewal a member that died (or lost
+    /// etcd) still holds its partitions. etcd grants at least about 2 s with its default election timeout.
+    public var leaseTTL: Int64 = 3
+    /// How often the lease is renewed.
+    public var renewal: Duration = .seconds(1)
+    /// A member serves only until this long before its lease could expire, counted from the
+    /// sending of its last renewal that etcd answered (self-fencing): by the time etcd lets
+    /// another member claim its partitions, it has stopped.
+    public var selfFenceMargin: Duration = .milliseconds(500)
 
     /// Throws when `member` cannot be a topic level on every broker.
-    public init(member: String, spec: String? = nil) throws(PartitionSpecError) {
+    public init(member: String, spec: String? = nil, coordination: EtcdEndpoints) throws(PartitionSpecError) {
         guard Topics.isValidMember(member) else {
             throw PartitionSpecError(description: "member id \(member): expected 1-64 of A-Z a-z 0-9 _ - (no '.' or space)")
         }
         self.member = member
         self.spec = spec
+        self.coordination = coordination
     }
 
     /// A member id unique per process: host name, process id and a random suffix.
@@ -34,5 +35,17 @@ public struct PartitionConfiguration: Sendable {
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
         let clean = String(host.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" }.prefix(24))
         return "\(clean.isEmpty ? "host" : clean)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...0xFFFF))"
+    }
+
+    /// The election in etcd of the members of `map`'s venue under `topicPrefix`: keys under
+    /// `/beaconfleet/{prefix}/{venue}/`, partitions won by rendezvous hashing (``Rendezvous``).
+    func election(map: PartitionMap, topicPrefix: String) -> EtcdElection<PartitionOwnership>.Configuration {
+        var election = EtcdElection<PartitionOwnership>.Configuration(
+            member: member, root: "/beaconfleet/\(topicPrefix)/\(map.venue)/", partitions: map.names
+        ) { Rendezvous.owner(of: $0, among: $1) }
+        election.leaseTTL = leaseTTL
+        election.renewal = renewal
+        election.selfFenceMargin = selfFenceMargin
+        return election
     }
 }

@@ -4,7 +4,7 @@ public import Prometheus
 public final class PartitionMetrics: Sendable {
     /// Times another member's newer set fenced a partition this member owned.
     public let fences: Counter
-    /// Outputs not published: their client's partition is not this member's (or is fenced or in its grace).
+    /// Outputs not published: their client's partition is not this member's (or is fenced, or the lease is not known valid).
     public let withheld: Counter
     public let owned: Gauge
     public let fenced: Gauge
@@ -16,13 +16,13 @@ public final class PartitionMetrics: Sendable {
     public init(registry: PrometheusCollectorRegistry) {
         fences = registry.makeCounter(
             name: "beaconfleet_coordinator_fences_total",
-            help: "Partitions fenced: another coordinator published a newer version for a client this one thought it owned")
+            help: "Partitions fenced: another coordinator published a higher fencing token for a partition this one held")
         withheld = registry.makeCounter(
             name: "beaconfleet_coordinator_withheld_outputs_total",
-            help: "Outputs not published because their client's partition is another member's, fenced or in its grace")
+            help: "Outputs not published because their client's partition is another member's, fenced, or the lease is not known valid")
         owned = registry.makeGauge(name: "beaconfleet_coordinator_partitions", labels: [("state", "owned")], help: "Partitions")
         fenced = registry.makeGauge(name: "beaconfleet_coordinator_partitions", labels: [("state", "fenced")], help: "Partitions")
-        live = registry.makeGauge(name: "beaconfleet_coordinator_live_members", help: "Coordinators of this venue live (heartbeat within the timeout)")
+        live = registry.makeGauge(name: "beaconfleet_coordinator_live_members", help: "Coordinators of this venue live (their member key in etcd)")
         membershipChanges = registry.makeCounter(
             name: "beaconfleet_coordinator_membership_changes_total", help: "Changes of the live member set")
         relayedReports = registry.makeCounter(

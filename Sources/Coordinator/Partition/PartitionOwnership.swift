@@ -1,42 +1,33 @@
+public import Etcd
 public import Foundation
 import Synchronization
 public import WireProtocol
 
-/// A partitioned coordinator's view of who owns what, shared by its network thread (member
-/// statuses), its core (admitting input, the fence) and its publisher (which outputs go out).
+/// A partitioned coordinator's view of who owns what, shared by its network thread, its core
+/// (admitting input, the fence) and its publisher (which outputs go out).
 ///
-/// - Membership: ``note(_:heardAt:retained:)`` for every member status; ``refresh(now:)`` recomputes
-///   the live set and, when it changed, the owned partitions (``Rendezvous``), unless this member
-///   stopped hearing its own heartbeats (``deafAfter``).
-/// - Ownership: a member reads and publishes only for partitions it owns, and not during the
-///   grace after gaining one, nor while fenced.
-/// - The fence: a `regions` message from another member with a version not older than this member's
-///   for a client of a partition it owns (past the grace) silences that partition until the live
-///   set changes (or ``PartitionConfiguration/fenceHold`` passes), logged and counted.
+/// - Ownership comes from etcd (``Etcd/EtcdElection``): a partition is owned while this member holds
+///   its owner key, with the key's create revision as the fencing token (``hold(_:token:)``,
+///   ``release(_:)``). Every member computes the same owners from the same live set
+///   (``Rendezvous``), and etcd decides which claim wins.
+/// - Self-fencing: nothing is served past ``leaseValid(until:)``, set a margin before the lease
+///   could expire in etcd, from each renewal.
+/// - The fence: a `regions` message carrying a higher token for a partition this member holds
+///   means another member holds it now: the partition is not served again under this token.
 public final class PartitionOwnership: Sendable {
     public let configuration: PartitionConfiguration
     public let map: PartitionMap
     private let state: Mutex<State>
 
     struct State {
-        var view = MembershipView()
         var live: [String] = []
-        var owned: Set<Int> = []
-        var graceUntil: [Int: Date] = [:]
-        /// When each owned partition was gained (see ``seen(_:client:ownVersion:now:)``: the grace's back-off).
-        var gainedAt: [Int: Date] = [:]
-        var fencedUntil: [Int: Date] = [:]
+        /// Owned partitions and their tokens.
+        var owned: [Int: UInt64] = [:]
+        /// Per partition, the highest token seen in another member's `regions` message.
+        var foreignToken: [Int: UInt64] = [:]
+        /// Served only before this: a margin before the lease could expire.
+        var leaseValidUntil: ContinuousClock.Instant?
         var clientPartition: [String: Int] = [:]
-        /// Per client, the last version adopted from another member.
-        var adopted: [String: UInt64] = [:]
-        /// Ownership is not decided before this (one timeout after joining: the others' heartbeats arrive first).
-        var decideAfter: Date
-        /// After a reconnection: the members live before it, and when it came. Once each has been
-        /// heard since, ownership is decided without waiting out the timeout.
-        var awaiting: [String] = []
-        var reconnectedAt: Date = .distantFuture
-        /// Whether the last decision was taken alone with silent members (see ``refresh(now:)``).
-        var silent = false
         /// Per client, when another member's set for it last arrived, and the partition it placed the client in.
         var foreign: [String: (at: Date, partition: Int)] = [:]
         /// Per client, its last report's partition and arrival (``partition(ofReport:client:now:regionOfBeacon:)``).
@@ -46,7 +37,7 @@ public final class PartitionOwnership: Sendable {
         var crossingUntil: [String: Date] = [:]
     }
 
-    /// A change of the live set and of what this member owns.
+    /// A change of the live set or of what this member owns.
     public struct Change: Sendable, Equatable {
         public var live: [String]
         public var gained: [Int]
@@ -54,98 +45,64 @@ public final class PartitionOwnership: Sendable {
         public var owned: [Int]
     }
 
-    public init(configuration: PartitionConfiguration, map: PartitionMap, joined: Date = Date()) {
+    public init(configuration: PartitionConfiguration, map: PartitionMap) {
         self.configuration = configuration
         self.map = map
-        self.state = Mutex(State(decideAfter: joined.addingTimeInterval(configuration.timeout)))
+        self.state = Mutex(State())
     }
 
     public var member: String { configuration.member }
 
-    /// Notes another member's (or this member's echoed) status.
-    public func note(_ status: CoordinatorMemberStatus, heardAt: Date = Date(), retained: Bool = false) {
-        state.withLock { $0.view.note(status, heardAt: heardAt, retained: retained) }
+    /// This member holds `partition`'s owner key, created at revision `token`. A change when it
+    /// was not held under this token before.
+    public func hold(_ partition: Int, token: UInt64) -> Change? {
+        state.withLock { state in
+            guard state.owned[partition] != token else { return nil }
+            let gained = state.owned[partition] == nil
+            state.owned[partition] = token
+            return gained ? Self.change(state, gained: [partition], lost: []) : nil
+        }
     }
 
-    /// Recomputes the live set; when it changed, the owned partitions (gained ones get the grace,
-    /// and every fence is lifted: membership moved on). `nil` when nothing changed.
-    public func refresh(now: Date = Date()) -> Change? {
+    /// This member no longer holds `partition` (released, taken, or its lease gone). A change when it did.
+    public func release(_ partition: Int) -> Change? {
         state.withLock { state in
-            // Deaf to its own heartbeats (once heard): the others' silence may be its own path's.
-            if let own = state.view.members[member]?.heard, now.timeIntervalSince(own) > deafAfter { return nil }
-            // Back from a lost connection, early: only once it hears its own heartbeat again (its
-            // subscriptions are back) and every member it knew live before (never with none to
-            // wait for: alone, or not yet decided, it waits out the timeout as when joining).
-            let (view, reconnectedAt) = (state.view, state.reconnectedAt)
-            let heardSince = { (member: String) in (view.members[member]?.heard ?? .distantPast) >= reconnectedAt }
-            let rejoined =
-                reconnectedAt <= now && !state.awaiting.isEmpty && heardSince(member) && state.awaiting.allSatisfy(heardSince)
-            guard now >= state.decideAfter || rejoined else { return nil }
-            state.awaiting = []
-            state.reconnectedAt = .distantFuture
-            state.decideAfter = .distantPast
-            var live = state.view.live(now: now, timeout: configuration.timeout, venue: map.venue)
-            if !live.contains(member) {
-                live.append(member)  // this member is live whatever its echo says
-                live.sort()
-            }
-            // Alone, with members gone silent rather than offline: more likely this member cannot
-            // hear them (a broker in turmoil) than all of them died (a crash publishes the will at
-            // once), so it keeps what it owns and takes nothing of theirs.
-            let silent =
-                live == [member] && state.view.members.contains { $0.key != member && $0.value.online && $0.value.venue == map.venue }
-            guard live != state.live || silent != state.silent else { return nil }
+            guard state.owned.removeValue(forKey: partition) != nil else { return nil }
+            return Self.change(state, gained: [], lost: [partition])
+        }
+    }
+
+    /// The live set as etcd has it (the member keys). A change when it differs.
+    public func setLive(_ live: [String]) -> Change? {
+        state.withLock { state in
+            guard state.live != live else { return nil }
             state.live = live
-            state.silent = silent
-            var owned = Set(map.names.indices.filter { Rendezvous.owner(of: map.names[$0], among: live) == member })
-            // A member back from a lost connection owns nothing yet: the others may have taken its
-            // partitions meanwhile, so it takes them back only once it hears them (or their wills).
-            if silent { owned.formIntersection(state.owned) }
-            let gained = owned.subtracting(state.owned).sorted()
-            let lost = state.owned.subtracting(owned).sorted()
-            for partition in gained {
-                state.gainedAt[partition] = now
-                state.graceUntil[partition] = now.addingTimeInterval(configuration.grace)
-            }
-            state.fencedUntil = [:]
-            state.owned = owned
-            return Change(live: live, gained: gained, lost: lost, owned: owned.sorted())
+            return Self.change(state, gained: [], lost: [])
         }
     }
 
-    /// How long without hearing its own heartbeat (once heard) a member decides nothing: it
-    /// cannot tell whether the others went silent or its own path to the broker did (a NATS node
-    /// in turmoil), so it neither judges them dead nor takes their partitions.
-    public var deafAfter: TimeInterval { max(3 * configuration.heartbeat, configuration.timeout / 2) }
-
-    /// The connection to the broker was lost: this member serves nothing (what it publishes
-    /// cannot go out, and the others may take its partitions meanwhile) and decides nothing until
-    /// ``connected(now:)``.
-    public func disconnected() {
-        state.withLock { state in
-            // Lost again before it rejoined: still the members it knew before the first loss (its
-            // live set is empty by now), so the rejoin waits for them rather than for nobody.
-            state.awaiting = Set(state.awaiting + state.live.filter { $0 != member }).sorted()
-            state.owned = []
-            state.live = []
-            state.decideAfter = .distantFuture
-            state.reconnectedAt = .distantFuture
-        }
+    private static func change(_ state: State, gained: [Int], lost: [Int]) -> Change {
+        Change(live: state.live, gained: gained, lost: lost, owned: state.owned.keys.sorted())
     }
 
-    /// Whether the connection is lost (``disconnected()``) and not yet back (``connected(now:)``):
-    /// the member then sends no heartbeats, so the others can tell it cannot serve.
-    public var isCutOff: Bool { state.withLock { $0.decideAfter == .distantFuture } }
+    /// The lease was renewed: serve until `instant` (``Etcd/EtcdElection`` sets it a margin before
+    /// the lease could expire in etcd); `nil`: not at all.
+    public func leaseValid(until instant: ContinuousClock.Instant?) {
+        state.withLock { $0.leaseValidUntil = instant }
+    }
 
-    /// Connected (again): ownership is decided anew once every member live before the connection
-    /// was lost has been heard again, or after one timeout (as when joining); every partition then
-    /// owned starts with its grace.
-    public func connected(now: Date = Date()) {
-        state.withLock { state in
-            guard state.decideAfter == .distantFuture else { return }
-            state.decideAfter = now.addingTimeInterval(configuration.timeout)
-            state.reconnectedAt = now
-        }
+    /// Whether the lease is known valid now (false: self-fenced, or no lease yet).
+    public var leaseIsValid: Bool {
+        state.withLock { Self.leaseValid($0) }
+    }
+
+    private static func leaseValid(_ state: State) -> Bool {
+        state.leaseValidUntil.map { ContinuousClock.now < $0 } ?? false
+    }
+
+    /// The token under which `partition` is held (`nil`: not held).
+    public func token(of partition: Int) -> UInt64? {
+        state.withLock { $0.owned[partition] }
     }
 
     /// Whether this member applies a report of `client`, in `partition`: it serves the partition,
@@ -181,19 +138,20 @@ public final class PartitionOwnership: Sendable {
     }
 
     private static func serves(_ partition: Int, state: State, now: Date) -> Bool {
-        state.owned.contains(partition) && now >= state.graceUntil[partition, default: .distantPast]
-            && now >= state.fencedUntil[partition, default: .distantPast]
+        guard let token = state.owned[partition] else { return false }
+        return token > state.foreignToken[partition, default: 0] && leaseValid(state)
     }
 
-    /// Whether this member owns `partition` (serving it, or in its grace, or fenced).
+    /// Whether this member owns `partition` (serving it, or fenced).
     public func owns(_ partition: Int) -> Bool {
-        state.withLock { $0.owned.contains(partition) }
+        state.withLock { $0.owned[partition] != nil }
     }
 
-    /// The partitions owned now (fenced or in grace included), and those fenced now.
+    /// The partitions owned now (fenced included), and those fenced now.
     public func owned(now: Date = Date()) -> (owned: [Int], fenced: [Int]) {
         state.withLock { state in
-            (state.owned.sorted(), state.fencedUntil.filter { $0.value > now }.map(\.key).sorted())
+            let owned = state.owned.keys.sorted()
+            return (owned, owned.filter { state.owned[$0]! <= state.foreignToken[$0, default: 0] })
         }
     }
 
@@ -239,40 +197,28 @@ public final class PartitionOwnership: Sendable {
         case own
         /// Another member's: continue from its version.
         case adopt
-        /// Another member's, not older than this member's version, in a partition this member serves:
-        /// that partition is fenced now (and the version adopted too).
-        case fenced(partition: Int)
+        /// Another member's, with a token above the one this member holds its partition under:
+        /// that member holds the partition now, and this one no longer serves it (the version is
+        /// adopted too).
+        case fenced(partition: Int, token: UInt64)
     }
 
-    /// Classifies `message` for `client`, whose version here is `ownVersion`.
-    public func seen(_ message: RegionsMessage, client: String, ownVersion: UInt64, now: Date = Date()) -> Seen {
+    /// Classifies `message` for `client`.
+    public func seen(_ message: RegionsMessage, client: String, now: Date = Date()) -> Seen {
         if message.coordinator == member { return .own }
         let partition = partition(ofClient: client, level: message.position?.level)
         return state.withLock { state in
-            // A version already adopted from another member is a QoS 1 redelivery, not news.
             state.foreign[client] = (now, partition)
-            if let known = state.adopted[client], message.version <= known { return .adopt }
-            state.adopted[client] = message.version
-            // In the grace of a partition just gained, a set another member decided after the gain
-            // (its `time`, beyond a clock skew allowance) means it still acts as the owner, its view of
-            // the live set not this member's: back off (fenced) rather than publish beside it.
-            // Sets decided before the gain are the previous owner's last ones, what the grace waits for.
-            if state.owned.contains(partition), now < state.graceUntil[partition, default: .distantPast],
-                let gained = state.gainedAt[partition], let decided = message.time,
-                decided.timeIntervalSince(gained) > Self.clockSkew
-            {
-                state.fencedUntil[partition] = now.addingTimeInterval(configuration.fenceHold)
-                return .fenced(partition: partition)
+            var fenced = false
+            if let token = message.token, token > state.foreignToken[partition, default: 0] {
+                state.foreignToken[partition] = token
+                // Newly above this member's token: it stops serving the partition at once.
+                if let own = state.owned[partition], token > own { fenced = true }
             }
-            // Equal counts too: two members that both published this version each think they own the client.
-            guard message.version >= ownVersion, ownVersion > 0, Self.serves(partition, state: state, now: now) else { return .adopt }
-            state.fencedUntil[partition] = now.addingTimeInterval(configuration.fenceHold)
-            return .fenced(partition: partition)
+            if fenced { return .fenced(partition: partition, token: message.token ?? 0) }
+            return .adopt
         }
     }
-
-    /// How far apart two members' clocks may be when their sets' `time` is compared.
-    static let clockSkew: TimeInterval = 0.25
 
     /// The partition an output belongs to (by the position it carries, else the client's last).
     public func partition(of output: CoordinatorOutput) -> Int {
@@ -282,4 +228,9 @@ public final class PartitionOwnership: Sendable {
         case .clearRegions(let client): partition(ofClient: client, level: nil)
         }
     }
+}
+
+extension PartitionOwnership: EtcdElectionState {
+    /// The partitions held now (fenced included).
+    public var heldPartitions: [Int] { owned().owned }
 }

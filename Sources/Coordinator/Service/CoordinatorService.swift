@@ -1,3 +1,4 @@
+import Etcd
 import Foundation
 public import Logging
 public import MQTT
@@ -35,8 +36,10 @@ public final class CoordinatorService: Service, Sendable {
     /// Partitioned coordinators (``CoordinatorConfiguration/partitions``): who owns what; `nil` alone.
     public let ownership: PartitionOwnership?
     let partitionMetrics: PartitionMetrics?
-    /// Partitioned coordinators: the connection the heartbeats go out on (``heartbeatConnection(for:)``).
-    let heartbeatClient: MQTTClient?
+    /// Partitioned coordinators: membership and ownership in etcd.
+    let coordination: EtcdElection<PartitionOwnership>?
+    /// Partitioned coordinators: the connection live copies and relayed reports go out on (``liveConnection(for:)``).
+    let liveClient: MQTTClient?
     /// Partitioned coordinators: the connection QoS 1 and retained messages go out on
     /// (``outboundConnection(for:)``), so that a publish the broker holds up cannot cost the
     /// subscriptions their connection.
@@ -59,19 +62,24 @@ public final class CoordinatorService: Service, Sendable {
         self.queue = IngestQueue(sightingsLimit: configuration.sightingsQueueLimit)
         let venue = try CoordinatorService.load(configuration)
         if let partitions = configuration.partitions {
+            let ownership: PartitionOwnership
             do {
-                self.ownership = PartitionOwnership(
-                    configuration: partitions, map: try PartitionMap(topology: venue.topology, spec: partitions.spec))
+                ownership = PartitionOwnership(configuration: partitions, map: try PartitionMap(topology: venue.topology, spec: partitions.spec))
             } catch {
                 throw CoordinatorError("\(error)")
             }
+            self.ownership = ownership
             self.partitionMetrics = PartitionMetrics(registry: metrics.registry)
-            self.heartbeatClient = try MQTTClient(configuration: Self.heartbeatConnection(for: client.configuration), logger: logger)
+            self.coordination = EtcdElection(
+                configuration: partitions.election(map: ownership.map, topicPrefix: configuration.topics.prefix),
+                endpoints: partitions.coordination, state: ownership, logger: logger)
+            self.liveClient = try MQTTClient(configuration: Self.liveConnection(for: client.configuration), logger: logger)
             self.outboundClient = try MQTTClient(configuration: Self.outboundConnection(for: client.configuration), logger: logger)
         } else {
             self.ownership = nil
             self.partitionMetrics = nil
-            self.heartbeatClient = nil
+            self.coordination = nil
+            self.liveClient = nil
             self.outboundClient = nil
         }
         let store = try configuration.statePath.map { path throws(StateStoreError) in try StateStore(path: path) }
@@ -99,21 +107,19 @@ public final class CoordinatorService: Service, Sendable {
     public func run() async throws {
         let topics = configuration.topics
         if let ownership, let partitionMetrics { await core.partition(by: ownership, metrics: partitionMetrics) }
-        try heartbeatClient?.connect()
+        try liveClient?.connect()
         try outboundClient?.connect()
         // Receive: classify and queue on the client's network thread, nothing else, so nothing
         // waits between the socket and the queue (under overload the queue sheds the oldest
         // sightings and never a report) and no task is woken per message. A sightings batch's
         // JSON is taken from libmosquitto as it is, not copied (``MQTT/MQTTPayload``).
-        let receiving = client.handleReceived { [queue, ownership, self] received in
+        let receiving = client.handleReceived { [queue, self] received in
             if received.topic.hasSuffix("/sightings") {
                 let message = MQTTMessage(topic: received.topic, payload: [], qos: received.qos, retain: received.retain)
                 queue.push(InboundMessage(message: message, taken: received.takePayload()), isSightings: true)
                 return
             }
             let message = received.message()
-            // Heartbeats are noted here, not queued: a backlog must not make live members look dead.
-            if let ownership, self.noteMember(message, ownership: ownership) { return }
             if message.topic.hasSuffix("/report"), case .clientReport? = try? topics.route(message.topic),
                 self.repeatedReports.isRepeat(topic: message.topic, payload: message.payload)
             {
@@ -142,11 +148,12 @@ public final class CoordinatorService: Service, Sendable {
                         let filters =
                             ownership == nil ? [topics.allGatewayStatus, topics.allSightings, topics.allClientReports] : memberFilters()
                         for filter in filters {
-                            // Heartbeats are QoS 0 (see heartbeatLoop): so is their subscription; a member's all are (memberQoS).
+                            // A member's subscriptions are all QoS 0 (memberQoS).
                             try await client.subscribe(
                                 filter, qos: ownership != nil ? Self.memberQoS : filter == topics.allCoordinatorMembers ? .atMostOnce : .atLeastOnce)
                         }
                         self.subscribed.withLock { $0 = true }
+                        coordination?.setAvailable(true)
                     } catch {
                         // Stopped before the broker was ever reached (see onGracefulShutdown): a clean end.
                         if case MQTTError.closed = error, Task.isShuttingDownGracefully { return }
@@ -159,8 +166,8 @@ public final class CoordinatorService: Service, Sendable {
                     group.addTask { [self] in await self.housekeepingLoop() }
                     group.addTask { [self] in await self.flushLoop() }
                     group.addTask { [self] in await self.topologyLoop() }
-                    if let ownership, let partitionMetrics {
-                        group.addTask { [self] in await self.membershipLoop(ownership, metrics: partitionMetrics) }
+                    if let ownership, let coordination, let partitionMetrics {
+                        group.addTask { [self] in await self.membershipLoop(ownership, coordination: coordination, metrics: partitionMetrics) }
                     }
                 }
             } onCancel: { [queue] in
@@ -174,19 +181,28 @@ public final class CoordinatorService: Service, Sendable {
                 Task { await client.disconnect() }
             }
         }
-        await heartbeatClient?.disconnect()
+        await liveClient?.disconnect()
         // Everything queued is applied (the process loop drains the closed queue): plan what waits and write the rest.
         await publish(await core.drain())
+        // Bounded, and not at all without a connection: with the broker gone nothing would ever be acknowledged.
+        let flush = { [publisher] in
+            for _ in 0..<100 where publisher.outstandingMessageCount > 0 && publisher.connectionState.isConnected {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        // A member's last sets go out, then it leaves: revoking its lease deletes its keys at
+        // once, and the members that win its partitions claim them.
+        if let coordination {
+            await flush()
+            await coordination.leave()
+        }
         // Say goodbye: a clean disconnect does not fire the will.
         if let ownership {
             publishMemberStatus(ownership, state: .offline)
         } else if let payload = try? WireCoding.encode(CoordinatorStatus(state: .offline, time: Date())) {
             try? client.enqueue(topic: topics.coordinatorStatus, payload: payload, qos: .atLeastOnce, retain: true)
         }
-        // Bounded, and not at all without a connection: with the broker gone nothing would ever be acknowledged.
-        for _ in 0..<100 where publisher.outstandingMessageCount > 0 && publisher.connectionState.isConnected {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        await flush()
         await outboundClient?.disconnect()
     }
 

@@ -1,34 +1,26 @@
 public import Foundation
 
-/// `P/v1/coordinators/{member}/status` (retained, QoS 1): one partitioned coordinator's presence,
-/// re-published every ``heartbeat`` seconds with a fresh ``time``, and its last will (`offline`).
-///
-/// A NATS cluster publishes no will when the node a member is connected to dies, so a stale
-/// retained `online` may stay: members count one as live while its heartbeat is younger than
-/// their timeout (a few heartbeats), not by the will alone. See docs/wire.md and docs/coordinator.md.
+/// `P/v1/coordinators/{member}/status` (retained, QoS 1): one partitioned coordinator's presence
+/// and what it owns, for observers (the live map, `beaconfleet watch`), published when that
+/// changes; also its last will (`offline`). Members do not read it: membership and ownership are
+/// decided in etcd. See docs/wire.md and docs/partitioning.md.
 public struct CoordinatorMemberStatus: VersionedPayload, Equatable {
     public var v: Int = 1
     /// The member id (unique per process; also the topic level).
     public var member: String
     public var state: CoordinatorStatus.State
-    /// The topology (venue) name this member serves; owners are chosen among members of one venue.
+    /// The topology (venue) name this member serves.
     public var venue: String?
-    /// The partitions this member owns now (informational: every member computes owners itself).
+    /// The partitions this member owns now.
     public var partitions: [String]?
-    /// Seconds between heartbeats.
-    public var heartbeat: Double?
-    /// When this heartbeat was sent.
+    /// When it was published.
     public var time: Date?
 
-    public init(
-        member: String, state: CoordinatorStatus.State, venue: String? = nil, partitions: [String]? = nil, heartbeat: Double? = nil,
-        time: Date? = nil
-    ) {
+    public init(member: String, state: CoordinatorStatus.State, venue: String? = nil, partitions: [String]? = nil, time: Date? = nil) {
         self.member = member
         self.state = state
         self.venue = venue
         self.partitions = partitions
-        self.heartbeat = heartbeat
         self.time = time
     }
 }
