@@ -18,7 +18,7 @@ struct PlannerChoiceTests {
         let frontier = try CoordinatorVenue(topology: topology, budget: 20)
         let nearest = try CoordinatorVenue(topology: topology, budget: 20, planner: .nearest)
         #expect(frontier.plannerChoice == .frontier && frontier.planner is FrontierPlanner)
-        #expect(nearest.plannerChoice == .nearest && nearest.planner is RegionPlanner)
+        #expect(nearest.plannerChoice == .nearest && nearest.planner is NearestPlanner)
         let configuration = try CoordinatorConfiguration(
             broker: try BrokerURL(parsing: "mqtt://127.0.0.1:1883"), topologyDirectory: CoordinatorHarness.museum, topics: topics)
         #expect(configuration.planner == .frontier)

@@ -356,10 +356,10 @@ public final class CoordinatorEngine {
     /// (``FrontierPlannerConfiguration/heardWindow``), while that report is recent: *inside* for
     /// iOS as soon as they are monitored, so no use for waking it. Measured on the report's own
     /// clock (a phone's clock may be off; a simulation's runs faster).
-    func heard(by record: ClientRecord, now: Int64) -> [String] {
+    func heard(by record: ClientRecord, now: Int64) -> [Int] {
         let window = Self.heardWindow
         guard record.isPhone, now - record.lastSeen <= window, let newest = record.heard.lazy.map(\.time).max() else { return [] }
-        return record.heard.lazy.filter { newest - $0.time < window }.map { self.venue.id(ofRegion: $0.region) }.sorted()
+        return record.heard.filter { newest - $0.time < window }.map { Int($0.region) }
     }
 
     /// Plans `record` at `point` (its confidence is the planner's uncertainty: regions it may really be in come
@@ -370,15 +370,19 @@ public final class CoordinatorEngine {
         let previous = reconcile ?? record.regions
         let regions: [Int32]
         let validFor: Double?
+        // The plan's diff from `previous` is the one published: regions added, in slot order, and removed, in `previous`'s order.
+        var added: [PlannedRegion] = []
+        var removed: [Int] = []
         if let location = try? venue.topology.snap(point) {
             let plan = venue.planner.plan(
                 PlanRequest(
-                    location: location, monitored: previous.map { venue.id(ofRegion: $0) },
-                    inside: record.inside.map { venue.id(ofRegion: $0) }, heard: heard(by: record, now: now),
-                    stateUnknown: record.stateUnknown.map { venue.id(ofRegion: $0) }, budget: budget, uncertainty: record.confidence,
-                    now: Self.date(now)),
+                    location: location, monitored: previous.map(Int.init), inside: record.inside.map(Int.init),
+                    heard: heard(by: record, now: now), stateUnknown: record.stateUnknown.map(Int.init), budget: budget,
+                    uncertainty: record.confidence, now: Self.date(now)),
                 using: search)
             regions = plan.regions.map { Int32($0.region) }
+            added = plan.added
+            removed = plan.removed
             validFor = plan.validFor.isFinite ? plan.validFor : nil
         } else {
             // No walkable graph on that level: keep what the client has.
@@ -402,10 +406,9 @@ public final class CoordinatorEngine {
         let changed = Set(regions) != Set(record.regions) || !record.vanished.isEmpty || record.version == 0
         guard changed || reconcile != nil else { return }
         if reconcile != nil { counters.reconciliations += 1 }
-        let base = Set(previous)
         let next = Set(regions)
-        let add = regions.filter { !base.contains($0) }.map { venue.regionRefs[Int($0)] }
-        let remove = record.vanished + previous.filter { !next.contains($0) }.map { venue.id(ofRegion: $0) }
+        let add = added.map { venue.regionRefs[$0.region] }
+        let remove = record.vanished + removed.map { venue.topology.regions[$0].id }
         record.vanished = []
         record.version = Self.nextVersion(after: record.version, now: now, handedOver: record.handedOver)
         record.handedOver = false

@@ -38,7 +38,7 @@ public struct PhoneSimulation: Sendable {
     public enum Strategy: String, Sendable, Hashable, Codable, CaseIterable {
         /// The coordinator with ``FrontierPlanner`` (the product).
         case frontier
-        /// The coordinator with ``RegionPlanner``: the nearest regions by walking distance, with hysteresis.
+        /// The coordinator with ``NearestPlanner``: the nearest regions by walking distance, with hysteresis.
         case nearest
         /// The coordinator's first set (nearest), never rotated.
         case firstSet = "first-set"
@@ -50,7 +50,7 @@ public struct PhoneSimulation: Sendable {
         public var summary: String {
             switch self {
             case .frontier: "FrontierPlanner: regions in range first, then quiet regions whose detection wakes the phone in time"
-            case .nearest: "RegionPlanner: the nearest regions by walking distance, with hysteresis"
+            case .nearest: "NearestPlanner: the nearest regions by walking distance, with hysteresis"
             case .firstSet: "the first plan (nearest), never rotated"
             case .clairvoyant: "knows the future walk: the next regions the phone will arrive at"
             }
