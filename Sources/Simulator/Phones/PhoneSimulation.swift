@@ -135,6 +135,12 @@ public struct PhoneSimulation: Sendable {
         public var strategies: [StrategyResult]
     }
 
+    /// The fewest and most slots a run's phones had for BeaconFleet.
+    public struct Slots: Sendable, Hashable, Codable {
+        public var fewest: Int
+        public var most: Int
+    }
+
     /// The result of a run.
     public struct Report: Sendable, Hashable, Codable {
         public var venue: String
@@ -143,7 +149,7 @@ public struct PhoneSimulation: Sendable {
         public var duration: Double
         public var seed: UInt64
         /// BeaconFleet's slots, fewest and most over the phones.
-        public var budget: ClosedRange<Int>
+        public var budget: Slots
         /// Over all phones.
         public var strategies: [StrategyResult]
         /// Per phone.
@@ -190,7 +196,7 @@ public struct PhoneSimulation: Sendable {
         let budgets = phones.map(\.condition.budget)
         return Report(
             venue: topology.name, mode: configuration.mode, clients: walkers.count, duration: configuration.duration,
-            seed: configuration.seed, budget: (budgets.min() ?? 0)...(budgets.max() ?? 0),
+            seed: configuration.seed, budget: Slots(fewest: budgets.min() ?? 0, most: budgets.max() ?? 0),
             strategies: zip(configuration.strategies, totals).map { StrategyResult(strategy: $0, tally: $1) }, phones: phones)
     }
 
