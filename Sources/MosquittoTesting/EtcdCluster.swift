@@ -15,15 +15,15 @@ public final class EtcdCluster: Sendable {
         ["/usr/bin/etcd", "/usr/local/bin/etcd"].contains { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// What to do when `etcd` is missing.
-    public static let missingMessage = "etcd was not found; run scripts/setup (apt-get install etcd-server)"
-
-    /// Starts the three nodes with `script` (the package's `scripts/etcd-cluster`) and waits until each answers.
-    public static func start(script: URL) async throws(MosquittoBrokerError) -> EtcdCluster {
+    /// Starts the three nodes with `script` (the package's `scripts/etcd-cluster`) and waits until
+    /// each answers. Throws ``EtcdClusterError/programMissing`` when `etcd` is not installed: a test
+    /// that needs etcd fails then, it is never skipped.
+    public static func start(script: URL) async throws(EtcdClusterError) -> EtcdCluster {
+        guard isAvailable else { throw .programMissing }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfleet-etcd-\(UUID().uuidString.prefix(8))")
         let output = try await run(script, ["start", directory.path])
         guard let url = output.split(separator: "\n").last.map(String.init), url.hasPrefix("etcd://") else {
-            throw .setupFailed("scripts/etcd-cluster start printed: \(output)")
+            throw .unexpectedOutput(command: "start", output: output)
         }
         return EtcdCluster(directory: directory, url: url, script: script)
     }
@@ -35,14 +35,14 @@ public final class EtcdCluster: Sendable {
     }
 
     /// The node (1…3) that leads now.
-    public func leader() async throws(MosquittoBrokerError) -> Int {
+    public func leader() async throws(EtcdClusterError) -> Int {
         let output = try await Self.run(script, ["leader", directory.path])
-        guard let node = Int(output) else { throw .setupFailed("scripts/etcd-cluster leader printed: \(output)") }
+        guard let node = Int(output) else { throw .unexpectedOutput(command: "leader", output: output) }
         return node
     }
 
     /// SIGKILLs node `node` (1…3), as a crash or a power cut would.
-    public func kill(node: Int) async throws(MosquittoBrokerError) {
+    public func kill(node: Int) async throws(EtcdClusterError) {
         _ = try await Self.run(script, ["kill", "\(node)", directory.path])
     }
 
@@ -54,16 +54,42 @@ public final class EtcdCluster: Sendable {
 
     /// Runs the script to its end; its output goes through a file, not a pipe, which the nodes
     /// started in the background would inherit and keep open.
-    private static func run(_ script: URL, _ arguments: [String]) async throws(MosquittoBrokerError) -> String {
+    private static func run(_ script: URL, _ arguments: [String]) async throws(EtcdClusterError) -> String {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("etcd-cluster-\(UUID().uuidString).out").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let process = try ChildProcess(
-            program: "/usr/bin/env", arguments: ["ETCD_CLUSTER_OWNER_PID=\(getpid())", script.path] + arguments, outputPath: outputPath)
+        let process: ChildProcess
+        do {
+            process = try ChildProcess(
+                program: "/usr/bin/env", arguments: ["ETCD_CLUSTER_OWNER_PID=\(getpid())", script.path] + arguments, outputPath: outputPath)
+        } catch {
+            throw .scriptFailed(command: arguments.joined(separator: " "), status: -1, output: "\(error)")
+        }
         let status = await process.waitForExit()
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         guard status == 0 else {
-            throw .setupFailed("scripts/etcd-cluster \(arguments.joined(separator: " ")) failed (status \(status)): \(output)")
+            throw .scriptFailed(command: arguments.joined(separator: " "), status: status, output: output)
         }
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Why an ``EtcdCluster`` could not be started or driven.
+public enum EtcdClusterError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `etcd` is not installed (`/usr/bin/etcd`, `/usr/local/bin/etcd`).
+    case programMissing
+    /// `scripts/etcd-cluster COMMAND` exited with `status` (-1: it could not be started), printing `output`.
+    case scriptFailed(command: String, status: Int32, output: String)
+    /// `scripts/etcd-cluster COMMAND` succeeded but printed something other than what it prints.
+    case unexpectedOutput(command: String, output: String)
+
+    public var description: String {
+        switch self {
+        case .programMissing:
+            "etcd not found in /usr/bin or /usr/local/bin; run scripts/setup (installs Debian's etcd-server)"
+        case .scriptFailed(let command, let status, let output):
+            "scripts/etcd-cluster \(command) failed (status \(status)): \(output)"
+        case .unexpectedOutput(let command, let output):
+            "scripts/etcd-cluster \(command) printed an unexpected answer: \(output)"
+        }
     }
 }

@@ -17,10 +17,19 @@ import WireProtocol
 public struct PartitionCheck: Sendable {
     /// One recorded message.
     public struct Message: Sendable, Equatable {
+        /// When it arrived, in seconds (from any origin: only differences count).
         public var at: Double
         public var retained: Bool
         public var topic: String
         public var payload: String
+
+        /// A message recorded at `at` seconds.
+        public init(at: Double, retained: Bool, topic: String, payload: String) {
+            self.at = at
+            self.retained = retained
+            self.topic = topic
+            self.payload = payload
+        }
     }
 
     /// A venue's coverage: entries covered and entries.

@@ -15,10 +15,14 @@ import WireProtocol
 
 /// Three `beaconfleet coordinator --coordination etcd://…` processes on one mosquitto and a
 /// three-node etcd, phones walking the museum, and mid-walk `kill -9` of the member that owns it,
-/// or of the etcd leader (issue 39's CI test).
-@Suite(
-    "Partitioned coordinators through a real broker and etcd", .serialized,
-    .requires(EtcdCluster.isAvailable, EtcdCluster.missingMessage))
+/// or of the etcd leader (issue 39's CI test). Judged by `scripts/partition-check`'s verdicts
+/// (``PartitionCheck``): versions only increase, one token one member and no two tokens'
+/// decisions overlapping, every report answered within 3 s (p99) and 10 s.
+///
+/// It starts its own etcd nodes and mosquitto on free loopback ports. Without `etcd` or
+/// `mosquitto` installed it fails (``EtcdClusterError/programMissing``,
+/// ``MosquittoBrokerError/programMissing(_:)``): it is never skipped for them.
+@Suite("Partitioned coordinators through a real broker and etcd", .serialized)
 struct PartitionedCoordinatorBrokerTests {
     let topics = try! Topics()
 
@@ -40,17 +44,28 @@ struct PartitionedCoordinatorBrokerTests {
     }
 
     @Test(
-        "kill -9 of the coordinator that owns the venue mid-walk: a survivor takes over within 10 s, versions only increase, tokens never overlap",
+        "kill -9 of the coordinator that owns the venue mid-walk: a survivor takes over; versions only increase, tokens never overlap, answers within 3 s p99",
         .requiresBeaconFleetBinary)
     func killTheOwner() async throws {
         try await walk(.owner)
     }
 
     @Test(
-        "kill -9 of the etcd leader mid-walk: the owner keeps serving (its lease survives the election), every phone answered within 10 s",
+        "kill -9 of the etcd leader mid-walk: the owner keeps serving (its lease survives the election); versions only increase, answers within 3 s p99",
         .requiresBeaconFleetBinary)
     func killTheEtcdLeader() async throws {
         try await walk(.etcdLeader)
+    }
+
+    /// The recorded messages as `scripts/partition-check`'s monitor writes them, seconds from the first.
+    static func monitorLog(_ entries: [MessageLog.Entry]) -> [PartitionCheck.Message] {
+        guard let origin = entries.first?.at else { return [] }
+        return entries.map { entry in
+            let elapsed = (entry.at - origin).components
+            return PartitionCheck.Message(
+                at: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18, retained: entry.message.retain, topic: entry.message.topic,
+                payload: String(decoding: entry.message.payload, as: UTF8.self))
+        }
     }
 
     func walk(_ fault: Fault) async throws {
@@ -139,63 +154,16 @@ struct PartitionedCoordinatorBrokerTests {
                 let report = try await simulation.value
                 let entries = recorder.entries
 
-                // Every phone's first answer after the fault came within 10 s of it.
-                for phone in phones {
-                    let first = try #require(Self.answers(entries, topics: topics, after: killed).first { $0.client == phone })
-                    #expect(first.at - killed <= .seconds(10), "\(phone) waited \(first.at - killed) after the fault")
-                }
-                // Versions only increase (a QoS 1 redelivery of the same message aside), and no two
-                // members published for one client within a second: neither in arrival order nor
-                // by when they decided (the sets' `time`), for any two of a client's sets.
-                problems = []
-                // A payload seen before is a copy of that set (a QoS 1 redelivery, or a member's live
-                // copy beside its retained message: CoordinatorService.enqueueLiveCopy), not a publication.
-                var sets: [String: [(at: ContinuousClock.Instant, message: RegionsMessage, payload: [UInt8])]] = [:]
-                var seen: [String: Set<[UInt8]>] = [:]
-                for entry in entries where !entry.message.retain && !entry.message.payload.isEmpty {
-                    guard case .clientRegions(let id)? = try? topics.route(entry.message.topic),
-                        seen[id.rawValue, default: []].insert(entry.message.payload).inserted
-                    else { continue }
-                    let message = try WireCoding.decode(RegionsMessage.self, from: entry.message.payload, topic: entry.message.topic)
-                    sets[id.rawValue, default: []].append((entry.at, message, entry.message.payload))
-                }
-                var publishers = Set<String>()
-                // The fence: one token, one member; by when they were decided, a client's tokens never go down.
-                var tokenHolders: [UInt64: String] = [:]
-                for (client, list) in sets {
-                    for set in list {
-                        guard let token = set.message.token else {
-                            problems.append("\(client): version \(set.message.version) without a token")
-                            continue
-                        }
-                        if let holder = tokenHolders[token], holder != set.message.coordinator {
-                            problems.append("token \(token) used by \(holder) and \(set.message.coordinator ?? "?")")
-                        }
-                        tokenHolders[token] = set.message.coordinator
-                    }
-                    let decided = list.sorted { ($0.message.time ?? .distantPast) < ($1.message.time ?? .distantPast) }
-                    for (a, b) in zip(decided, decided.dropFirst()) where (b.message.token ?? 0) < (a.message.token ?? 0) {
-                        problems.append("\(client): token \(b.message.token ?? 0) decided after token \(a.message.token ?? 0)")
-                    }
-                    for (a, b) in zip(list, list.dropFirst()) {
-                        if b.message.version <= a.message.version {
-                            problems.append(
-                                "\(client): \(a.message.version) (\(a.message.coordinator ?? "?")) then \(b.message.version) (\(b.message.coordinator ?? "?")), \(b.at - a.at) apart")
-                        }
-                        if a.message.coordinator != b.message.coordinator, b.at - a.at < .seconds(1) {
-                            problems.append("\(client): \(a.message.coordinator ?? "?") and \(b.message.coordinator ?? "?") arrived \(b.at - a.at) apart")
-                        }
-                    }
-                    for (i, a) in list.enumerated() {
-                        for b in list[(i + 1)...] where a.message.coordinator != b.message.coordinator {
-                            guard let ta = a.message.time, let tb = b.message.time, abs(tb.timeIntervalSince(ta)) < 1 else { continue }
-                            problems.append(
-                                "\(client): \(a.message.coordinator ?? "?") and \(b.message.coordinator ?? "?") decided \(abs(tb.timeIntervalSince(ta))) s apart")
-                        }
-                    }
-                    for set in list { publishers.insert(set.message.coordinator ?? "(none)") }
-                }
+                // The partition check's verdicts on what the observer recorded: versions, answers, fence.
+                let verdicts = PartitionCheck().verdicts(Self.monitorLog(entries), coverage: [:], baseline: [:]).filter { $0.name != "coverage" }
+                print("partitioned coordinators, \(fault):\n" + verdicts.map { "  \($0)" }.joined(separator: "\n"))
+                problems = verdicts.filter { $0.passed != true }.map(\.description)
                 #expect(problems.isEmpty, "\(problems.joined(separator: "; ")) — members' logs in \(directory.path)")
+                let publishers = Set(
+                    entries.compactMap { entry -> String? in
+                        guard !entry.message.retain, case .clientRegions? = try? topics.route(entry.message.topic) else { return nil }
+                        return (try? WireCoding.decode(RegionsMessage.self, from: entry.message.payload, topic: entry.message.topic))?.coordinator
+                    })
                 switch fault {
                 case .owner:
                     let successor = Rendezvous.owner(of: "museum", among: processes.keys.filter { $0 != owner })
