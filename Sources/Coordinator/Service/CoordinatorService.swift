@@ -143,11 +143,8 @@ public final class CoordinatorService: Service, Sendable {
                     do {
                         let filters =
                             ownership == nil ? [topics.allGatewayStatus, topics.allSightings, topics.allClientReports] : memberFilters()
-                        for filter in filters {
-                            // A member's subscriptions are all QoS 0 (memberQoS).
-                            try await client.subscribe(
-                                filter, qos: ownership != nil ? Self.memberQoS : filter == topics.allCoordinatorMembers ? .atMostOnce : .atLeastOnce)
-                        }
+                        // A member's subscriptions are all QoS 0 (memberQoS); a lone coordinator's QoS 1.
+                        for filter in filters { try await client.subscribe(filter, qos: ownership != nil ? Self.memberQoS : .atLeastOnce) }
                         self.subscribed.withLock { $0 = true }
                         coordination?.setAvailable(true)
                     } catch {
