@@ -15,9 +15,25 @@ extension CoordinatorService {
     /// `mosquitto_sub -q 1` on the cluster), which never stalled. The retained copy stays the one a
     /// phone that subscribes later reads. A phone applies whichever arrives first and ignores the
     /// other (same version); on mosquitto the copy is only a duplicate.
+    ///
+    /// A set that went out without its copy (the live connection was down) may still wait on the
+    /// outbound connection; a later set's copy would overtake it, and the phone would see the
+    /// older version after the newer one (partition-check, mosquitto restarted: 648 arrived after
+    /// 649). So once a topic's copy is skipped, its copies resume only when the outbound
+    /// connection has nothing outstanding, every earlier set acknowledged.
     func enqueueLiveCopy(topic: String, payload: [UInt8]) {
-        guard ownership != nil, let liveClient, liveClient.connectionState.isConnected else { return }
+        guard ownership != nil, let liveClient else { return }
+        let send = liveCopyGaps.withLock { gaps in
+            guard liveClient.connectionState.isConnected else {
+                gaps.insert(topic)
+                return false
+            }
+            guard gaps.contains(topic) else { return true }
+            guard publisher.outstandingMessageCount == 0 else { return false }
+            gaps.remove(topic)
+            return true
+        }
         // Best effort: the retained set is already enqueued, so a refused copy loses nothing.
-        try? liveClient.enqueue(topic: topic, payload: payload, qos: .atMostOnce, retain: false)
+        if send { try? liveClient.enqueue(topic: topic, payload: payload, qos: .atMostOnce, retain: false) }
     }
 }

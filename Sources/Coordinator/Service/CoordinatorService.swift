@@ -33,6 +33,9 @@ public final class CoordinatorService: Service, Sendable {
     private let topologyStamp: TopologyStamp
     /// Whether the subscriptions went through (a shutdown before that closes the client at once).
     private let subscribed = Mutex(false)
+    /// Partitioned coordinators: the `regions` topics whose last set went out without a live copy
+    /// (``enqueueLiveCopy(topic:payload:)``).
+    let liveCopyGaps = Mutex<Set<String>>([])
     /// Partitioned coordinators (``CoordinatorConfiguration/partitions``): who owns what; `nil` alone.
     public let ownership: PartitionOwnership?
     let partitionMetrics: PartitionMetrics?
