@@ -139,6 +139,24 @@ public final class EtcdElection<State: EtcdElectionState>: Sendable {
         await etcd.shutdown()
     }
 
+    /// Whether this member still holds `partition` under `token`, by a linearizable read of its
+    /// owner key in etcd (`nil`: etcd could not be asked).
+    ///
+    /// A member that sees a higher token for a partition it holds is fenced. A token of this
+    /// cluster comes from a claim made after this member's key was deleted, and so before the read:
+    /// when the read still finds this member's key under `token`, the higher token came from
+    /// another etcd history (a retained set from before etcd was recreated) and fences nothing.
+    public func stillHolds(_ partition: Int, token: UInt64) async -> Bool? {
+        let key = ownersPrefix + configuration.partitions[partition]
+        guard let lease = state.withLock({ $0.lease }) else { return false }
+        do {
+            let current = try await etcd.range(prefix: key).kvs.first { $0.key == key }
+            return current.map { $0.lease == lease && UInt64($0.createRevision) == token } ?? false
+        } catch {
+            return nil
+        }
+    }
+
     // MARK: The lease
 
     /// Grants the lease and renews it every ``PartitionConfiguration/renewal``, moving the

@@ -111,11 +111,12 @@ struct PartitionTests {
     static let etcd = try! EtcdEndpoints(parsing: "etcd://127.0.0.1:2379")
 
     /// A member of the museum (one partition) holding it under token 10, its lease valid for a minute.
-    func owner() throws -> PartitionOwnership {
+    /// Member `a` of the museum, its lease valid, holding the museum under `token` (`nil`: not holding it).
+    func owner(token: UInt64? = 10) throws -> PartitionOwnership {
         let museum = try Topology.load(directory: CoordinatorHarness.museum)
         let ownership = PartitionOwnership(
             configuration: try PartitionConfiguration(member: "a", coordination: Self.etcd), map: try PartitionMap(topology: museum))
-        _ = ownership.hold(0, token: 10)
+        if let token { _ = ownership.hold(0, token: token) }
         ownership.leaseValid(until: .now + .seconds(60))
         return ownership
     }
@@ -169,6 +170,19 @@ struct PartitionTests {
         // Held again under a token above the other's (claimed anew in etcd): served.
         _ = ownership.hold(0, token: 20)
         #expect(ownership.serves(0) && ownership.owned().fenced.isEmpty)
+    }
+
+    @Test("a token from another etcd history, seen before the claim, fences until etcd says the key is still ours")
+    func unfence() throws {
+        let ownership = try owner(token: nil)
+        // A set retained from an etcd cluster since recreated: its token is above any of this one's.
+        #expect(ownership.seen(regions(11, by: "b", token: 18), client: "p") == .adopt)
+        _ = ownership.hold(0, token: 7)
+        #expect(!ownership.serves(0) && ownership.owned().fenced == [0])
+        #expect(!ownership.unfence(0, token: 6), "not held under that token")
+        #expect(ownership.unfence(0, token: 7))
+        #expect(ownership.serves(0) && ownership.owned().fenced.isEmpty)
+        #expect(ownership.seen(regions(12, by: "b", token: 19), client: "p") == .fenced(partition: 0, token: 19), "a new higher token fences again")
     }
 
     @Test("--coordination: etcd endpoints, TLS, user and password")

@@ -66,6 +66,7 @@ extension CoordinatorService {
                         }
                     }
                 }
+                var fenceChecks: [Int: ContinuousClock.Instant] = [:]
                 while !Task.isCancelled {
                     // Held reports now served (a partition gained, a crossing hold passed) are answered.
                     await publish(await core.releaseHeld(ownership: ownership))
@@ -75,11 +76,33 @@ extension CoordinatorService {
                         try? (liveClient ?? client).enqueue(topic: topic, payload: payload, qos: .atMostOnce)
                         metrics.relayedReports.increment()
                     }
-                    metrics.fenced.set(Double(ownership.owned().fenced.count))
+                    let fenced = ownership.owned().fenced
+                    metrics.fenced.set(Double(fenced.count))
+                    await checkFences(fenced, ownership: ownership, coordination: coordination, checked: &fenceChecks)
                     try? await Task.sleep(for: .milliseconds(100))
                 }
                 group.cancelAll()
             }
+        }
+    }
+
+    /// Asks etcd, at most once a second per partition, whether each fenced partition's owner key
+    /// is still this member's under its token; if so the higher token came from another etcd
+    /// history and the partition is served again. Without this, sets retained on the broker
+    /// from an etcd cluster since recreated (its revisions start again from 1) fenced every new
+    /// owner for good (partition-check on NATS, whose store outlived the walk's etcd).
+    func checkFences(
+        _ fenced: [Int], ownership: PartitionOwnership, coordination: EtcdElection<PartitionOwnership>,
+        checked: inout [Int: ContinuousClock.Instant]
+    ) async {
+        let now = ContinuousClock.now
+        for partition in fenced where checked[partition].map({ now - $0 >= .seconds(1) }) ?? true {
+            checked[partition] = now
+            guard let token = ownership.token(of: partition), await coordination.stillHolds(partition, token: token) == true,
+                ownership.unfence(partition, token: token)
+            else { continue }
+            logger.warning(
+                "fence lifted: partition \(ownership.map.names[partition]) is still ours in etcd under token \(token); the higher token seen came from another etcd history")
         }
     }
 

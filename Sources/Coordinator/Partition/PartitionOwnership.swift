@@ -142,6 +142,17 @@ public final class PartitionOwnership: Sendable {
         return token > state.foreignToken[partition, default: 0] && leaseValid(state)
     }
 
+    /// The higher tokens seen for `partition` came from another etcd history (``Etcd/EtcdElection/stillHolds(_:token:)``
+    /// found this member's key under `token`): they fence nothing. False when `partition` is no
+    /// longer held under `token`.
+    public func unfence(_ partition: Int, token: UInt64) -> Bool {
+        state.withLock { state in
+            guard state.owned[partition] == token else { return false }
+            state.foreignToken[partition] = nil
+            return true
+        }
+    }
+
     /// Whether this member owns `partition` (serving it, or fenced).
     public func owns(_ partition: Int) -> Bool {
         state.withLock { $0.owned[partition] != nil }
