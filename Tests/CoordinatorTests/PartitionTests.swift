@@ -89,7 +89,7 @@ struct PartitionTests {
         _ = ownership.hold(1, token: 7)
         ownership.leaseValid(until: .now + .seconds(60))
         let served = Date()
-        #expect(ownership.serves(1, now: served) && !ownership.serves(0, now: served))
+        #expect(ownership.serves(1) && !ownership.serves(0))
         func report(_ region: String, at time: Date) -> Int {
             ownership.partition(ofReport: ClientReport(events: [RegionEvent(type: .enter, region: region)]), client: "p", now: time) { _ in nil }
         }

@@ -202,12 +202,11 @@ extension CoordinatorService {
     /// their partition: those of clients in the partitions it serves now (held, not fenced, its
     /// lease known valid).
     func serving(_ outputs: [CoordinatorOutput], ownership: PartitionOwnership, metrics: PartitionMetrics) -> [CoordinatorOutput] {
-        let now = Date()
         var kept: [CoordinatorOutput] = []
         kept.reserveCapacity(outputs.count)
         for output in outputs {
             let partition = ownership.partition(of: output)
-            guard ownership.serves(partition, now: now) else {
+            guard ownership.serves(partition) else {
                 metrics.withheld.increment()
                 continue
             }

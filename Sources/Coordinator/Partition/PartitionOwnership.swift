@@ -113,7 +113,7 @@ public final class PartitionOwnership: Sendable {
     /// (`CoordinatorCore.releaseHeld`).
     public func serves(client: String, in partition: Int, now: Date = Date()) -> Bool {
         state.withLock { state in
-            Self.serves(partition, state: state, now: now)
+            Self.serves(partition, state: state)
                 && now.timeIntervalSince(state.foreign[client]?.at ?? .distantPast) >= Self.crossingHold
                 && now >= state.crossingUntil[client, default: .distantPast]
         }
@@ -133,11 +133,11 @@ public final class PartitionOwnership: Sendable {
     public static let crossingHold: TimeInterval = 1
 
     /// Whether this member reads and publishes for `partition` now.
-    public func serves(_ partition: Int, now: Date = Date()) -> Bool {
-        state.withLock { Self.serves(partition, state: $0, now: now) }
+    public func serves(_ partition: Int) -> Bool {
+        state.withLock { Self.serves(partition, state: $0) }
     }
 
-    private static func serves(_ partition: Int, state: State, now: Date) -> Bool {
+    private static func serves(_ partition: Int, state: State) -> Bool {
         guard let token = state.owned[partition] else { return false }
         return token > state.foreignToken[partition, default: 0] && leaseValid(state)
     }
@@ -159,15 +159,12 @@ public final class PartitionOwnership: Sendable {
     }
 
     /// The partitions owned now (fenced included), and those fenced now.
-    public func owned(now: Date = Date()) -> (owned: [Int], fenced: [Int]) {
+    public func owned() -> (owned: [Int], fenced: [Int]) {
         state.withLock { state in
             let owned = state.owned.keys.sorted()
             return (owned, owned.filter { state.owned[$0]! <= state.foreignToken[$0, default: 0] })
         }
     }
-
-    /// The live members as last computed.
-    public var live: [String] { state.withLock { $0.live } }
 
     /// The partition of a phone's `report`: by the levels of the regions it ranged or reported
     /// events for (the most named), else the partition its last `regions` message placed it in,
@@ -181,7 +178,7 @@ public final class PartitionOwnership: Sendable {
         return state.withLock { state in
             let chosen = votes.max { ($0.value, -$0.key) < ($1.value, -$1.key) }?.key ?? state.clientPartition[client] ?? 0
             state.clientPartition[client] = chosen
-            if let previous = state.lastReport[client], previous.partition != chosen, !Self.serves(previous.partition, state: state, now: now) {
+            if let previous = state.lastReport[client], previous.partition != chosen, !Self.serves(previous.partition, state: state) {
                 let until = previous.at.addingTimeInterval(Self.crossingHold)
                 if until > now { state.crossingUntil[client] = until }
             }
