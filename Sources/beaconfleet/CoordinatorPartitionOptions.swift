@@ -19,7 +19,9 @@ struct CoordinatorPartitionOptions: ParsableArguments {
     @Option(help: "This member's id (letters, digits, '_' and '-'; unique per process). Default: host-pid-random.")
     var memberId: String?
 
-    @Option(help: "Seconds a member's lease lives without renewal (renewed every second): how long a crashed member holds its partitions.")
+    @Option(
+        help:
+            "Seconds a member's lease lives without renewal (renewed every third of it: every second at 3): how long a crashed member holds its partitions.")
     var leaseTtl: Int = 3
 
     func validate() throws {
@@ -42,6 +44,7 @@ struct CoordinatorPartitionOptions: ParsableArguments {
             var configuration = try PartitionConfiguration(
                 member: member ?? memberId ?? PartitionConfiguration.randomMember(), spec: partitions, coordination: endpoints)
             configuration.leaseTTL = Int64(leaseTtl)
+            configuration.renewal = .milliseconds(leaseTtl * 1000 / 3)
             return configuration
         } catch {
             throw ValidationError("--member-id: \(error)")

@@ -41,6 +41,19 @@ struct PartitionedCoordinatorBrokerTests {
     enum Fault: String, Sendable, CustomStringConvertible {
         case owner, etcdLeader
         var description: String { rawValue }
+
+        /// The members' `--lease-ttl`. This walk's p99 is its longest wait (about a hundred
+        /// answered stretches). After the owner's kill that is the takeover, up to the TTL plus
+        /// etcd's 0.5 s expiry check: with 3 s it measured 1.9–2.6 s and can reach about 3.5 s, so
+        /// 2 s. Through the etcd leader's kill a 2 s lease is renewed every 0.67 s and self-fences
+        /// 1.5 s after its last answered renewal, inside etcd's election (1.3–2.3 s pauses
+        /// measured), while the default 3 s outlives it (0.0–0.5 s): the default.
+        var leaseTTL: String {
+            switch self {
+            case .owner: "2"
+            case .etcdLeader: "3"
+            }
+        }
     }
 
     @Test(
@@ -86,7 +99,7 @@ struct PartitionedCoordinatorBrokerTests {
                 for filter in [topics.allCoordinatorMembers, topics.allClientRegions, topics.allClientEvents, topics.allClientReports] {
                     try await observer.subscribe(filter, qos: .atLeastOnce)
                 }
-                // Three members, each with its own state file, HTTP port and log.
+                // Three members, each with its own state file, HTTP port, log and lease (Fault.leaseTTL).
                 var processes: [String: Process] = [:]
                 var ports: [Int] = []
                 defer {
@@ -100,7 +113,7 @@ struct PartitionedCoordinatorBrokerTests {
                     let log = directory.appendingPathComponent("\(member).log")
                     let process = try CoordinatorHarness.launch(
                         broker: broker, statePath: directory.appendingPathComponent("\(member).sqlite").path, httpPort: port, log: log,
-                        extraArguments: ["--coordination", etcd.url, "--member-id", member, "--log-level", "info"])
+                        extraArguments: ["--coordination", etcd.url, "--member-id", member, "--lease-ttl", fault.leaseTTL, "--log-level", "info"])
                     processes[member] = process
                     try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
                 }

@@ -13,7 +13,8 @@ public struct PartitionConfiguration: Sendable {
     /// The lease's TTL in seconds: how long after its last renewal a member that died (or lost
     /// etcd) still holds its partitions. etcd grants at least about 2 s with its default election timeout.
     public var leaseTTL: Int64 = 3
-    /// How often the lease is renewed.
+    /// How often the lease is renewed: a third of ``leaseTTL`` (`--lease-ttl` sets both), so two
+    /// renewals can be late before the self-fence.
     public var renewal: Duration = .seconds(1)
     /// A member serves only until this long before its lease could expire, counted from the
     /// sending of its last renewal that etcd answered (self-fencing): by the time etcd lets
