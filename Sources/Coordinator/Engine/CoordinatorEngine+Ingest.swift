@@ -60,7 +60,7 @@ extension CoordinatorEngine {
                 throw error
             }
             applyGatewayStatus(gateway: gateway.rawValue, status: status)
-        case .clientRegions, .clientEvents, .coordinatorStatus:
+        case .clientRegions, .clientEvents, .coordinatorStatus, .gatewayConfig:
             // Our own outputs (or another coordinator's): not input.
             return
         }

@@ -57,7 +57,7 @@ extension CoordinatorCore {
             }
             engine.adoptPublished(client: client.rawValue, message: regions, now: now)
             return false
-        case .gatewayStatus, .clientEvents, .coordinatorStatus:
+        case .gatewayStatus, .gatewayConfig, .clientEvents, .coordinatorStatus:
             return true
         }
     }
