@@ -166,8 +166,11 @@ struct GatewayConfigurationBrokerTests {
             let second = try expectedRevision(venue)
             try await Task.sleep(for: .seconds(2))  // the coordinator reloads and republishes, retained
 
-            // It returns (same spool: its seq goes on) and applies the retained configuration at once.
-            running = try startAgent(capture, broker, spool: spool)
+            // It returns (a spool of its own: the first agent object still holds its lock in this
+            // process) and applies the retained configuration at once.
+            let returnSpool = spool + "-return"
+            defer { try? FileManager.default.removeItem(atPath: returnSpool) }
+            running = try startAgent(capture, broker, spool: returnSpool)
             let returned = try await waitForRevision(second, collector, within: .seconds(15))
             #expect(collector.snapshot.statuses.count > offline)
             #expect(running.agent.effectiveConfiguration.filter.keep?.uuids.contains { $0.majors == 101...101 } == true)
