@@ -9,7 +9,7 @@ import WireProtocol
 /// its stream (`/api/stream`), `/api/clients` (list), `/api/clients/{id}`, `/api/gateways` (each
 /// gateway's health, software version and configuration revision), `/api/topology` and
 /// `/api/calibration` (JSON). With a `token`, everything but `/healthz` and `/metrics` requires it
-/// (``BearerTokenMiddleware``). See docs/coordinator.md.
+/// (``BearerTokenMiddleware``). See docs/http.md.
 enum CoordinatorHTTPServer {
     /// An HTTP application (a `Service`) serving `core` on `host`:`port`; `onServerRunning` is told
     /// the port it listens on. ``CoordinatorApplication`` runs it after the ``CoordinatorService``.
