@@ -53,6 +53,9 @@ public final class Topology: Sendable {
     public let origin: GeoOrigin?
     /// Per region: the index of the room its beacon is in, nil when unplaced or in none.
     public let regionRooms: [Int?]
+    /// Which rooms are neighbours (doors, openings, stairs and lifts) and where the levels meet
+    /// (without rooms, only the latter).
+    public let roomGraph: RoomGraph
     let roomIndex: RoomIndex
     /// Per room: the snapping segments inside it (see ``snap(_:)``).
     let roomSegments: RoomSegments
@@ -102,6 +105,7 @@ public final class Topology: Sendable {
         segmentIndex = SegmentIndex(graph: graph, levelCount: levels.count)
         regionGrid = RegionGrid(regions: regions, levelIndex: levelIndexByID, levelCount: levels.count)
         roomSegments = RoomSegments(rooms: roomIndex, segments: segmentIndex, graph: graph, levels: levels)
+        roomGraph = RoomGraph(graph: graph, rooms: roomIndex, levels: levels)
     }
 
     // MARK: Lookups
