@@ -26,7 +26,7 @@ public import Topology
 /// 4. **nearest**: what slots remain, previously monitored regions first, then by walking distance.
 ///
 /// A pure function of the topology, the configuration and the ``PlanRequest``, like
-/// ``RegionPlanner`` (the baseline it is measured against).
+/// ``NearestPlanner`` (the baseline it is measured against).
 public struct FrontierPlanner: RegionPlanning {
     public let topology: Topology
     public var configuration: FrontierPlannerConfiguration
@@ -44,10 +44,10 @@ public struct FrontierPlanner: RegionPlanning {
         let here = request.location.point
         let uncertainty = Swift.max(0, request.uncertainty) + request.location.offset
 
-        let monitored = request.monitoredIndices(in: topology)
-        let reportedInside = Set(request.inside.compactMap { topology.regionIndex(id: $0) })
-        let heard = Set(request.heard.compactMap { topology.regionIndex(id: $0) })
-        let stateUnknown = Set(request.stateUnknown.compactMap { topology.regionIndex(id: $0) })
+        let monitored = Set(request.monitored)
+        let reportedInside = Set(request.inside)
+        let heard = Set(request.heard)
+        let stateUnknown = Set(request.stateUnknown)
 
         var chosen: [PlannedRegion] = []
         var taken = Set<Int>()
@@ -190,7 +190,7 @@ public struct FrontierPlanner: RegionPlanning {
         // In range and monitored by the new set, but not by the old: these are added.
         let missing = candidates.filter { approaching($0.region) && freshSet.contains($0.region) && !monitored.contains($0.region) }.map(
             \.region)
-        var kept = request.monitored.compactMap { topology.regionIndex(id: $0) }
+        var kept = request.monitored
         let excess = kept.count + missing.count - budget
         if excess > 0 {
             let evictable = kept.filter { !pinned.contains($0) && !approaching($0) }

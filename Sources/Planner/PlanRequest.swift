@@ -3,24 +3,29 @@ public import Topology
 
 /// Everything a plan depends on besides the topology and the configuration: where the client
 /// is, what it monitors now, which regions it is inside, its budget, and the time.
+///
+/// Regions are the topology's indices (``Topology/Topology/regions``), as the plan answers them
+/// (``PlannedRegion/region``, ``RegionPlan/removed``): a caller holding ids maps them once with
+/// ``Topology/Topology/regionIndex(id:)``, and an id the topology does not know is the caller's to
+/// remove (it can never be planned).
 public struct PlanRequest: Sendable, Hashable {
     /// Where the client is on the walkable graph (see ``Topology/snap(_:)``).
     public var location: GraphLocation
-    /// The region ids the client monitors now (its own `monitored` list when it reported one,
-    /// else the last plan). Unknown ids are removed by the plan.
-    public var monitored: [String]
-    /// Region ids the client says it is inside (from enter events without a matching exit);
-    /// never removed while listed here.
-    public var inside: [String]
-    /// Region ids whose beacons the phone ranged recently (within iOS's exit delay, about 30 s):
+    /// The regions the client monitors now (its own `monitored` list when it reported one, else
+    /// the last plan), in its order: the plan's removals keep it.
+    public var monitored: [Int]
+    /// Regions the client says it is inside (from enter events without a matching exit); never
+    /// removed while listed here.
+    public var inside: [Int]
+    /// Regions whose beacons the phone ranged recently (within iOS's exit delay, about 30 s):
     /// detectable, so *inside* for iOS the moment they are monitored, and no use for waking it.
-    public var heard: [String]
-    /// Monitored region ids whose iOS state the planner's caller may have missed (a coordinator
+    public var heard: [Int]
+    /// Monitored regions whose iOS state the planner's caller may have missed (a coordinator
     /// cut off from the phone's reports saw none of the enters iOS fired meanwhile): judged as
     /// regions not monitored are, by what the phone ranged and the geometry, not by their absence
     /// from ``inside``. Otherwise a region the phone is in passes
     /// for quiet and takes a frontier slot it can never wake the phone from.
-    public var stateUnknown: [String]
+    public var stateUnknown: [Int]
     /// The client's own budget, when it asked for fewer slots than the configuration's.
     public var budget: Int?
     /// The injected clock's reading: the plan is stamped with it.
@@ -32,7 +37,7 @@ public struct PlanRequest: Sendable, Hashable {
     public var uncertainty: Double
 
     public init(
-        location: GraphLocation, monitored: [String] = [], inside: [String] = [], heard: [String] = [], stateUnknown: [String] = [],
+        location: GraphLocation, monitored: [Int] = [], inside: [Int] = [], heard: [Int] = [], stateUnknown: [Int] = [],
         budget: Int? = nil, uncertainty: Double = 0, now: Date
     ) {
         self.location = location

@@ -7,8 +7,9 @@ public struct RegionPlan: Sendable, Hashable {
     public var regions: [PlannedRegion]
     /// Regions to start monitoring, in slot order; never one the client already monitors.
     public var added: [PlannedRegion]
-    /// Ids to stop monitoring (in the order of the previous set); never one of `regions`.
-    public var removed: [String]
+    /// Regions (the topology's indices) to stop monitoring, in the order of
+    /// ``PlanRequest/monitored``, each once; never one of `regions`.
+    public var removed: [Int]
     /// Metres of walking from the planned location before the client could reach a region that
     /// is not monitored: the walking distance to the nearest unmonitored region's edge
     /// (`.infinity` when every reachable region is monitored). Re-plan before the client has
@@ -19,7 +20,7 @@ public struct RegionPlan: Sendable, Hashable {
     /// When the plan was made (the request's `now`).
     public var plannedAt: Date
 
-    public init(regions: [PlannedRegion], added: [PlannedRegion], removed: [String], validFor: Double, budget: Int, plannedAt: Date) {
+    public init(regions: [PlannedRegion], added: [PlannedRegion], removed: [Int], validFor: Double, budget: Int, plannedAt: Date) {
         self.regions = regions
         self.added = added
         self.removed = removed

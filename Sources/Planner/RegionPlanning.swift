@@ -1,7 +1,7 @@
 public import Topology
 
 /// A way of choosing a client's monitored set: a pure, deterministic function of the topology,
-/// the planner's configuration and a ``PlanRequest``. ``RegionPlanner`` (nearest by walking
+/// the planner's configuration and a ``PlanRequest``. ``NearestPlanner`` (nearest by walking
 /// distance, with hysteresis) and ``FrontierPlanner`` (for a phone that runs only when iOS wakes
 /// it) are the two.
 public protocol RegionPlanning: Sendable {
@@ -22,14 +22,6 @@ extension RegionPlanning {
 extension PlanRequest {
     /// The slots to fill: the client's own budget, capped by the planner's.
     func slots(cappedAt configured: Int) -> Int { Swift.max(0, Swift.min(budget ?? configured, configured)) }
-
-    /// What the client monitors now, as region indices of `topology` (unknown ids are dropped: removed).
-    func monitoredIndices(in topology: Topology) -> Set<Int> {
-        var monitored = Set<Int>()
-        monitored.reserveCapacity(self.monitored.count)
-        for id in self.monitored { if let index = topology.regionIndex(id: id) { monitored.insert(index) } }
-        return monitored
-    }
 }
 
 extension RegionPlan {
@@ -37,10 +29,10 @@ extension RegionPlan {
     /// monitors (`monitored`, its indices), the removals in the order of its previous set.
     init(chosen: [PlannedRegion], for request: PlanRequest, monitored: Set<Int>, validFor: Double, budget: Int) {
         let added = chosen.filter { !monitored.contains($0.region) }
-        let kept = Set(chosen.map(\.id))
-        var removed: [String] = []
-        var seen = Set<String>()
-        for id in request.monitored where !kept.contains(id) && seen.insert(id).inserted { removed.append(id) }
+        let kept = Set(chosen.map(\.region))
+        var removed: [Int] = []
+        var seen = Set<Int>()
+        for region in request.monitored where !kept.contains(region) && seen.insert(region).inserted { removed.append(region) }
         self.init(regions: chosen, added: added, removed: removed, validFor: validFor, budget: budget, plannedAt: request.now)
     }
 }

@@ -129,7 +129,8 @@ public struct GainCalibrationSimulation: Sendable {
         let config = configuration
         let venue = try CoordinatorVenue(topology: topology, budget: topology.budget ?? 20)
         let topics = try Topics()
-        let engine = CoordinatorEngine(topics: topics, venue: venue)
+        let engine = CoordinatorEngine(venue: venue)
+        let decoder = InboundDecoder(topics: topics)
         engine.configureCalibration(enabled: calibrate, interval: config.refitInterval, configuration: config.calibration)
         let graph = try WalkGraph(topology: topology)
         let beaconRadio = BeaconRadio(topology: topology, seed: config.seed)
@@ -198,12 +199,11 @@ public struct GainCalibrationSimulation: Sendable {
                         end: Date(timeIntervalSince1970: Double(now) / 1000), sightings: sightings)
                     guard let id = Identifier(validating: gateway.id) else { continue }
                     let payload = try encoder.encode(batch)
-                    try payload.withUnsafeBytes { raw in try engine.handle(topic: topics.sightings(id), payload: raw, now: now) }
+                    try payload.withUnsafeBytes { raw in try engine.apply(decoder.decode(topic: topics.sightings(id), payload: raw), now: now) }
                 }
                 engine.recalibrateIfDue(now: now)
                 engine.flush(now: now)
-                _ = engine.takeOutputs()
-                _ = engine.takeChangedClients()
+                _ = engine.take()
             }
             clock += tick
             for i in walkers.indices {

@@ -51,7 +51,8 @@ extension TetamReplay {
         _ windows: [Window], venue: CoordinatorVenue, engine configuration: CoordinatorEngine.Configuration = .init()
     ) throws -> [Double?] {
         let topics = try Topics()
-        let engine = CoordinatorEngine(topics: topics, venue: venue, configuration: configuration)
+        let engine = CoordinatorEngine(venue: venue, configuration: configuration)
+        let decoder = InboundDecoder(topics: topics)
         let tag = Self.coordinatorTag
         guard let identity = BeaconIdentity(uuid: tag.uuid, major: tag.major, minor: tag.minor) else {
             throw SimulationError.invalidParameter(name: "tag", reason: "'\(tag.uuid)' is not a UUID")
@@ -83,11 +84,10 @@ extension TetamReplay {
                 let batch = SightingsBatch(
                     gateway: gateway.id, seq: seq[sensor], start: end.addingTimeInterval(-windowLength), end: end, sightings: sightings)
                 let payload = try encoder.encode(batch)
-                try payload.withUnsafeBytes { raw in try engine.handle(topic: gateway.topic, payload: raw, now: now) }
+                try payload.withUnsafeBytes { raw in try engine.apply(decoder.decode(topic: gateway.topic, payload: raw), now: now) }
             }
             engine.flush(now: now)
-            _ = engine.takeOutputs()
-            _ = engine.takeChangedClients()
+            _ = engine.take()
             errors.append(
                 engine.snapshot(of: identity.clientIdentifier)?.position.map { hypot($0.x - window.truthX, $0.y - window.truthY) })
         }

@@ -271,7 +271,7 @@ extension TetamReplay {
         let budget = min(configuration.budget, topology.budget ?? configuration.budget)
         var planning = configuration
         planning.budget = budget
-        let planner = RegionPlanner(topology: topology, configuration: planning)
+        let planner = NearestPlanner(topology: topology, configuration: planning)
         let search = WalkingDistanceSearch(topology: topology)
         let placed = topology.regions.indices.filter { topology.regions[$0].position?.level == level }
         func inside(_ x: Double, _ y: Double) -> Set<Int> {
@@ -289,11 +289,11 @@ extension TetamReplay {
         for track in dataset.tracks where selected?.contains(track.name) ?? true {
             let windows = self.windows(track).windows
             let estimates = replay.estimate(windows, with: estimator, sensorAnchors: sensorAnchors)
-            var monitored: [String] = []
+            var monitored: [Int] = []
             var previousInside = Set<Int>()
             for (number, (window, estimate)) in zip(windows, estimates).enumerated() {
                 let insideNow = inside(window.truthX, window.truthY)
-                let monitoredSet = Set(monitored.compactMap { topology.regionIndex(id: $0) })
+                let monitoredSet = Set(monitored)
                 if number > 0 {
                     for region in insideNow.subtracting(previousInside) {
                         entries += 1
@@ -311,12 +311,12 @@ extension TetamReplay {
                 guard let estimate, let snapped = try? topology.snap(VenuePoint(x: estimate.x, y: estimate.y, level: level)) else {
                     continue
                 }
-                let knownInside = insideNow.filter { monitoredSet.contains($0) }.map { topology.regions[$0].id }
+                let knownInside = Array(insideNow.filter { monitoredSet.contains($0) })
                 let plan = planner.plan(
                     PlanRequest(
                         location: snapped, monitored: monitored, inside: knownInside, uncertainty: estimate.confidence,
                         now: Date(timeIntervalSince1970: window.end)), using: search)
-                monitored = plan.ids
+                monitored = plan.regions.map(\.region)
             }
         }
         return TetamCoverage(

@@ -1,19 +1,24 @@
 import ArgumentParser
+import Coordinator
 import Foundation
 import Planner
 import Topology
 import WireProtocol
 
-/// `beaconfleet plan`: the region planner offline.
+/// `beaconfleet plan`: a region planner offline.
 struct PlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Plan the regions a phone should monitor at a place of a venue.",
         discussion: """
-            The set is the pinned regions, then the regions the position is inside, then the nearest \
-            by walking distance to each region's edge (ties broken by region id), within the budget. \
-            With --monitored, the planner's hysteresis keeps what the phone already monitors where it \
-            can and prints the add/remove diff.
+            --planner frontier (the default, as the coordinator's) plans for a phone iOS wakes while \
+            suspended: the pinned regions, the regions whose beacons it may detect now, then quiet \
+            regions whose detection wakes it before it reaches any other, then the nearest. \
+            --planner nearest (NearestPlanner, the baseline) plans the pinned regions, then the \
+            regions the position is inside, then the nearest by walking distance to each region's \
+            edge (ties broken by region id). Both plan within the budget. With --monitored, the \
+            planner's hysteresis keeps what the phone already monitors where it can and prints the \
+            add/remove diff.
 
             --stdin reads one query per line, `REGION` or `X,Y,LEVEL` (blank lines and # comments \
             skipped), so many queries share one load. A bad line gets an error naming its line on \
@@ -26,7 +31,7 @@ struct PlanCommand: AsyncParsableCommand {
 
             Examples:
               beaconfleet plan --topology topology/museum --from hall-entrance
-              beaconfleet plan --topology topology/mall --at 35.5,12,L1 --budget 10 --json
+              beaconfleet plan --topology topology/mall --at 35.5,12,L1 --budget 10 --planner nearest --json
               printf 'hall-entrance\\n12,4,G\\n' \\
                   | beaconfleet plan --topology topology/museum --stdin --json
             """
@@ -47,6 +52,12 @@ struct PlanCommand: AsyncParsableCommand {
     @Option(help: "Region slots (default: venue.conf's budget, else 20).")
     var budget: Int?
 
+    @Option(
+        help:
+            "Planner: frontier (the coordinator's default: for phones iOS wakes while suspended) or nearest (the nearest regions by walking distance; a baseline)."
+    )
+    var planner: String = PlannerChoice.frontier.rawValue
+
     @Option(help: "Comma-separated region ids the phone monitors now: plan with hysteresis and print the diff.")
     var monitored: String?
 
@@ -57,27 +68,34 @@ struct PlanCommand: AsyncParsableCommand {
         let sources = [from != nil, at != nil, stdin].filter { $0 }.count
         guard sources == 1 else { throw ValidationError("give exactly one of --from REGION, --at X,Y,LEVEL or --stdin") }
         if let budget, !(0...1000).contains(budget) { throw ValidationError("--budget must be from 0 to 1000, got \(budget)") }
+        _ = try CoordinatorCommand.parsePlanner(planner)
     }
 
     func run() async throws {
         let venue = try loadTopologyOrExit(topology)
         let slots = budget ?? venue.budget ?? 20
-        let planner = RegionPlanner(topology: venue, configuration: PlannerConfiguration(budget: slots))
+        let planner = try CoordinatorCommand.parsePlanner(planner).planner(for: venue, budget: slots)
+        // One search for every query: its memory is the size of the venue.
         let search = WalkingDistanceSearch(topology: venue)
         let previous =
             monitored.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? []
+        // Ids the venue does not know are not the planner's: they are only ever removed.
+        let previousIndices = previous.compactMap { venue.regionIndex(id: $0) }
+        var printer = PlanPrinter(venue: venue, monitored: monitored == nil ? nil : previous)
         var output = OutputBuffer()
         var failures = 0
 
         func answer(_ query: String, line: Int?) {
             do {
                 let location = try Self.locate(query, in: venue)
-                let request = PlanRequest(location: location, monitored: previous, budget: slots, now: Date(timeIntervalSince1970: 0))
+                let request = PlanRequest(location: location, monitored: previousIndices, budget: slots, now: Date(timeIntervalSince1970: 0))
                 let plan = planner.plan(request, using: search)
-                output.write(
-                    json
-                        ? Self.json(plan, query: query, location: location, venue: venue, showDiff: monitored != nil)
-                        : Self.text(plan, query: query, location: location, venue: venue, showDiff: monitored != nil))
+                if json {
+                    printer.json(plan, query: query, location: location, to: &output.bytes)
+                } else {
+                    printer.text(plan, query: query, location: location, to: &output.bytes)
+                }
+                output.flushIfFull()
             } catch {
                 failures += 1
                 let place = line.map { "stdin:\($0): " } ?? ""
@@ -116,44 +134,12 @@ struct PlanCommand: AsyncParsableCommand {
         return try venue.location(ofRegionID: query)
     }
 
-    static func json(_ plan: RegionPlan, query: String, location: GraphLocation, venue: Topology, showDiff: Bool) -> String {
-        let answer = PlanAnswer(
-            query: query, budget: plan.budget,
-            position: .init(x: location.x, y: location.y, level: location.level, offset: location.offset),
-            validFor: plan.validFor.isFinite ? plan.validFor : nil,
-            regions: plan.regions.map { planned in
-                let identity = venue.regions[planned.region].identity
-                return .init(
-                    id: planned.id, slot: planned.slot.rawValue, distance: planned.distance, uuid: identity.uuidString,
-                    major: identity.major, minor: identity.minor)
-            },
-            add: showDiff ? plan.added.map(\.id) : nil, remove: showDiff ? plan.removed : nil)
-        return jsonLine(answer)
-    }
-
     /// `value` as one line of JSON, keys sorted.
     static func jsonLine(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Plain strings, integers and finite numbers only: encoding cannot fail.
         return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self) + "\n"
-    }
-
-    static func text(_ plan: RegionPlan, query: String, location: GraphLocation, venue: Topology, showDiff: Bool) -> String {
-        let place = String(format: "%.2f,%.2f,", location.x, location.y) + location.level
-        let snapped = location.offset > 0 ? String(format: " (snapped %.2f m)", location.offset) : ""
-        let valid = plan.validFor.isFinite ? String(format: "%.2f m", plan.validFor) : "anywhere"
-        var out = "\(query): at \(place)\(snapped); \(plan.regions.count) of \(plan.budget) slots; valid for \(valid)\n"
-        for (number, planned) in plan.regions.enumerated() {
-            let distance = planned.distance.map { String(format: "%8.2f m", $0) } ?? "       -  "
-            let identity = venue.regions[planned.region].identity
-            let slot = planned.slot.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
-            out += String(format: "%4d  ", number + 1) + "\(slot) \(distance)  \(planned.id)  \(identity)\n"
-        }
-        if showDiff {
-            out += "  add:    \(plan.added.map(\.id).joined(separator: " "))\n  remove: \(plan.removed.joined(separator: " "))\n"
-        }
-        return out
     }
 }
 
@@ -221,16 +207,20 @@ struct PlanFailure: Encodable {
 
 /// Buffers standard output so that thousands of answers cost few writes.
 struct OutputBuffer {
-    private var text = ""
+    var bytes: [UInt8] = []
 
     mutating func write(_ piece: String) {
-        text += piece
-        if text.utf8.count > 1 << 16 { flush() }
+        bytes.append(contentsOf: piece.utf8)
+        flushIfFull()
+    }
+
+    mutating func flushIfFull() {
+        if bytes.count > 1 << 16 { flush() }
     }
 
     mutating func flush() {
-        guard !text.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(text.utf8))
-        text = ""
+        guard !bytes.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(bytes))
+        bytes.removeAll(keepingCapacity: true)
     }
 }

@@ -79,6 +79,13 @@ struct SimulateCommand: AsyncParsableCommand {
     var family: String = "ios"
 
     @Option(
+        name: .customLong("phones"),
+        help:
+            "--offline: change one parameter of the family, NAME=VALUE or NAME=LOW...HIGH (repeatable): power, exponent, shadowing (each also =declared), fading, receiver, scan, exit, wake, budget, in-range; e.g. --phones scan=0 --phones power=declared."
+    )
+    var phoneSettings: [String] = []
+
+    @Option(
         name: .customLong("app-regions"),
         help: "--offline, --broker phones: slots of the 20 the app's own regions take (default: the family's, 2 for --broker).")
     var appRegions: Int?
@@ -234,6 +241,9 @@ struct SimulateCommand: AsyncParsableCommand {
         if let presence { return try await runPresence(PresenceSimulation.Clients(rawValue: presence)!) }
         let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
         var phones = PhoneFamily.named[family]!
+        for setting in phoneSettings {
+            do { try phones.setting(setting) } catch { throw ValidationError(error.description) }
+        }
         if let appRegions { phones.budget = (20 - appRegions)...(20 - appRegions) }
         if let wakeSeconds { phones.wakeWindow = wakeSeconds...wakeSeconds }
         let configuration = PhoneSimulation.Configuration(

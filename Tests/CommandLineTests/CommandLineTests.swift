@@ -132,11 +132,12 @@ struct CommandLineTests {
     )
     func simulateOffline() async throws {
         let (status, output, errors) = try await BeaconFleetCommand.run(
-            ["simulate", "--offline", "--topology", "topology/museum", "--clients", "1", "--duration", "90", "--json"])
+            ["simulate", "--offline", "--topology", "topology/museum", "--clients", "1", "--duration", "90", "--family", "declared", "--json"])
         #expect(status == 0, "\(errors)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         #expect(report["mode"] as? String == "suspended")
-        #expect(report["budget"] as? Int == 18)
+        let budget = try #require(report["budget"] as? [String: Any])
+        #expect(budget["fewest"] as? Int == 18 && budget["most"] as? Int == 18, "\(budget)")
         let strategies = try #require(report["strategies"] as? [[String: Any]])
         #expect(Set(strategies.compactMap { $0["strategy"] as? String }) == ["frontier", "nearest", "first-set", "clairvoyant"])
         let arrivals = Set(strategies.compactMap { ($0["tally"] as? [String: Any])?["entries"] as? Int })
@@ -148,6 +149,17 @@ struct CommandLineTests {
         let bad = try await BeaconFleetCommand.run(["simulate", "--offline", "--topology", "topology/museum", "--app-regions", "25"])
         #expect(bad.status == 64)
         #expect(bad.errors.contains("--app-regions must be 0…19, got 25"), "\(bad.errors)")
+        // The default family draws each phone's radio and timings: each phone's condition is in the report.
+        let family = try await BeaconFleetCommand.run(
+            ["simulate", "--offline", "--topology", "topology/museum", "--clients", "2", "--duration", "60", "--json"])
+        #expect(family.status == 0, "\(family.errors)")
+        let drawn = try #require(try JSONSerialization.jsonObject(with: Data(family.output.utf8)) as? [String: Any])
+        let phones = try #require(drawn["phones"] as? [[String: Any]])
+        #expect(phones.count == 2 && phones.allSatisfy { $0["condition"] is [String: Any] }, "\(phones)")
+        let badSetting = try await BeaconFleetCommand.run(
+            ["simulate", "--offline", "--topology", "topology/museum", "--phones", "scan=fast"])
+        #expect(badSetting.status == 64)
+        #expect(badSetting.errors.contains("scan: 'fast' is not a number or LOW...HIGH"), "\(badSetting.errors)")
         let wake = try await BeaconFleetCommand.run(["simulate", "--offline", "--topology", "topology/museum", "--wake-seconds", "0"])
         #expect(wake.status == 64)
         #expect(wake.errors.contains("--wake-seconds must be positive"), "\(wake.errors)")

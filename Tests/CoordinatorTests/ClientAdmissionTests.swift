@@ -40,13 +40,13 @@ struct ClientAdmissionTests {
     @Test("in the engine: only the admitted tag becomes a client; the rest is counted by gateway and reason")
     func engine() throws {
         let venue = try CoordinatorVenue(topology: TestVenue.load(Self.files()), budget: 5, estimator: .init())
-        let engine = CoordinatorEngine(topics: topics, venue: venue)
+        let engine = CoordinatorEngine(venue: venue)
         for seq in 1...3 { try engine.feed(topics.sightings(try Identifier("g0")), Self.mixedBatch(seq: UInt64(seq)), at: Double(seq)) }
         #expect(engine.clientCount == 1)
         #expect(engine.snapshot(of: TestVenue.tagID(1)) != nil)
         #expect(engine.counters.notAdmitted == ["g0": AdmissionCounts(region: 3, venue: 3, unlisted: 3)])
         // The same window on a venue without clients.csv: every identity that is not a region beacon is a client (as before).
-        let open = CoordinatorEngine(topics: topics, venue: try TestVenue.make(budget: 5))
+        let open = CoordinatorEngine(venue: try TestVenue.make(budget: 5))
         try open.feed(topics.sightings(try Identifier("g0")), Self.mixedBatch(seq: 1), at: 1)
         #expect(open.clientCount == 3)
         #expect(open.counters.notAdmitted == ["g0": AdmissionCounts(region: 1)])

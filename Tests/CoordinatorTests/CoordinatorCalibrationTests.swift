@@ -57,7 +57,7 @@ import WireProtocol
         for (now, batch) in batches(topology: topology, windows: windows) {
             let payload = try encoder.encode(batch)
             let topic = topics.sightings(Identifier(validating: batch.gateway!)!)
-            try payload.withUnsafeBytes { try engine.handle(topic: topic, payload: $0, now: now) }
+            try engine.handle(topic: topic, payload: Array(payload), now: now)
         }
     }
 
@@ -65,7 +65,7 @@ import WireProtocol
     /// half `TOPIC PAYLOAD`) fits what the coordinator fits; a bad line names the file and line.
     @Test func theOfflineFitOfARecordingIsTheCoordinators() throws {
         let topology = try TestVenue.load(Self.files())
-        let engine = CoordinatorEngine(topics: try Topics(), venue: try CoordinatorVenue(topology: topology, budget: 20))
+        let engine = CoordinatorEngine(venue: try CoordinatorVenue(topology: topology, budget: 20))
         try Self.feed(engine, topology: topology, windows: 10)
         let online = try #require(engine.recalibrate(now: 1_800_000_009_000))
         let encoder = WireCoding.makeEncoder()
@@ -92,7 +92,7 @@ import WireProtocol
     @Test func fitsOnIngestAndAppliesToTheEstimator() throws {
         let topology = try TestVenue.load(Self.files())
         #expect(topology.gateways[2].rssiOffset == 1.5)
-        let engine = CoordinatorEngine(topics: try Topics(), venue: try CoordinatorVenue(topology: topology, budget: 20))
+        let engine = CoordinatorEngine(venue: try CoordinatorVenue(topology: topology, budget: 20))
         try Self.feed(engine, topology: topology, windows: 10)
         #expect(engine.counters.regionBeaconSightings > 0)
         let fit = try #require(engine.recalibrate(now: 1_800_000_010_000))
@@ -114,7 +114,7 @@ import WireProtocol
 
     @Test func theStoreKeepsTheFitAcrossARestart() throws {
         let topology = try TestVenue.load(Self.files())
-        let engine = CoordinatorEngine(topics: try Topics(), venue: try CoordinatorVenue(topology: topology, budget: 20))
+        let engine = CoordinatorEngine(venue: try CoordinatorVenue(topology: topology, budget: 20))
         try Self.feed(engine, topology: topology, windows: 10)
         let fit = try #require(engine.recalibrate(now: 1_800_000_010_000))
         let store = try StateStore(path: ":memory:")
@@ -122,7 +122,7 @@ import WireProtocol
         try store.saveCalibration(fit, fitted: 1_800_000_010_000)
         let loaded = try #require(try store.loadCalibration())
         #expect(loaded.fit == fit && loaded.fitted == 1_800_000_010_000)
-        let restarted = CoordinatorEngine(topics: try Topics(), venue: try CoordinatorVenue(topology: topology, budget: 20))
+        let restarted = CoordinatorEngine(venue: try CoordinatorVenue(topology: topology, budget: 20))
         restarted.restore(loaded.fit, fitted: loaded.fitted)
         #expect(restarted.venue.estimator.anchors == engine.venue.estimator.anchors)
     }

@@ -9,7 +9,7 @@ import WireProtocol
 struct CoordinatorEngineTests {
     let topics = TestVenue.topics
     func engine(_ configuration: CoordinatorEngine.Configuration = .init(budget: 5), restored: [StoredClient] = []) -> CoordinatorEngine {
-        CoordinatorEngine(topics: topics, venue: try! TestVenue.make(), configuration: configuration, restored: restored)
+        CoordinatorEngine(venue: try! TestVenue.make(), configuration: configuration, restored: restored)
     }
     func gw(_ id: String) -> String { topics.sightings(try! Identifier(id)) }
     /// An engine whose configuration is the default changed by `change`, with tag 9 heard next to
@@ -118,7 +118,7 @@ struct CoordinatorEngineTests {
             flushes += 1
         }
         #expect(decided == [2, 2, 1], "two per flush, then the last one; the waiting tags are not estimated")
-        #expect(Set(engine.takeOutputs().regionsMessages.map(\.0)) == Set((11...15).map { TestVenue.tagID(UInt16($0)) }))
+        #expect(Set(engine.take().outputs.regionsMessages.map(\.0)) == Set((11...15).map { TestVenue.tagID(UInt16($0)) }))
         // Still dirty: once their interval has passed the ten waiting tags are decided, two per flush.
         #expect(engine.flush(now: TestVenue.millis(1.1), backlogged: true, limit: 2))
         #expect(engine.counters.estimates == 17)
@@ -139,7 +139,7 @@ struct CoordinatorEngineTests {
             // remembers a position): g3 (x = 60) hears it.
             try engine.feed(gw("g3"), TestVenue.batch(seq: 1, at: 40, tags: [(9, 0.5)]), at: 0.3)
             engine.flush(now: TestVenue.millis(0.3), backlogged: backlogged)
-            let outputs = engine.takeOutputs()
+            let outputs = engine.take().outputs
             let now = try #require(engine.snapshot(of: TestVenue.tagID(9))?.position)
             if backlogged {
                 #expect(now == first && outputs.regionsMessages.isEmpty, "backlogged: waits for the clock")
@@ -184,7 +184,7 @@ struct CoordinatorEngineTests {
     func tagFollowedByTheRadioFilter() throws {
         let topology = try Topology.load(directory: CoordinatorHarness.museum)
         // Sightings without tx power, read with the estimator's default model (-59 dBm at 1 m).
-        let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 20, estimator: .init()))
+        let engine = CoordinatorEngine(venue: try CoordinatorVenue(topology: topology, budget: 20, estimator: .init()))
         let gateways = topology.gateways
         // A tag the museum's clients.csv admits (the simulated tags' UUID).
         let museumTagUUID = "5A1D0000-BEAC-4F1E-9E70-000000000001"
@@ -269,8 +269,8 @@ struct CoordinatorEngineTests {
         #expect(phone.kind == "phone" && abs((phone.position?.x ?? 0) - 40) < 15)
     }
 
-    @Test("a message prepared off the engine's task (decoded sightings, rejections) does exactly what the engine does with its bytes")
-    func preparedMessagesMatchRawHandling() throws {
+    @Test("a message read once (routed, size-checked, decoded) is applied, or refused and counted, by the one entry point")
+    func readMessagesAreAppliedOrCounted() throws {
         let valid = TestVenue.batch(seq: 1, at: 0, tags: [(1, 0.5), (2, 3)], regionBeacons: [0])
         var badField = String(decoding: TestVenue.batch(seq: 2, at: 1, tags: [(1, 0.5)]), as: UTF8.self)
         badField = badField.replacingOccurrences(of: "\"rssi\":\(TestVenue.rssi(distance: 0.5))", with: "\"rssi\":\"loud\"")
@@ -284,30 +284,21 @@ struct CoordinatorEngineTests {
             (report("p"), try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "r3")]))),
             (report("p"), Array("{\"v\":1,\"budget\":99}".utf8)),
         ]
-        let direct = engine()
-        let prepared = engine()
+        let engine = engine()
+        let decoder = InboundDecoder(topics: topics)
+        var refused: [String] = []
         for (topic, payload) in messages {
-            let now = TestVenue.millis(1)
-            let expected: String? = payload.withUnsafeBytes { raw in
-                do throws(WireError) {
-                    try direct.handle(topic: topic, payload: raw, now: now)
-                    return nil
-                } catch { return "\(error)" }
+            do throws(WireError) {
+                try engine.apply(decoder.decode(topic: topic, payload: payload), now: TestVenue.millis(1))
+            } catch {
+                refused.append(topic)
             }
-            let got: String? = payload.withUnsafeBytes { raw in
-                let message = PreparedMessage(topic: topic, payload: raw, topics: topics)
-                do throws(WireError) {
-                    try prepared.handle(message, topic: topic, payload: raw, now: now)
-                    return nil
-                } catch { return "\(error)" }
-            }
-            #expect(got == expected, "\(topic)")
         }
-        #expect(direct.counters == prepared.counters)
-        #expect(direct.counters.invalidPayloads == 2 && direct.counters.invalidTopics == 1 && direct.counters.oversizedPayloads == 1)
-        #expect(direct.counters.duplicateBatches == 1 && direct.counters.sightings == 7, "a duplicate is counted as received, then skipped")
-        #expect(direct.step(at: 1) == prepared.step(at: 1))
-        #expect(direct.clientCount == 4 && prepared.clientCount == 4)
+        #expect(refused == [gw("g0"), gw("g1"), "beaconfleet/v1/gateways/bad topic/sightings", report("p")])
+        #expect(engine.counters.invalidPayloads == 2 && engine.counters.invalidTopics == 1 && engine.counters.oversizedPayloads == 1)
+        #expect(engine.counters.duplicateBatches == 1 && engine.counters.sightings == 7, "a duplicate is counted as received, then skipped")
+        _ = engine.step(at: 1)
+        #expect(engine.clientCount == 4)
     }
 
     @Test("reconciliation: a monitored list missing a planned region is re-planned and republished; a stale one is ignored")
@@ -432,8 +423,10 @@ struct CoordinatorEngineTests {
         _ = engine.step(at: 0)
         try engine.feed(
             report("p"), ClientReport(events: [RegionEvent(type: .exit, region: "r10"), RegionEvent(type: .enter, region: "r20")]), at: 1)
-        let before = try #require(engine.step(at: 1).regionsMessages.last?.1)
-        let (changed, _) = engine.takeChangedClients()
+        engine.flush(now: TestVenue.millis(1))
+        let decided = engine.take()
+        let before = try #require(decided.outputs.regionsMessages.last?.1)
+        let changed = decided.changed
         #expect(changed.count == 1 && changed[0].version == before.version)
         let resumed = self.engine(restored: changed)
         #expect(resumed.snapshot(of: "p")?.version == before.version)
@@ -443,9 +436,10 @@ struct CoordinatorEngineTests {
         let next = try #require(resumed.step(at: 2).regionsMessages.first?.1)
         #expect(next.version == before.version + 1)
         resumed.expireIdle(now: TestVenue.millis(2) + resumed.configuration.idleTimeout + 1)
-        #expect(resumed.takeOutputs() == [.clearRegions(client: "p")])
+        let expired = resumed.take()
+        #expect(expired.outputs == [.clearRegions(client: "p")])
         #expect(resumed.clientCount == 0)
-        #expect(resumed.takeChangedClients().removed == ["p"])
+        #expect(expired.removed == ["p"])
     }
 
     @Test("the estimate's confidence reaches the planner: a region behind a wall within it is monitored before nearer ones by walking")
@@ -466,7 +460,7 @@ struct CoordinatorEngineTests {
         let topology = try TestVenue.load([
             "venue.conf": "uuid = \(TestVenue.regionUUID)\n", "levels.csv": "id\nL0\n", "regions.csv": regions, "links.csv": links,
         ])
-        let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 6, planner: .nearest))
+        let engine = CoordinatorEngine(venue: try CoordinatorVenue(topology: topology, budget: 6, planner: .nearest))
         try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "a9")]), at: 0)
         let message = try #require(engine.step(at: 0).regionsMessages.first?.1)
         let confidence = try #require(message.position?.confidence)
@@ -486,7 +480,7 @@ struct CoordinatorEngineTests {
         let first = try #require(engine.step(at: 0).regionsMessages.first?.1)
         let gone = try #require(first.regions.last?.id)
         engine.replaceVenue(try TestVenue.make(skipping: [gone]), now: TestVenue.millis(1))
-        let next = try #require(engine.takeOutputs().regionsMessages.first?.1)
+        let next = try #require(engine.take().outputs.regionsMessages.first?.1)
         #expect(next.version == first.version + 1 && next.reason == "topology")
         #expect(next.remove == [gone] && !next.regions.contains { $0.id == gone })
     }

@@ -55,7 +55,7 @@ import WireProtocol
         try text.replacingOccurrences(of: "anchors-per-estimate = 12", with: "").write(to: conf, atomically: true, encoding: .utf8)
         for (directory, kept) in [(tetam, 12), (copy, 8)] {
             let topology = try Topology.load(directory: directory)
-            let engine = CoordinatorEngine(topics: try Topics(), venue: try CoordinatorVenue(topology: topology, budget: 20))
+            let engine = CoordinatorEngine(venue: try CoordinatorVenue(topology: topology, budget: 20))
             let encoder = WireCoding.makeEncoder()
             let now: Int64 = 1_800_000_000_000
             for (g, gateway) in topology.gateways.enumerated() {
@@ -67,12 +67,10 @@ import WireProtocol
                     end: Date(timeIntervalSince1970: 1_800_000_000),
                     sightings: [sighting])
                 let payload = try encoder.encode(batch)
-                try payload.withUnsafeBytes { raw in
-                    try engine.handle(
-                        topic: engine.topics.sightings(try #require(Identifier(validating: gateway.id))), payload: raw, now: now)
-                }
+                try engine.handle(
+                    topic: TestVenue.topics.sightings(try #require(Identifier(validating: gateway.id))), payload: Array(payload), now: now)
             }
-            #expect(engine.table.records.compactMap { $0 }.map(\.observations.count) == [kept], "\(directory.lastPathComponent)")
+            #expect(engine.clientIDs.compactMap { engine.withClient($0) { $0.observations.count } } == [kept], "\(directory.lastPathComponent)")
             engine.flush(now: now)
             #expect(engine.clientCount == 1)
         }

@@ -8,7 +8,7 @@ import WireProtocol
 @Suite("Handover: the position another member published")
 struct HandoverSeedTests {
     func record(_ engine: CoordinatorEngine, _ client: String) throws -> ClientRecord {
-        try #require(engine.table.byID[client].flatMap { engine.table.records[Int($0)] })
+        try #require(engine.withClient(client) { $0 })
     }
 
     /// Another member's set of regions `ids` for `client`, version `version`, adopted at `time`.
@@ -22,17 +22,17 @@ struct HandoverSeedTests {
 
     /// The engine plans its own set for `client` (at one place of the test venue) at `time`: the record after.
     func planOwnSet(_ engine: CoordinatorEngine, _ client: String, at time: Double) throws -> ClientRecord {
-        let slot = Int(try #require(engine.table.byID[client]))
-        var planned = try record(engine, client)
         let level = try #require(engine.venue.estimator.levels.first)
-        engine.plan(&planned, at: VenuePoint(x: 3, y: 4, level: level), now: TestVenue.millis(time))
-        engine.table.records[slot] = planned
-        return planned
+        return try #require(
+            engine.withClient(client) { record in
+                engine.plan(&record, at: VenuePoint(x: 3, y: 4, level: level), now: TestVenue.millis(time))
+                return record
+            })
     }
 
     @Test("an adopted set's position becomes the client's when this engine has none as recent; an older one does not")
     func seedsThePosition() throws {
-        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        let engine = CoordinatorEngine(venue: try TestVenue.make())
         let level = try #require(engine.venue.estimator.levels.first)
         var message = RegionsMessage(
             version: 5_000, budget: 20, regions: [], add: [], remove: [], position: Position(x: 3, y: 4, level: level, confidence: 2), reason: "moved")
@@ -54,42 +54,42 @@ struct HandoverSeedTests {
 
     @Test("a successor takes the slots the previous owner planned for as the phone's budget: the phone stating it again re-plans nothing")
     func adoptsTheBudget() throws {
-        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        let engine = CoordinatorEngine(venue: try TestVenue.make())
         #expect(engine.configuration.budget == 20)
         var message = RegionsMessage(version: 5_000, budget: 18, regions: [], add: [], remove: [], position: nil, reason: "moved")
         message.coordinator = "previous"
         engine.adoptPublished(client: "p", message: message, now: TestVenue.millis(10))
-        #expect(try record(engine, "p").budget == 18)
+        #expect(try record(engine, "p").budget.slots == 18)
         // The phone's next report, here, states the budget it stated there: no news.
-        engine.applyReport(client: "p", report: ClientReport(budget: 18, version: 5_000), now: TestVenue.millis(11))
+        try engine.apply(.report(client: "p", ClientReport(budget: 18, version: 5_000)), now: TestVenue.millis(11))
         var taken = try record(engine, "p")
         #expect(!taken.forcePlan && taken.reason != .budget)
         // A budget that changes the slots is news: re-planned, what the phone could hold forgotten.
-        engine.applyReport(client: "p", report: ClientReport(budget: 12, version: 5_000), now: TestVenue.millis(12))
+        try engine.apply(.report(client: "p", ClientReport(budget: 12, version: 5_000)), now: TestVenue.millis(12))
         taken = try record(engine, "p")
-        #expect(taken.forcePlan && taken.reason == .budget && taken.budget == 12)
+        #expect(taken.forcePlan && taken.reason == .budget && taken.budget.slots == 12)
     }
 
     @Test("a budget first heard re-plans only when it changes the slots: one at or above the coordinator's is no news")
     func budgetAboveTheCoordinatorsIsNoNews() throws {
-        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
-        engine.applyReport(client: "p", report: ClientReport(), now: TestVenue.millis(10))
-        engine.table.records[Int(try #require(engine.table.byID["p"]))]!.forcePlan = false
-        engine.applyReport(client: "p", report: ClientReport(budget: 20), now: TestVenue.millis(11))
+        let engine = CoordinatorEngine(venue: try TestVenue.make())
+        try engine.apply(.report(client: "p", ClientReport()), now: TestVenue.millis(10))
+        engine.withClient("p") { $0.forcePlan = false }
+        try engine.apply(.report(client: "p", ClientReport(budget: 20)), now: TestVenue.millis(11))
         #expect(try !record(engine, "p").forcePlan)
-        engine.applyReport(client: "p", report: ClientReport(budget: 19), now: TestVenue.millis(12))
+        try engine.apply(.report(client: "p", ClientReport(budget: 19)), now: TestVenue.millis(12))
         let changed = try record(engine, "p")
         #expect(changed.forcePlan && changed.reason == .budget)
         // An adopted set planned for the coordinator's whole budget says nothing of the phone's.
         var message = RegionsMessage(version: 9_000, budget: 20, regions: [], add: [], remove: [], position: nil, reason: "moved")
         message.coordinator = "previous"
         engine.adoptPublished(client: "q", message: message, now: TestVenue.millis(13))
-        #expect(try record(engine, "q").budget == ClientRecord.unstated)
+        #expect(try record(engine, "q").budget == .unstated)
     }
 
     @Test("a report of a client another member serves is kept for a takeover: heard, inside, budget, evidence; nothing planned or emitted")
     func notesAnotherMembersReport() throws {
-        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        let engine = CoordinatorEngine(venue: try TestVenue.make())
         let r3 = try #require(engine.venue.topology.regionIndex(id: "r3").map(Int32.init))
         let report = ClientReport(
             time: Date(timeIntervalSince1970: Double(TestVenue.millis(10)) / 1000),
@@ -99,12 +99,12 @@ struct HandoverSeedTests {
         var noted = try record(engine, "p")
         #expect(noted.heard.map(\.region) == [r3])
         #expect(noted.inside == [r3])
-        #expect(noted.budget == 18 && noted.isPhone)
-        #expect(noted.observations.map(\.anchor) == [-(r3 + 1)])
-        #expect(!noted.dirty && noted.regionEvidence.isEmpty)
+        #expect(noted.budget.slots == 18 && noted.isPhone)
+        #expect(noted.observations.map(\.anchor) == [.region(r3)])
+        #expect(engine.dirty.count == 0 && noted.regionEvidence.isEmpty)
         // Nothing to estimate, plan or publish here, and no event emitted: another member serves it.
         _ = engine.flush(now: TestVenue.millis(2_000))
-        #expect(engine.takeOutputs().isEmpty)
+        #expect(engine.take().outputs.isEmpty)
         #expect(engine.version(of: "p") == 0)
         // A second copy of the same report (a QoS 0 copy, a relay) adds nothing; the exit is kept too.
         engine.noteReport(client: "p", report: report, now: TestVenue.millis(10))
@@ -116,7 +116,7 @@ struct HandoverSeedTests {
 
     @Test("cut off from the broker, a member no longer trusts its sets' regions not known inside, nor those of sets adopted before it publishes its own")
     func missedReportsMakeStateUnknown() throws {
-        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        let engine = CoordinatorEngine(venue: try TestVenue.make())
         let index = { (id: String) throws -> Int32 in try #require(engine.venue.topology.regionIndex(id: id).map(Int32.init)) }
         let (r1, r2, r3) = (try index("r1"), try index("r2"), try index("r3"))
         engine.noteReport(client: "p", report: ClientReport(events: [RegionEvent(type: .enter, region: "r1")]), now: TestVenue.millis(1))
@@ -134,14 +134,14 @@ struct HandoverSeedTests {
         #expect(try record(engine, "p").stateUnknown == [r2])
         // This engine's own set: what it drops is no concern, and later adopted sets are trusted again.
         let planned = try planOwnSet(engine, "p", at: 5)
-        #expect(planned.version > 11 && !planned.missedReports)
+        #expect(planned.version.current > 11 && !planned.missedReports)
         #expect(planned.stateUnknown.allSatisfy { planned.regions.contains($0) })
         #expect(planned.regions.contains(r1))
     }
 
     @Test("a member that first knows a phone after it had sets does not trust the adopted set's regions not known inside")
     func lateMemberMakesStateUnknown() throws {
-        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        let engine = CoordinatorEngine(venue: try TestVenue.make())
         let index = { (id: String) throws -> Int32 in try #require(engine.venue.topology.regionIndex(id: id).map(Int32.init)) }
         let (r1, r2, r3) = (try index("r1"), try index("r2"), try index("r3"))
         // First known through another member's set (the retained one read on starting): nothing

@@ -1,16 +1,21 @@
 import Foundation
 import MQTT
 import Testing
+import WireProtocol
 
 @testable import Coordinator
 
 /// Reports kept while nobody served their partition, for the member that gains it.
 @Suite struct HeldReportsTests {
+    let decoder = InboundDecoder(topics: try! Topics())
+
     func report(_ client: String, _ n: Int) -> InboundMessage {
-        InboundMessage(message: MQTTMessage(topic: "beaconfleet/v1/clients/\(client)/report", payload: Array("\(n)".utf8)))
+        InboundMessage(topic: "beaconfleet/v1/clients/\(client)/report", payload: Array("\(n)".utf8), decoder: decoder)
     }
 
-    func payloads(_ taken: [InboundMessage]) -> [String] { taken.map(\.message.payloadString).sorted() }
+    func payloads(_ taken: [InboundMessage]) -> [String] {
+        taken.map { $0.bytes.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } } ?? "" }.sorted()
+    }
 
     /// What a member that has just gained `partitions` (and serves them now) takes.
     func gain(_ held: inout HeldReports, _ partitions: Set<Int>, now: Date, answered: [String: (at: Date, partition: Int)] = [:])
@@ -34,7 +39,7 @@ import Testing
         // Another member answered b after its report: b's report is not taken.
         let answered: [String: (at: Date, partition: Int)] = ["b": (t0.addingTimeInterval(2), 0), "a": (t0.addingTimeInterval(0.5), 0)]
         let taken = gain(&held, [0], now: t0.addingTimeInterval(3), answered: answered)
-        #expect(taken.map(\.message.payloadString) == ["2"], "a's report after the answer only; d's too old")
+        #expect(payloads(taken) == ["2"], "a's report after the answer only; d's too old")
         // Taken once: partition 0's are gone, partition 1's stay for whoever gains it.
         #expect(gain(&held, [0], now: t0.addingTimeInterval(3)).isEmpty)
         #expect(payloads(gain(&held, [1], now: t0.addingTimeInterval(3))) == ["4"])

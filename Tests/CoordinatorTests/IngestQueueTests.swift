@@ -4,9 +4,10 @@ import Testing
 
 @Suite("Ingest queue")
 struct IngestQueueTests {
-    func sightings(received: ContinuousClock.Instant, gateway: String = "g1") -> InboundMessage {
-        InboundMessage(
-            message: MQTTMessage(topic: "beaconfleet/v1/gateways/\(gateway)/sightings", payload: [UInt8]("{}".utf8)), received: received)
+    func sightings(received: ContinuousClock.Instant, gateway: String = "g1") -> QueuedMessage {
+        QueuedMessage(
+            topic: "beaconfleet/v1/gateways/\(gateway)/sightings", bytes: [UInt8]("{}".utf8).withUnsafeBytes { MQTTPayload(copying: $0) },
+            received: received)
     }
 
     @Test("a backlog is sightings waiting, without the lane emptying once, for longer than the given age; not merely a non-empty queue")
@@ -39,7 +40,7 @@ struct IngestQueueTests {
     func lanes() {
         let queue = IngestQueue(sightingsLimit: 2)
         for _ in 0..<3 { queue.push(sightings(received: .now), isSightings: true) }
-        queue.push(InboundMessage(message: MQTTMessage(topic: "beaconfleet/v1/clients/p1/report", payload: [])), isSightings: false)
+        queue.push(QueuedMessage(topic: "beaconfleet/v1/clients/p1/report", bytes: MQTTPayload(copying: UnsafeRawBufferPointer(start: nil, count: 0))), isSightings: false)
         #expect(queue.depths.sightings == 2 && queue.depths.priority == 1 && queue.depths.shed == 1)
         // The report goes in a step of its own, not beside a window of sightings; they follow.
         #expect(queue.poll(upTo: 10).map(\.isSightings) == [false])
@@ -55,15 +56,12 @@ struct IngestQueueTakenTests {
         for n in 0..<3 {
             let bytes = [UInt8](repeating: UInt8(n), count: 4096)
             queue.push(
-                InboundMessage(
-                    message: MQTTMessage(topic: "beaconfleet/v1/gateways/g\(n)/sightings", payload: []),
-                    taken: bytes.withUnsafeBytes { MQTTPayload(copying: $0) }),
+                QueuedMessage(topic: "beaconfleet/v1/gateways/g\(n)/sightings", bytes: bytes.withUnsafeBytes { MQTTPayload(copying: $0) }),
                 isSightings: true)
         }
         var taken = queue.poll(upTo: 2)
         #expect(taken.count == 2)
-        var payload = try #require(taken[0].taken)
-        taken[0].taken = nil
+        var payload = taken.removeFirst().bytes
         #expect(payload.withUnsafeBytes { Array($0) } == [UInt8](repeating: 0, count: 4096))
         #expect(isKnownUniquelyReferenced(&payload), "the queue keeps no reference to it")
     }

@@ -191,7 +191,7 @@ struct PartitionTests {
 
     @Test("a new owner continues above the previous owner's version, from the clock, diffed against that set")
     func continuesTheVersion() throws {
-        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        let engine = CoordinatorEngine(venue: try TestVenue.make())
         let held = engine.venue.topology.regions.prefix(3).map(\.reference)
         var message = RegionsMessage(version: 5_000, budget: 20, regions: held, add: held, remove: [], position: nil, reason: "moved")
         message.coordinator = "previous"
@@ -212,7 +212,7 @@ struct PartitionTests {
 
     @Test("a partition gained: its clients' next sets continue from the clock; other clients' continue + 1")
     func gainedContinuesFromTheClock() throws {
-        let engine = CoordinatorEngine(topics: TestVenue.topics, venue: try TestVenue.make())
+        let engine = CoordinatorEngine(venue: try TestVenue.make())
         let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "r12")]))
         for client in ["kept", "moved"] { try engine.feed(TestVenue.topics.clientReport(try Identifier(client)), report, at: 1) }
         let first = Dictionary(uniqueKeysWithValues: engine.step(at: 1).regionsMessages.map { ($0.0, $0.1.version) })

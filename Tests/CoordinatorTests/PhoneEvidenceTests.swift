@@ -22,7 +22,7 @@ struct PhoneEvidenceTests {
     }
 
     func engine() throws -> CoordinatorEngine {
-        CoordinatorEngine(topics: topics, venue: try TestVenue.make(budget: 10), configuration: .init(budget: 10))
+        CoordinatorEngine(venue: try TestVenue.make(budget: 10), configuration: .init(budget: 10))
     }
 
     @Test("an enter beside ranged beacons leaves the phone where the ranging puts it, within range of the region, not at its beacon")

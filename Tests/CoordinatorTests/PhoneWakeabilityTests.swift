@@ -14,7 +14,7 @@ struct PhoneWakeabilityTests {
     func report(_ id: String) -> String { topics.clientReport(try! Identifier(id)) }
 
     func engine() throws -> CoordinatorEngine {
-        CoordinatorEngine(topics: topics, venue: try TestVenue.make(budget: 10), configuration: .init(budget: 10))
+        CoordinatorEngine(venue: try TestVenue.make(budget: 10), configuration: .init(budget: 10))
     }
 
     static let wakeable = PhoneStatus(
@@ -78,11 +78,10 @@ struct PhoneWakeabilityTests {
     func gauge() async throws {
         let metrics = CoordinatorMetrics()
         let core = try CoordinatorCore(
-            topics: topics, venue: try TestVenue.make(budget: 10), configuration: .init(budget: 10), store: nil, metrics: metrics,
-            logger: Logger(label: "test"))
+            venue: try TestVenue.make(budget: 10), configuration: .init(budget: 10), store: nil, metrics: metrics, logger: Logger(label: "test"))
+        let decoder = InboundDecoder(topics: topics)
         func send(_ id: String, _ phone: PhoneStatus) async throws {
-            let message = MQTTMessage(topic: report(id), payload: try WireCoding.encode(ClientReport(phone: phone)))
-            _ = await core.process([InboundMessage(message: message)])
+            _ = await core.process([InboundMessage(topic: report(id), payload: try WireCoding.encode(ClientReport(phone: phone)), decoder: decoder)])
         }
         try await send("p1", PhoneStatus(authorization: .whenInUse))
         try await send("p2", PhoneStatus(backgroundRefresh: .restricted))

@@ -18,7 +18,7 @@ struct PlannerChoiceTests {
         let frontier = try CoordinatorVenue(topology: topology, budget: 20)
         let nearest = try CoordinatorVenue(topology: topology, budget: 20, planner: .nearest)
         #expect(frontier.plannerChoice == .frontier && frontier.planner is FrontierPlanner)
-        #expect(nearest.plannerChoice == .nearest && nearest.planner is RegionPlanner)
+        #expect(nearest.plannerChoice == .nearest && nearest.planner is NearestPlanner)
         let configuration = try CoordinatorConfiguration(
             broker: try BrokerURL(parsing: "mqtt://127.0.0.1:1883"), topologyDirectory: CoordinatorHarness.museum, topics: topics)
         #expect(configuration.planner == .frontier)
@@ -28,7 +28,7 @@ struct PlannerChoiceTests {
             ranged: [RangedBeacon(uuid: uuid, major: 1, minor: 20, rssi: -72)], events: [RegionEvent(type: .enter, region: "corridor-3")])
         var sets: [PlannerChoice: Set<String>] = [:]
         for venue in [frontier, nearest] {
-            let engine = CoordinatorEngine(topics: topics, venue: venue)
+            let engine = CoordinatorEngine(venue: venue)
             try engine.feed(topics.clientReport(try Identifier("p")), report, at: 0)
             sets[venue.plannerChoice] = Set(try #require(engine.step(at: 0).regionsMessages.first?.1).regions.map(\.id))
         }

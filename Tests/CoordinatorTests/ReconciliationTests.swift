@@ -12,7 +12,7 @@ struct ReconciliationTests {
     func report(_ id: String) -> String { topics.clientReport(try! Identifier(id)) }
 
     func engine(budget: Int, planner: PlannerChoice = .frontier) throws -> CoordinatorEngine {
-        CoordinatorEngine(topics: topics, venue: try TestVenue.make(budget: budget, planner: planner), configuration: .init(budget: budget))
+        CoordinatorEngine(venue: try TestVenue.make(budget: budget, planner: planner), configuration: .init(budget: budget))
     }
 
     /// Plays a phone for `rounds` reports: each applies the latest `regions` message as `hold`

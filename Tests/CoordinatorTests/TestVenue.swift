@@ -97,9 +97,14 @@ enum TestVenue {
 }
 
 extension CoordinatorEngine {
+    /// Reads one message as the coordinator does and applies it, throwing its rejection.
+    func handle(topic: String, payload: [UInt8], now: Int64) throws(WireError) {
+        try apply(InboundDecoder(topics: TestVenue.topics).decode(topic: topic, payload: payload), now: now)
+    }
+
     /// Feeds one message, failing the test on a rejection.
     func feed(_ topic: String, _ payload: [UInt8], at seconds: Double) throws {
-        try payload.withUnsafeBytes { try handle(topic: topic, payload: $0, now: TestVenue.millis(seconds)) }
+        try handle(topic: topic, payload: payload, now: TestVenue.millis(seconds))
     }
 
     func feed(_ topic: String, _ payload: some Encodable, at seconds: Double) throws {
@@ -109,7 +114,7 @@ extension CoordinatorEngine {
     /// Flushes and returns the outputs.
     func step(at seconds: Double) -> [CoordinatorOutput] {
         flush(now: TestVenue.millis(seconds))
-        return takeOutputs()
+        return take().outputs
     }
 }
 

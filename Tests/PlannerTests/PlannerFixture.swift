@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Planner
 import Topology
 
 /// Venues for the planner tests.
@@ -30,4 +31,17 @@ enum PlannerFixture {
     }
 
     static let epoch = Date(timeIntervalSince1970: 1_800_000_000)
+}
+
+extension Topology {
+    /// The indices of the regions `ids` name (every id is the venue's), as a ``PlanRequest`` takes them.
+    func indices(_ ids: [String]) -> [Int] { ids.map { regionIndex(id: $0)! } }
+}
+
+extension RegionPlan {
+    /// The set in slot order, as region indices (what the next request monitors).
+    var indices: [Int] { regions.map(\.region) }
+
+    /// The ids of the regions to stop monitoring, in order.
+    func removedIDs(in topology: Topology) -> [String] { removed.map { topology.regions[$0].id } }
 }

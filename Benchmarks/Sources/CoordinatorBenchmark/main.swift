@@ -168,10 +168,11 @@ if wanted("ingest") {
     // Decode + apply (route, validate, per-client state, coverage), two rounds; flush (estimate + plan) measured apart, below.
     var best = Duration.seconds(1000)
     for _ in 0..<2 {
-        let engine = CoordinatorEngine(topics: topics, venue: venue)
+        let engine = CoordinatorEngine(venue: venue)
+        let decoder = InboundDecoder(topics: topics)
         let elapsed = clock.measure {
             for (topic, payload) in batches {
-                payload.withUnsafeBytes { try? engine.handle(topic: topic, payload: $0, now: 1_795_424_500_000) }
+                payload.withUnsafeBytes { try? engine.apply(decoder.decode(topic: topic, payload: $0), now: 1_795_424_500_000) }
             }
         }
         precondition(engine.counters.sightings == UInt64(total) && engine.counters.invalid == 0)
@@ -191,16 +192,16 @@ if wanted("ingest") {
     var bestFull = Duration.seconds(1000)
     var fullPlans: UInt64 = 0
     for _ in 0..<2 {
-        let engine = CoordinatorEngine(topics: topics, venue: venue)
+        let engine = CoordinatorEngine(venue: venue)
+        let decoder = InboundDecoder(topics: topics)
         let elapsed = clock.measure {
             for window in 0..<fullWindows {
                 let now = 1_795_424_400_000 + Int64(window + 1) * 1_000
                 for (topic, payload) in batches[(window * gatewayIDs.count)..<((window + 1) * gatewayIDs.count)] {
-                    payload.withUnsafeBytes { try? engine.handle(topic: topic, payload: $0, now: now) }
+                    payload.withUnsafeBytes { try? engine.apply(decoder.decode(topic: topic, payload: $0), now: now) }
                 }
                 _ = engine.flush(now: now)
-                _ = engine.takeOutputs()
-                _ = engine.takeChangedClients()
+                _ = engine.take()
             }
         }
         precondition(engine.counters.sightings == UInt64(fullWindows * gatewayIDs.count * perBatch) && engine.counters.invalid == 0)
@@ -215,11 +216,12 @@ if wanted("ingest") {
             venue.plannerChoice.rawValue, tagsPerGateway * gatewayIDs.count, fullWindows, fullRate, fullPlans, rate, fullRate / rate))
     // The radio filter and walking-distance planning: one flush after one window of every gateway
     // (each tag's first estimate and plan), then one after the next window.
-    let engine = CoordinatorEngine(topics: topics, venue: venue)
+    let engine = CoordinatorEngine(venue: venue)
+    let decoder = InboundDecoder(topics: topics)
     var flushes: [Duration] = []
     for window in 0..<2 {
         for (topic, payload) in batches[(window * gatewayIDs.count)..<((window + 1) * gatewayIDs.count)] {
-            payload.withUnsafeBytes { try? engine.handle(topic: topic, payload: $0, now: 1_795_424_500_000) }
+            payload.withUnsafeBytes { try? engine.apply(decoder.decode(topic: topic, payload: $0), now: 1_795_424_500_000) }
         }
         flushes.append(clock.measure { engine.flush(now: 1_795_424_500_000 + Int64(window) * 1_000) })
     }
@@ -693,17 +695,17 @@ if wanted("stream") {
 if wanted("memory") {
     let clients = 100_000
     let batches = makeBatches(gateways: gatewayIDs, tags: clients, perBatch: 500, windows: clients / 500 / gatewayIDs.count + 1)
-    let engine = CoordinatorEngine(topics: topics, venue: try CoordinatorVenue(topology: topology, budget: 20))
+    let engine = CoordinatorEngine(venue: try CoordinatorVenue(topology: topology, budget: 20))
+    let decoder = InboundDecoder(topics: topics)
     // The heap in use, not resident growth: pages freed by the earlier phases and reused made the
     // resident set grow by nothing (a run printed "0 bytes each ... met").
     let calibrated = HeapInUse.seesAllocations()
     let before = HeapInUse.bytes() ?? 0
     for (topic, payload) in batches {
-        payload.withUnsafeBytes { try? engine.handle(topic: topic, payload: $0, now: 1_795_424_500_000) }
+        payload.withUnsafeBytes { try? engine.apply(decoder.decode(topic: topic, payload: $0), now: 1_795_424_500_000) }
     }
     engine.flush(now: 1_795_424_500_000)
-    _ = engine.takeOutputs()
-    _ = engine.takeChangedClients()
+    _ = engine.take()
     let after = HeapInUse.bytes() ?? 0
     let perClient = Double(after - before) / Double(max(engine.clientCount, 1))
     print(

@@ -131,14 +131,14 @@ for size in sizes {
         atPoint.append(Double(nanoseconds() - start))
     }
     // The planner with hysteresis, a client stepping from region to region.
-    let planner = RegionPlanner(topology: venue)
-    var monitored: [String] = []
+    let planner = NearestPlanner(topology: venue)
+    var monitored: [Int] = []
     var planTimes: [Double] = []
     for location in locations.prefix(5_000) {
         let start = nanoseconds()
         let plan = planner.plan(PlanRequest(location: location, monitored: monitored, now: Date(timeIntervalSince1970: 0)), using: search)
         planTimes.append(Double(nanoseconds() - start))
-        monitored = plan.ids
+        monitored = plan.regions.map(\.region)
     }
 
     // SwiftGraph: full Dijkstra, fewer queries on big venues; every answer compared with ours.
@@ -181,7 +181,7 @@ print("SwiftGraph: WeightedGraph<UInt32, Double>.dijkstra(root:startDistance:) +
 print(
     "ratio = SwiftGraph median / ours median; identical = answers equal in ids and distances; heap/region = growth of the heap in use (mallinfo2) while loading"
 )
-print("over the load (a fresh venue each time) / regions; plan = RegionPlanner.plan with hysteresis (budget 20, one pinned region).")
+print("over the load (a fresh venue each time) / regions; plan = NearestPlanner.plan with hysteresis (budget 20, one pinned region).")
 if failures > 0 {
     print("FAILED: \(failures) answers differ from SwiftGraph's")
     exit(1)

@@ -12,13 +12,13 @@ extension ClientRecord {
     /// ``CoordinatorEngine/Configuration/tagEstimateSpacing``).
     @inline(__always)
     func waitsForEstimate(now: Int64, interval: Int64, spacing: Int64, backlogged: Bool) -> Bool {
-        guard !isPhone, !forcePlan, reconcileFrom == nil, reason == nil, let location, estimatedAt != .min,
+        guard !isPhone, !forcePlan, reconcileFrom == nil, reason == nil, let location, let estimatedAt = estimatedAt.milliseconds,
             now >= estimatedAt, now - estimatedAt < interval
         else { return false }
         if backlogged || now - estimatedAt < spacing { return true }
         var newest = Int64.min
         for observation in observations where observation.time > newest { newest = observation.time }
-        let estimated = CoordinatorEngine.milliseconds(location.time)
+        let estimated = Milliseconds.of(stateTime: location.time)
         return newest != .min && newest >= estimated && newest - estimated < interval
     }
 
@@ -53,25 +53,19 @@ extension ClientRecord {
     }
 
     /// One sighting of this client: keeps the observation and updates when it was seen, whether a
-    /// new gateway covers it and its presence. Returns whether the record just became dirty.
+    /// new gateway covers it and its presence.
     @inline(__always)
     mutating func absorb(
         _ observation: CompactObservation, seenAt: Int64, covered: Bool, maximum: Int, horizon: Int64, persistInterval: Int64
-    ) -> Bool {
+    ) {
         observe(observation, maximum: maximum, horizon: horizon)
         if lastSeen < seenAt { lastSeen = seenAt }
         if !covered { coverCount &+= 1 }
-        var becameDirty = false
-        if !dirty {
-            dirty = true
-            becameDirty = true
-        }
         if !present {
             present = true
             forcePlan = true
         }
         if seenAt - persistedSeen > persistInterval { needsPersist = true }
-        return becameDirty
     }
 
     /// Keeps the newest observation per anchor, drops those past the horizon, keeps at most

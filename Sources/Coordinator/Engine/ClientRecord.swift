@@ -3,21 +3,20 @@ import Planner
 import Topology
 import WireProtocol
 
-/// One observation kept for a client, compactly: which anchor, how strong, when.
-/// `anchor` ≥ 0 is a gateway index; < 0 is region `-(anchor + 1)` (a beacon the phone ranged),
-/// both in the topology's index space.
+/// One observation kept for a client, compactly: which anchor (a gateway that heard it, or a
+/// region's beacon the phone ranged), how strong, when (milliseconds since 1970).
 struct CompactObservation: Sendable {
-    var anchor: Int32
+    var anchor: Anchor
     var rssi: Float
-    /// Measured power at 1 m (`Int8.min`: unknown).
-    var txPower: Int8
+    /// Measured power at 1 m.
+    var txPower: MeasuredPower
     /// Whether an estimate already used it.
     var consumed: Bool
     /// Advertisements averaged into `rssi`.
     var count: UInt16
     var time: Int64
 
-    init(anchor: Int32, rssi: Float, txPower: Int8 = .min, count: UInt16 = 1, time: Int64) {
+    init(anchor: Anchor, rssi: Float, txPower: MeasuredPower = .unknown, count: UInt16 = 1, time: Int64) {
         self.anchor = anchor
         self.rssi = rssi
         self.txPower = txPower
@@ -40,8 +39,6 @@ struct ClientRecord: Sendable {
     var coverCount: UInt8 = 0
     /// Whether the client is currently believed present (false after an absence exit).
     var present = true
-    /// Work pending for the next flush.
-    var dirty = false
     var forcePlan = false
     /// Whether `lastSeen` is to be written to the store.
     var needsPersist = false
@@ -49,23 +46,18 @@ struct ClientRecord: Sendable {
     /// read when it leaves. A phone's are regions whose beacon iOS detects (enter without exit)
     /// and that it still monitors.
     var inside: [Int32] = []
-    /// A phone's region events not yet folded into its estimate: region index for an enter,
-    /// `-(index + 1)` for an exit; and the newest one's time (milliseconds since 1970).
-    var regionEvidence: [Int32] = []
-    var regionEvidenceTime: Int64 = .min
+    /// A phone's region events not yet folded into its estimate, and the newest one's time.
+    var regionEvidence: [RegionEvidence] = []
+    var regionEvidenceTime = Timestamp.never
     /// The regions whose beacons a phone ranged lately, each with the newest time (milliseconds
     /// since 1970, the report's clock): all of them, not only the strongest the estimate keeps.
     var heard: [(region: Int32, time: Int64)] = []
 
     /// The client's topic identifier.
     var id: String
-    /// The last published `regions` version (0: nothing published yet; the first is epoch-based,
-    /// see ``CoordinatorEngine/nextVersion(after:now:)``).
-    var version: UInt64 = 0
-    /// Another member may have published for this client since this engine's last version (a
-    /// partition gained, another member's set adopted): the next version starts from the clock
-    /// (``CoordinatorEngine/nextVersion(after:now:handedOver:)``).
-    var handedOver = false
+    /// The last published `regions` version, and whether another member may have published since
+    /// (a partition gained, another member's set adopted).
+    var version = RegionsVersion()
     /// The last published set, region indices in slot order.
     var regions: [Int32] = []
     /// Regions of ``regions`` whose iOS state this engine may have missed (``PlanRequest/stateUnknown``):
@@ -82,19 +74,19 @@ struct ClientRecord: Sendable {
     /// was last made.
     var location: PositionState?
     var confidence: Double = 0
-    var estimatedAt: Int64 = .min
+    var estimatedAt = Timestamp.never
     /// Where the client was when last planned, and when the last `moved` event was sent.
     var plannedAt: VenuePoint?
     var movedAt: VenuePoint?
     /// The identity the phone advertises (or, for a tag, the identity it was heard with).
     var beacon: BeaconIdentity?
-    /// The budget the phone stated in its report (``unstated``: none, the coordinator's applies).
-    var budget: UInt8 = ClientRecord.unstated
+    /// The budget the phone stated in its report (``SlotLimit/unstated``: none, the coordinator's applies).
+    var budget = SlotLimit.unstated
     /// The most regions the phone was seen to hold when it held fewer than planned although its
     /// budget allowed them (iOS refused or ignored the rest), and since when (milliseconds since
-    /// 1970); ``unstated``: no such limit. Plans respect it, so a phone that cannot hold the set
+    /// 1970); ``SlotLimit/unstated``: no such limit. Plans respect it, so a phone that cannot hold the set
     /// is not sent it again and again (see ``CoordinatorEngine/reconcile(_:held:now:)``).
-    var capacity: UInt8 = ClientRecord.unstated
+    var capacity = SlotLimit.unstated
     var capacitySince: Int64 = 0
     /// The set the phone held (sorted) that the current version was reconciled from: the same
     /// discrepancy reported again is not answered again (the answer cannot change).
@@ -115,9 +107,6 @@ struct ClientRecord: Sendable {
     init(id: String) {
         self.id = id
     }
-
-    /// `budget` or `capacity` when the phone stated or showed none.
-    static let unstated = UInt8.max
 }
 
 /// Why a `regions` message was published (the wire's `reason` field).

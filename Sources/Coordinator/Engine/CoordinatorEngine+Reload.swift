@@ -19,22 +19,23 @@ extension CoordinatorEngine {
         func remap(_ indices: [Int32]) -> [Int32] {
             indices.compactMap { topology.regionIndex(id: old.regions[Int($0)].id).map(Int32.init) }
         }
-        for i in table.records.indices {
-            guard var record = table.records[i] else { continue }
+        for index in table.indices {
+            guard var record = table.take(index) else { continue }
             let mapped = remap(record.regions)
             record.vanished += record.regions.map { old.regions[Int($0)].id }.filter { topology.regionIndex(id: $0) == nil }
             record.regions = mapped
             record.inside = remap(record.inside)
             record.observations = record.observations.compactMap { o in
-                if o.anchor >= 0 {
-                    guard let n = topology.gatewayIndex(id: old.gateways[Int(o.anchor)].id) else { return nil }
-                    var moved = o
-                    moved.anchor = Int32(n)
-                    return moved
+                let anchor: Anchor
+                if let gateway = o.anchor.gateway {
+                    guard let n = topology.gatewayIndex(id: old.gateways[Int(gateway)].id) else { return nil }
+                    anchor = .gateway(Int32(n))
+                } else {
+                    guard let n = topology.regionIndex(id: old.regions[Int(o.anchor.region!)].id) else { return nil }
+                    anchor = .region(Int32(n))
                 }
-                guard let n = topology.regionIndex(id: old.regions[Int(-(o.anchor + 1))].id) else { return nil }
                 var moved = o
-                moved.anchor = -(Int32(n) + 1)
+                moved.anchor = anchor
                 return moved
             }
             if let location = record.location, Int(location.level) < oldLevels.count {
@@ -46,11 +47,8 @@ extension CoordinatorEngine {
             }
             record.forcePlan = true
             record.reason = .topology
-            if !record.dirty {
-                record.dirty = true
-                dirtyClients.append(Int32(i))
-            }
-            table.records[i] = record
+            dirty.mark(index)
+            table[index] = record
         }
         flush(now: now)
     }

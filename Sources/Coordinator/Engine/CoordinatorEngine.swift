@@ -2,15 +2,15 @@ import BeaconKit
 import Foundation
 import Planner
 import Topology
-public import WireProtocol
+import WireProtocol
 
 /// The coordinator's logic without any I/O: messages in, decisions out.
 ///
-/// It routes and validates every topic and payload, keeps per-client state (version, set,
-/// position, evidence), estimates locations, plans sets, decides enter / exit / moved events and
-/// absence, and queues ``CoordinatorOutput`` values for the service to publish. It is owned by
-/// one task (``CoordinatorCore`` wraps it in an actor) and takes the time as an argument, so the
-/// same inputs always give the same outputs.
+/// It applies every message read (``InboundPayload``, through ``apply(_:now:)``), keeps per-client
+/// state (version, set, position, evidence), estimates locations, plans sets, decides enter / exit /
+/// moved events and absence, and hands its decisions over (``take()``) for the service to persist
+/// and publish. It is owned by one task (``CoordinatorCore`` wraps it in an actor) and takes the
+/// time as an argument (milliseconds since 1970), so the same inputs always give the same outputs.
 public final class CoordinatorEngine {
     /// Tunables; the defaults suit a venue with 1 s gateway windows.
     public struct Configuration: Sendable {
@@ -69,7 +69,6 @@ public final class CoordinatorEngine {
         }
     }
 
-    public let topics: Topics
     public let configuration: Configuration
     /// The topology with its planner and estimator.
     public internal(set) var venue: CoordinatorVenue
@@ -77,98 +76,110 @@ public final class CoordinatorEngine {
     var search: WalkingDistanceSearch
     /// Running totals.
     public internal(set) var counters = IngestCounters()
-
     /// Every client, by index, id and advertised identity.
     var table = ClientTable()
-    /// Clients whose last report said iOS cannot wake them (``ClientRecord/wakeability`` `.no`).
-    public internal(set) var unwakeablePhones = 0
     /// Per gateway: the clients it covers, whether it is online, its last batch.
     var gateways: GatewayCoverage
-    var dirtyClients: [Int32] = []
-    var outputs: [CoordinatorOutput] = []
-    var seenStamp: [UInt32] = []
-    var stamp: UInt32 = 0
-    var removedClients: [String] = []
-    /// Clients whose `needsPersist` may be set, for ``takeChangedClients()``.
-    var persistPending: [Int32] = []
-    let decoder = SightingsBatchDecoder()
-    var scratchBatch = DecodedSightingsBatch()
-    /// Per sighting of the batch being applied: its client's index (-1: a region beacon).
-    var scratchIndices: [Int32] = []
-    var scratchRecall = RecalledWindow()
-    var scratchDeparted: [Int32] = []
-    let reportDecoder = WireCoding.makeDecoder()
-    /// Whether clients whose estimate or presence changed are noted in `touched` (for the live
-    /// map's stream and Home Assistant, see ``takeTouched()``); off while nobody watches, so it
-    /// costs nothing then.
-    public var tracksTouched = false
-    var touched: [Int32] = []
+    /// The clients to decide at the next flush.
+    var dirty = DirtyQueue()
+    /// What was decided since the last ``take()``.
+    var outbox = Outbox()
+    /// The ingest path's reusable memory.
+    var scratch = IngestScratch()
     /// Self-calibration from region-beacon sightings (see CoordinatorEngine+Calibration.swift).
     public internal(set) var calibration = CoordinatorCalibration()
 
     /// An engine for `venue`, resuming `restored` clients (from the state store).
-    public init(topics: Topics, venue: CoordinatorVenue, configuration: Configuration = Configuration(), restored: [StoredClient] = []) {
-        self.topics = topics
+    public init(venue: CoordinatorVenue, configuration: Configuration = Configuration(), restored: [StoredClient] = []) {
         self.configuration = configuration
         self.venue = venue
         self.search = WalkingDistanceSearch(topology: venue.topology)
         self.gateways = GatewayCoverage(count: venue.topology.gateways.count)
-        scratchBatch.sightings.reserveCapacity(256)
         for stored in restored { restore(stored) }
+    }
+
+    /// Whether clients whose estimate or presence changed are noted (``CoordinatorDecisions/touched``,
+    /// for the live map's stream and Home Assistant); off while nobody watches, so it costs nothing then.
+    public var tracksTouched: Bool {
+        get { outbox.tracksTouched }
+        set { outbox.tracksTouched = newValue }
     }
 
     // MARK: - Queries
 
     /// Clients known now.
-    public var clientCount: Int { table.byID.count }
+    public var clientCount: Int { table.count }
+
+    /// Clients whose last report said iOS cannot wake them (``ClientRecord/wakeability`` `.no`).
+    public var unwakeablePhones: Int { counters.unwakeablePhones }
+
+    /// The ids of every client known now.
+    public var clientIDs: [String] { Array(table.ids) }
 
     /// A client's state as `/api/clients/{id}` shows it.
     public func snapshot(of id: String) -> ClientSnapshot? {
-        guard let index = table.byID[id], let record = table.records[Int(index)] else { return nil }
-        return snapshot(record)
+        table[id: id].map(snapshot)
     }
 
     func snapshot(_ record: ClientRecord) -> ClientSnapshot {
         ClientSnapshot(
-            id: record.id, version: record.version, regions: record.regions.map { venue.id(ofRegion: $0) },
+            id: record.id, version: record.version.current, regions: record.regions.map { venue.id(ofRegion: $0) },
             inside: record.inside.map { venue.id(ofRegion: $0) }, position: position(record),
-            lastSeen: Date(timeIntervalSince1970: Double(record.lastSeen) / 1000), kind: record.isPhone ? "phone" : "tag",
+            lastSeen: Milliseconds.date(record.lastSeen), kind: record.isPhone ? "phone" : "tag",
             present: record.present, advertising: record.beacon?.clientIdentifier, wakeable: record.wakeability, phone: record.phone)
     }
 
-    /// Takes the outputs decided since the last call, in order.
-    public func takeOutputs() -> [CoordinatorOutput] {
-        defer { outputs.removeAll(keepingCapacity: true) }
-        return outputs
+    /// Where each of `ids` is, in order (`nil`: not known, e.g. expired): snapshots without the
+    /// monitored sets (`regions` empty) or the advertised identity, which a watcher showing
+    /// positions does not need and which cost most of a snapshot.
+    public func placements(_ ids: some Collection<String>) -> [ClientSnapshot?] {
+        ids.map { id in
+            table[id: id].map { record in
+                ClientSnapshot(
+                    id: record.id, version: record.version.current, regions: [], inside: record.inside.map { venue.id(ofRegion: $0) },
+                    position: position(record), lastSeen: Milliseconds.date(record.lastSeen), kind: record.isPhone ? "phone" : "tag",
+                    present: record.present, advertising: nil, wakeable: record.wakeability)
+            }
+        }
     }
 
-    /// Takes the state of every client changed since the last call (to write before publishing),
-    /// and the ids of clients removed.
-    public func takeChangedClients() -> (changed: [StoredClient], removed: [String]) {
+    /// Takes what was decided since the last call: the state of every client changed (to write
+    /// before publishing, now marked written), the ids of clients removed, the outputs in order,
+    /// and the clients touched.
+    public func take() -> CoordinatorDecisions {
+        let taken = outbox.take()
         var changed: [StoredClient] = []
-        for index in persistPending {
-            let i = Int(index)
-            guard table.records[i]?.needsPersist == true else { continue }
-            table.records[i]!.needsPersist = false
-            table.records[i]!.persistedSeen = table.records[i]!.lastSeen
-            changed.append(stored(table.records[i]!))
+        for index in taken.persist {
+            guard table[index]?.needsPersist == true else { continue }
+            table[index]!.needsPersist = false
+            table[index]!.persistedSeen = table[index]!.lastSeen
+            changed.append(stored(table[index]!))
         }
-        persistPending.removeAll(keepingCapacity: true)
-        defer { removedClients.removeAll() }
-        return (changed, removedClients)
+        return CoordinatorDecisions(outputs: taken.messages, changed: changed, removed: taken.removed, touched: taken.touched)
+    }
+
+    /// Every client whose `lastSeen` the store has not caught up with (it is written at most every
+    /// ``Configuration/lastSeenPersistInterval`` while running) is due for the store: before the
+    /// coordinator stops, so a restart resumes them as they were and does not expire them early.
+    public func persistUnsaved() {
+        for index in table.indices {
+            guard let record = table[index], record.lastSeen > record.persistedSeen else { continue }
+            table[index]!.needsPersist = true
+            outbox.persist(index)
+        }
     }
 
     func stored(_ record: ClientRecord) -> StoredClient {
         StoredClient(
-            id: record.id, version: record.version, regions: record.regions.map { venue.id(ofRegion: $0) }, position: position(record),
-            lastSeen: record.lastSeen, isPhone: record.isPhone, beacon: record.beacon?.storageText,
-            budget: record.budget == ClientRecord.unstated ? 0 : Int(record.budget))
+            id: record.id, version: record.version.current, regions: record.regions.map { venue.id(ofRegion: $0) },
+            position: position(record), lastSeen: record.lastSeen, isPhone: record.isPhone, beacon: record.beacon?.storageText,
+            budget: record.budget.slots ?? 0)
     }
 
     // MARK: - Deciding
 
     /// Estimates, plans and decides events for every client touched since the last flush;
-    /// the decisions are queued for ``takeOutputs()``.
+    /// the decisions are queued for ``take()``.
     ///
     /// - Parameters:
     ///   - backlogged: more sightings are queued behind those applied (see
@@ -190,40 +201,38 @@ public final class CoordinatorEngine {
     /// reads, `perf record`), for chunks of 64.
     @discardableResult
     public func flush(now: Int64, backlogged: Bool = false, phonesOnly: Bool = false, limit: Int = .max) -> Bool {
-        let dirty = dirtyClients
-        dirtyClients.removeAll(keepingCapacity: true)
+        let queued = dirty.take()
         let (interval, spacing) = (configuration.tagEstimateInterval, configuration.tagEstimateSpacing)
         var decided = 0
-        var unexamined = dirty.endIndex
-        for position in dirty.indices {
+        var unexamined = queued.endIndex
+        for position in queued.indices {
             if decided >= limit {
                 unexamined = position
                 break
             }
-            let index = dirty[position]
+            let index = queued[position]
             // Checked in place: reading the record out copies it.
-            guard
-                let (isPhone, waits) = table.records[Int(index)]?.flushCheck(
-                    now: now, interval: interval, spacing: spacing, backlogged: backlogged)
+            guard let (isPhone, waits) = table[index]?.flushCheck(now: now, interval: interval, spacing: spacing, backlogged: backlogged)
             else {
+                dirty.clear(index)  // gone
                 continue
             }
             if waits || (phonesOnly && !isPhone) {
-                dirtyClients.append(index)  // stays dirty; its evidence keeps accumulating
+                dirty.requeue(index)  // stays dirty; its evidence keeps accumulating
                 continue
             }
             if !isPhone { decided += 1 }
+            dirty.clear(index)
             // Taken out of its slot while it is updated, so that the record is the only owner of
             // its arrays: a copy beside the slot's would copy them on their first write.
-            guard var record = table.records[Int(index)].take() else { continue }
-            record.dirty = false
+            guard var record = table.take(index) else { continue }
             update(&record, now: now)
-            if record.needsPersist { persistPending.append(index) }
-            if tracksTouched { touched.append(index) }
-            table.records[Int(index)] = record
+            if record.needsPersist { outbox.persist(index) }
+            outbox.touch(index)
+            table[index] = record
         }
-        guard unexamined < dirty.endIndex else { return false }
-        dirtyClients.insert(contentsOf: dirty[unexamined...], at: 0)
+        guard unexamined < queued.endIndex else { return false }
+        dirty.requeueFirst(queued[unexamined...])
         return true
     }
 
@@ -232,18 +241,18 @@ public final class CoordinatorEngine {
         // Location: fresh radio observations and the phone's region events since the last estimate.
         var fresh: [PositionObservation] = []
         var freshCount = 0
-        var evidenceTime = record.location.map { Self.milliseconds($0.time) } ?? Int64.min
+        var evidenceTime = record.location.map { Timestamp(rawValue: Milliseconds.of(stateTime: $0.time)) } ?? .never
         if !record.observations.isEmpty {
             let newest = record.observations.reduce(Int64.min) { max($0, $1.time) }
             for i in record.observations.indices {
                 let o = record.observations[i]
                 guard newest - o.time <= configuration.observationHorizon else { continue }
                 let anchor: Int32
-                if o.anchor >= 0 {
-                    guard Int(o.anchor) < venue.gatewayAnchor.count else { continue }
-                    anchor = venue.gatewayAnchor[Int(o.anchor)]
+                if let gateway = o.anchor.gateway.map(Int.init) {
+                    guard gateway < venue.gatewayAnchor.count else { continue }
+                    anchor = venue.gatewayAnchor[gateway]
                 } else {
-                    let region = Int(-(o.anchor + 1))
+                    let region = Int(o.anchor.region!)
                     guard region < venue.regionAnchor.count, venue.topology.regions[region].position != nil else { continue }
                     anchor = venue.regionAnchor[region]
                 }
@@ -254,23 +263,22 @@ public final class CoordinatorEngine {
                 fresh.append(
                     PositionObservation(
                         anchor: Int(anchor), rssi: Double(o.rssi), count: max(1, Int(o.count)),
-                        txPower: o.txPower == .min ? nil : Double(o.txPower)))
-                evidenceTime = max(evidenceTime, o.time)
+                        txPower: o.txPower.dBm))
+                evidenceTime = max(evidenceTime, Timestamp(rawValue: o.time))
             }
         }
         if freshCount > 0 || !record.regionEvidence.isEmpty {
-            record.estimatedAt = now
+            record.estimatedAt = Timestamp(rawValue: now)
             // A phone's region events, each once, at its time: the filter carries it forward (its
             // prior spreads at walking speed), as it does ranged beacons. A tag has none: its
             // `inside` is only where its last estimate put it.
             let constraints = regionConstraints(record, fresh: freshCount > 0)
             record.regionEvidence = []
             evidenceTime = max(evidenceTime, record.regionEvidenceTime)
-            record.regionEvidenceTime = .min
-            if evidenceTime == Int64.min { evidenceTime = now }
+            record.regionEvidenceTime = .never
             if freshCount > 0 || !constraints.isEmpty,
                 let estimate = venue.estimator.update(
-                    record.location, observations: fresh, constraints: constraints, at: Self.date(evidenceTime))
+                    record.location, observations: fresh, constraints: constraints, at: Milliseconds.date(evidenceTime.milliseconds ?? now))
             {
                 counters.estimates += 1
                 record.location = estimate.state
@@ -331,9 +339,9 @@ public final class CoordinatorEngine {
         }
         var constraints: [PositionConstraint] = []
         var entered = false
-        for evidence in record.regionEvidence where evidence >= 0 && !fresh {
-            let region = topology.regions[Int(evidence)]
-            if let inside = disk(.inside, Int(evidence)) {
+        for evidence in record.regionEvidence where evidence.isEnter && !fresh {
+            let region = topology.regions[Int(evidence.region)]
+            if let inside = disk(.inside, Int(evidence.region)) {
                 constraints.append(inside)
                 entered = true
             } else if let level = region.level, !region.isPinned {
@@ -342,11 +350,12 @@ public final class CoordinatorEngine {
         }
         let prior =
             record.location.map { location in
-                Self.stateTime(record.regionEvidenceTime) - location.time <= venue.estimator.configuration.maximumAge
+                // (Events come with their time: `regionEvidenceTime` is set while `regionEvidence` has any.)
+                Milliseconds.stateTime(record.regionEvidenceTime.rawValue) - location.time <= venue.estimator.configuration.maximumAge
             } ?? false
         guard fresh || entered || prior else { return constraints }
-        for evidence in record.regionEvidence where evidence < 0 {
-            if let outside = disk(.outside, Int(-(evidence + 1))) { constraints.append(outside) }
+        for evidence in record.regionEvidence where !evidence.isEnter {
+            if let outside = disk(.outside, Int(evidence.region)) { constraints.append(outside) }
         }
         return constraints
     }
@@ -358,10 +367,10 @@ public final class CoordinatorEngine {
     /// (``FrontierPlannerConfiguration/heardWindow``), while that report is recent: *inside* for
     /// iOS as soon as they are monitored, so no use for waking it. Measured on the report's own
     /// clock (a phone's clock may be off; a simulation's runs faster).
-    func heard(by record: ClientRecord, now: Int64) -> [String] {
+    func heard(by record: ClientRecord, now: Int64) -> [Int] {
         let window = Self.heardWindow
         guard record.isPhone, now - record.lastSeen <= window, let newest = record.heard.lazy.map(\.time).max() else { return [] }
-        return record.heard.lazy.filter { newest - $0.time < window }.map { self.venue.id(ofRegion: $0.region) }.sorted()
+        return record.heard.filter { newest - $0.time < window }.map { Int($0.region) }
     }
 
     /// Plans `record` at `point` (its confidence is the planner's uncertainty: regions it may really be in come
@@ -372,15 +381,19 @@ public final class CoordinatorEngine {
         let previous = reconcile ?? record.regions
         let regions: [Int32]
         let validFor: Double?
+        // The plan's diff from `previous` is the one published: regions added, in slot order, and removed, in `previous`'s order.
+        var added: [PlannedRegion] = []
+        var removed: [Int] = []
         if let location = try? venue.topology.snap(point) {
             let plan = venue.planner.plan(
                 PlanRequest(
-                    location: location, monitored: previous.map { venue.id(ofRegion: $0) },
-                    inside: record.inside.map { venue.id(ofRegion: $0) }, heard: heard(by: record, now: now),
-                    stateUnknown: record.stateUnknown.map { venue.id(ofRegion: $0) }, budget: budget, uncertainty: record.confidence,
-                    now: Self.date(now)),
+                    location: location, monitored: previous.map(Int.init), inside: record.inside.map(Int.init),
+                    heard: heard(by: record, now: now), stateUnknown: record.stateUnknown.map(Int.init), budget: budget,
+                    uncertainty: record.confidence, now: Milliseconds.date(now)),
                 using: search)
             regions = plan.regions.map { Int32($0.region) }
+            added = plan.added
+            removed = plan.removed
             validFor = plan.validFor.isFinite ? plan.validFor : nil
         } else {
             // No walkable graph on that level: keep what the client has.
@@ -392,7 +405,7 @@ public final class CoordinatorEngine {
         record.forcePlan = false
         record.reconcileFrom = nil
         // A record's first set is `initial` whatever else changed with it (its budget, its inside set).
-        let reason = record.version == 0 ? .initial : record.reason ?? .moved
+        let reason = record.version.isFirst ? .initial : record.reason ?? .moved
         record.reason = nil
         // A region the plan does not monitor can never fire an exit: it leaves the phone's inside set.
         if record.isPhone, !record.inside.isEmpty {
@@ -401,16 +414,14 @@ public final class CoordinatorEngine {
         }
         // The set, not its slot order, is what the phone monitors: a reordering alone is no change.
         // A record's first set is published even when empty (a budget of 0): the phone learns it.
-        let changed = Set(regions) != Set(record.regions) || !record.vanished.isEmpty || record.version == 0
+        let changed = Set(regions) != Set(record.regions) || !record.vanished.isEmpty || record.version.isFirst
         guard changed || reconcile != nil else { return }
         if reconcile != nil { counters.reconciliations += 1 }
-        let base = Set(previous)
         let next = Set(regions)
-        let add = regions.filter { !base.contains($0) }.map { venue.regionRefs[Int($0)] }
-        let remove = record.vanished + previous.filter { !next.contains($0) }.map { venue.id(ofRegion: $0) }
+        let add = added.map { venue.regionRefs[$0.region] }
+        let remove = record.vanished + removed.map { venue.topology.regions[$0].id }
         record.vanished = []
-        record.version = Self.nextVersion(after: record.version, now: now, handedOver: record.handedOver)
-        record.handedOver = false
+        let version = record.version.advance(now: now)
         record.regions = regions
         // Regions this set adds report their state from now on; those it drops are no concern.
         if !record.stateUnknown.isEmpty { record.stateUnknown.removeAll { !next.contains($0) } }
@@ -419,10 +430,10 @@ public final class CoordinatorEngine {
         record.answered = reconcile.map { $0.sorted() }
         record.needsPersist = true
         let message = RegionsMessage(
-            version: record.version, budget: budget, regions: regions.map { venue.regionRefs[Int($0)] }, add: add, remove: remove,
+            version: version, budget: budget, regions: regions.map { venue.regionRefs[Int($0)] }, add: add, remove: remove,
             position: position(record), reason: reason.rawValue,
-            validFor: validFor.map { ($0 * 100).rounded() / 100 }, time: Date(timeIntervalSince1970: Double(now) / 1000))
-        outputs.append(.regions(client: record.id, message))
+            validFor: validFor.map { ($0 * 100).rounded() / 100 }, time: Milliseconds.date(now))
+        outbox.publish(.regions(client: record.id, message))
         counters.regionsPublished += 1
     }
 
@@ -430,33 +441,19 @@ public final class CoordinatorEngine {
     /// stated (0 is a budget: no slots) and by the capacity it showed, until that is to be retried.
     func slots(for record: inout ClientRecord, now: Int64) -> Int {
         var slots = statedSlots(record.budget)
-        if record.capacity != ClientRecord.unstated {
+        if let capacity = record.capacity.slots {
             if now - record.capacitySince > configuration.capacityRetry {
-                record.capacity = ClientRecord.unstated
+                record.capacity = .unstated
             } else {
-                slots = min(slots, Int(record.capacity))
+                slots = min(slots, capacity)
             }
         }
         return slots
     }
 
-    /// The coordinator's budget capped by the one a phone stated (``ClientRecord/unstated``: none).
-    func statedSlots(_ stated: UInt8) -> Int {
-        stated == ClientRecord.unstated ? configuration.budget : min(configuration.budget, Int(stated))
-    }
-
-    /// The version after `version` (0: the client's first under this record).
-    ///
-    /// A phone's `version` must never go back or repeat (RegionSync ignores a version not greater
-    /// than the one it applied), also when the coordinator lost the client's history: after the
-    /// record expired (`idleTimeout`), after a restart without `--state`, or with the state file
-    /// lost. So a record without history starts at the wall clock in milliseconds since 1970
-    /// (`now`), and each change adds 1. A later record of the same client starts above every version
-    /// an earlier one published as long as that one published less than one version per millisecond
-    /// on average, and the clock did not go back. A phone takes any jump as "converge to the whole
-    /// set"; only a step back would be ignored.
-    static func nextVersion(after version: UInt64, now: Int64) -> UInt64 {
-        version == 0 ? UInt64(max(1, now)) : version + 1
+    /// The coordinator's budget capped by the one a phone stated (``SlotLimit/unstated``: none).
+    func statedSlots(_ stated: SlotLimit) -> Int {
+        stated.slots.map { min(configuration.budget, $0) } ?? configuration.budget
     }
 
     func emit(_ type: ClientEvent.Kind, region: Int32?, record: ClientRecord, time: Int64, evidence: String) {
@@ -466,27 +463,27 @@ public final class CoordinatorEngine {
     func emit(_ type: ClientEvent.Kind, region: Int32?, client: String, position: Position?, time: Int64, evidence: String) {
         let event = ClientEvent(
             client: client, type: type, region: region.map { venue.id(ofRegion: $0) }, position: position,
-            time: Date(timeIntervalSince1970: Double(time) / 1000), evidence: evidence)
-        outputs.append(.event(client: client, event))
+            time: Milliseconds.date(time), evidence: evidence)
+        outbox.publish(.event(client: client, event))
         counters.eventsPublished += 1
     }
 
     /// Expires clients idle longer than the configured timeout: they are forgotten and their
     /// retained `regions` cleared.
     public func expireIdle(now: Int64) {
-        for i in table.records.indices {
-            guard let record = table.records[i], now - record.lastSeen > configuration.idleTimeout else { continue }
-            remove(Int32(i))
+        for index in table.indices {
+            guard let record = table[index], now - record.lastSeen > configuration.idleTimeout else { continue }
+            remove(index)
             counters.expired += 1
-            outputs.append(.clearRegions(client: record.id))
+            outbox.publish(.clearRegions(client: record.id))
         }
     }
 
     func remove(_ index: Int32) {
         guard let record = table.remove(index) else { return }
-        if record.wakeability == .no { unwakeablePhones -= 1 }
+        if record.wakeability == .no { counters.unwakeablePhones -= 1 }
         gateways.forget(index)
-        removedClients.append(record.id)
+        outbox.removed(record.id)
     }
 
 }

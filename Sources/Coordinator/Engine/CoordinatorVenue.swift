@@ -4,7 +4,7 @@ public import Topology
 import WireProtocol
 
 /// A loaded venue as the coordinator uses it: the ``Topology/Topology``, the planner
-/// (``Planner/FrontierPlanner`` by default, ``Planner/RegionPlanner`` as the baseline: ``PlannerChoice``)
+/// (``Planner/FrontierPlanner`` by default, ``Planner/NearestPlanner`` as the baseline: ``PlannerChoice``)
 /// and the ``Planner/PositionEstimator`` built on it (`PositionEstimator(topology:)`, the one
 /// `beaconfleet simulate` measures), and the few packed lookups the engine's per-sighting path
 /// needs. Region and gateway indices are the topology's; levels are named as the topology names
@@ -41,10 +41,7 @@ public struct CoordinatorVenue: Sendable {
         let estimator = try PositionEstimator(
             topology: topology, configuration: configuration ?? PositionEstimatorConfiguration(venue: topology))
         self.topology = topology
-        switch choice {
-        case .frontier: self.planner = FrontierPlanner(topology: topology, configuration: FrontierPlannerConfiguration(budget: budget))
-        case .nearest: self.planner = RegionPlanner(topology: topology, configuration: PlannerConfiguration(budget: budget))
-        }
+        self.planner = choice.planner(for: topology, budget: budget)
         self.plannerChoice = choice
         self.estimator = estimator
         var byBeacon = [BeaconIdentity: Int32](minimumCapacity: topology.regions.count)

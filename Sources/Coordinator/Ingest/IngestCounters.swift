@@ -23,6 +23,8 @@ public struct IngestCounters: Sendable, Equatable {
     /// Sightings not tracked as clients, by gateway id: region beacons, the venue's other beacons
     /// and identities the venue's client policy does not admit.
     public var notAdmitted: [String: AdmissionCounts] = [:]
+    /// Phones known now whose last report said iOS cannot wake them (a count, not a total).
+    public var unwakeablePhones = 0
     /// Report entries naming a region or beacon the topology does not know (skipped one by one).
     public var unknownReferences: UInt64 = 0
     /// Sightings shed because the ingest queue was full.

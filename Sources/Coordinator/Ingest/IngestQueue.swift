@@ -1,52 +1,24 @@
 public import MQTT
 import Synchronization
-public import WireProtocol
+import WireProtocol
 
-/// A message as it waits for the engine, stamped with when it arrived (for the latency histogram).
-public struct InboundMessage: Sendable {
-    /// The message; a prepared sightings batch no longer carries its payload.
-    public var message: MQTTMessage
-    /// A sightings batch's JSON as taken from the MQTT client without a copy
-    /// (``MQTT/ReceivedMessage/takePayload()``), in place of `message.payload`, until it is prepared.
-    public var taken: MQTTPayload?
-    /// What the service made of it before the core applies it (`nil` until then: the core
-    /// prepares it itself).
-    public var prepared: PreparedMessage?
+/// A message as it waits in the ``IngestQueue``: its topic and its bytes as received, and when it
+/// arrived (for the latency histogram). Read once taken (``InboundMessage``).
+public struct QueuedMessage: Sendable {
+    public var topic: String
+    /// The payload as received: a sightings window's JSON taken from the MQTT client without a copy
+    /// (``MQTT/ReceivedMessage/takePayload()``).
+    public var bytes: MQTTPayload
     public var received: ContinuousClock.Instant
 
-    public init(message: MQTTMessage, taken: MQTTPayload? = nil, prepared: PreparedMessage? = nil, received: ContinuousClock.Instant = .now) {
-        self.message = message
-        self.taken = taken
-        self.prepared = prepared
+    public init(topic: String, bytes: MQTTPayload, received: ContinuousClock.Instant = .now) {
+        self.topic = topic
+        self.bytes = bytes
         self.received = received
     }
 
-    /// This message prepared (see ``PreparedMessage``); a decoded sightings batch drops its JSON,
-    /// anything else keeps its payload in `message.payload`.
-    public func prepared(topics: Topics, decoder: SightingsBatchDecoder) -> InboundMessage {
-        guard prepared == nil else { return self }
-        let topic = message.topic
-        let result = withPayload { PreparedMessage(topic: topic, payload: $0, topics: topics, decoder: decoder) }
-        var lighter = message
-        if case .sightings = result {
-            lighter.payload = []
-        } else if let taken {
-            lighter.payload = taken.withUnsafeBytes { Array($0) }
-        }
-        return InboundMessage(message: lighter, prepared: result, received: received)
-    }
-
-    /// Calls `body` with the payload's bytes: the taken JSON when there is one, else `message.payload`.
-    private func withPayload<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        if let taken { taken.withUnsafeBytes(body) } else { message.payload.withUnsafeBytes(body) }
-    }
-
-    /// Whether this is a sightings batch (which may be shed under overload).
-    public var isSightings: Bool {
-        if case .sightings = prepared { return true }
-        let suffix = "/sightings".utf8
-        return message.topic.utf8.count > suffix.count && message.topic.utf8.suffix(suffix.count).elementsEqual(suffix)
-    }
+    /// Whether this is a sightings window (which may be shed under overload).
+    public var isSightings: Bool { InboundMessage.isSightings(topic: topic) }
 }
 
 /// The bounded queue between the MQTT receive loop and the engine.
@@ -58,13 +30,13 @@ public final class IngestQueue: Sendable {
     private struct Lane {
         /// Taken items are `nil` up to `head`: a message handed out is not held here as well (its
         /// payload is freed when its taker is done with it, not when the lane next compacts).
-        var items: [InboundMessage?] = []
+        var items: [QueuedMessage?] = []
         var head = 0
         var count: Int { items.count - head }
 
-        mutating func append(_ item: InboundMessage) { items.append(item) }
+        mutating func append(_ item: QueuedMessage) { items.append(item) }
 
-        mutating func popFirst() -> InboundMessage? {
+        mutating func popFirst() -> QueuedMessage? {
             guard head < items.count else { return nil }
             let item = items[head].take()
             head += 1
@@ -86,18 +58,18 @@ public final class IngestQueue: Sendable {
         var repeatedTopics = 0
         var count: Int { lane.count }
 
-        mutating func append(_ item: InboundMessage) {
+        mutating func append(_ item: QueuedMessage) {
             if lane.count == 0 { waitingSince = item.received }
             lane.append(item)
-            let waiting = waitingPerTopic[item.message.topic, default: 0] + 1
-            waitingPerTopic[item.message.topic] = waiting
+            let waiting = waitingPerTopic[item.topic, default: 0] + 1
+            waitingPerTopic[item.topic] = waiting
             if waiting == 2 { repeatedTopics += 1 }
         }
 
-        mutating func popFirst() -> InboundMessage? {
+        mutating func popFirst() -> QueuedMessage? {
             guard let item = lane.popFirst() else { return nil }
-            let waiting = waitingPerTopic[item.message.topic, default: 1] - 1
-            waitingPerTopic[item.message.topic] = waiting > 0 ? waiting : nil
+            let waiting = waitingPerTopic[item.topic, default: 1] - 1
+            waitingPerTopic[item.topic] = waiting > 0 ? waiting : nil
             if waiting == 1 { repeatedTopics -= 1 }
             if lane.count == 0 { waitingSince = nil }
             return item
@@ -121,7 +93,7 @@ public final class IngestQueue: Sendable {
     }
 
     /// Queues `message`; a sightings batch beyond the limit pushes the oldest one out.
-    public func push(_ message: InboundMessage, isSightings: Bool) {
+    public func push(_ message: QueuedMessage, isSightings: Bool) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard !state.closed else { return nil }
             if isSightings {
@@ -141,14 +113,14 @@ public final class IngestQueue: Sendable {
 
     /// Takes up to `limit` messages, reports and statuses first (see ``pop(upTo:from:)``), without
     /// waiting (empty when none is queued).
-    public func poll(upTo limit: Int) -> [InboundMessage] {
+    public func poll(upTo limit: Int) -> [QueuedMessage] {
         state.withLock { IngestQueue.pop(upTo: limit, from: &$0) }
     }
 
     /// Up to `limit` messages off `state`'s lanes: reports and statuses alone while any wait, so
     /// a phone's answer is not decided in the same step as a window of sightings; else sightings.
-    private static func pop(upTo limit: Int, from state: inout State) -> [InboundMessage] {
-        var out: [InboundMessage] = []
+    private static func pop(upTo limit: Int, from state: inout State) -> [QueuedMessage] {
+        var out: [QueuedMessage] = []
         while out.count < limit, let item = state.priority.popFirst() { out.append(item) }
         guard out.isEmpty else { return out }
         while out.count < limit, let item = state.sightings.popFirst() { out.append(item) }
@@ -157,9 +129,9 @@ public final class IngestQueue: Sendable {
 
     /// Takes up to `limit` messages, reports and statuses first; waits while the queue is empty.
     /// Returns an empty array once the queue is closed and empty.
-    public func take(upTo limit: Int) async -> [InboundMessage] {
+    public func take(upTo limit: Int) async -> [QueuedMessage] {
         while true {
-            let batch = state.withLock { state -> [InboundMessage]? in
+            let batch = state.withLock { state -> [QueuedMessage]? in
                 let out = IngestQueue.pop(upTo: limit, from: &state)
                 if out.isEmpty && !state.closed { return nil }
                 return out

@@ -22,7 +22,7 @@ extension CoordinatorCore {
         let snapshot = MapSnapshot(
             clients: engine.markers(), gateways: engine.gatewayMarkers,
             topology: .init(name: engine.venue.topology.name, revision: engine.venue.topology.revision),
-            time: Int64(Date().timeIntervalSince1970 * 1000))
+            time: Milliseconds.now())
         mapGatewaysOnline = engine.gateways.online
         return (subscription, snapshot)
     }

@@ -7,32 +7,23 @@ import WireProtocol
 extension CoordinatorEngine {
     /// Every client known now, as the map draws it.
     public func markers() -> [ClientMarker] {
-        table.records.compactMap { $0.map(marker) }
-    }
-
-    /// The clients whose estimate or presence changed since the last call, while
-    /// ``tracksTouched`` is on: indices, each once.
-    public func takeTouched() -> [Int32] {
-        guard !touched.isEmpty else { return [] }
-        defer { touched.removeAll(keepingCapacity: true) }
-        var seen = Set<Int32>(minimumCapacity: touched.count)
-        return touched.filter { seen.insert($0).inserted }
+        table.all.map(marker)
     }
 
     /// The markers of the clients at `indices` that still exist.
     public func markers(of indices: [Int32]) -> [ClientMarker] {
-        indices.compactMap { index in table.records[Int(index)].map(marker) }
+        indices.compactMap { index in table[index].map(marker) }
     }
 
     /// The ids of the clients at `indices` that still exist.
     func ids(of indices: [Int32]) -> [String] {
-        indices.compactMap { index in table.records[Int(index)]?.id }
+        indices.compactMap { index in table[index]?.id }
     }
 
     func marker(_ record: ClientRecord) -> ClientMarker {
         ClientMarker(
             id: record.id, kind: record.isPhone ? "phone" : "tag", position: position(record), present: record.present,
-            lastSeen: record.lastSeen, version: record.version, wakeable: record.wakeability)
+            lastSeen: record.lastSeen, version: record.version.current, wakeable: record.wakeability)
     }
 
     /// Every gateway of the topology, online or not (by its retained status).
@@ -45,7 +36,7 @@ extension CoordinatorEngine {
     /// The clients `query` selects, by id, and how many it selects in all.
     public func clients(_ query: ClientQuery) -> (total: Int, page: [ClientSnapshot]) {
         var selected: [ClientRecord] = []
-        for case let record? in table.records {
+        for record in table.all {
             if let kind = query.kind, record.isPhone != (kind == .phone) { continue }
             if let present = query.present, record.present != present { continue }
             if let level = query.level {

@@ -1,64 +1,43 @@
 import BeaconKit
 import Foundation
-public import WireProtocol
+import WireProtocol
 
 /// Partitioned coordinators: which inbound messages this member applies.
 extension CoordinatorCore {
     /// Whether `inbound` is this member's to apply; `regions` messages (another member's, or the
     /// retained ones) are taken here: their versions adopted and the fence checked.
     func admits(_ inbound: InboundMessage, ownership: PartitionOwnership, now: Int64) -> Bool {
-        let message = inbound.message
-        let route: Topics.Route
-        switch inbound.prepared {
+        switch inbound.payload {
         case .sightings(let gateway, _):
             return ownership.map.partition(ofGateway: gateway).map { ownership.serves($0) } ?? false
-        case .rejected: return true  // counted and logged by the engine
-        case .routed(let routed): route = routed
-        case nil:
-            guard let routed = try? engine.topics.route(message.topic) else { return true }
-            route = routed
-        }
-        switch route {
-        case .sightings(let gateway):
-            return ownership.map.partition(ofGateway: gateway.rawValue).map { ownership.serves($0) } ?? false
-        case .clientReport(let client):
-            let report: ClientReport
-            do {
-                report = try message.payload.withUnsafeBytes { raw throws(WireError) in try engine.decodeReport(raw, topic: message.topic) }
-            } catch {
-                return true  // the engine rejects and counts it
-            }
+        case .report(let client, let report):
             let venue = engine.venue
-            let partition = ownership.partition(ofReport: report, client: client.rawValue, now: Date(timeIntervalSince1970: Double(now) / 1000)) { beacon in
+            let date = Milliseconds.date(now)
+            let partition = ownership.partition(ofReport: report, client: client, now: date) { beacon in
                 BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
                     .flatMap { venue.regionByBeacon[$0] }.map { venue.id(ofRegion: $0) }
             }
-            guard ownership.serves(client: client.rawValue, in: partition) else {
+            guard ownership.serves(client: client, in: partition) else {
                 // Kept for the plans this member makes if it takes the client over.
-                engine.noteReport(client: client.rawValue, report: report, now: now)
-                heldReports.hold(
-                    inbound, client: client.rawValue, partition: partition, owned: ownership.owns(partition),
-                    now: Date(timeIntervalSince1970: Double(now) / 1000))
+                engine.noteReport(client: client, report: report, now: now)
+                heldReports.hold(inbound, client: client, partition: partition, owned: ownership.owns(partition), now: date)
                 return false
             }
             return true
-        case .clientRegions(let client):
-            guard !message.payload.isEmpty,
-                let regions = try? WireCoding.decode(RegionsMessage.self, from: message.payload, topic: message.topic)
-            else { return false }
-            switch ownership.seen(regions, client: client.rawValue, ownVersion: engine.version(of: client.rawValue)) {
+        case .regions(let client, let regions):
+            switch ownership.seen(regions, client: client, ownVersion: engine.version(of: client)) {
             case .own: return false
             case .adopt: break
             case .fenced(let partition):
                 partitionMetrics?.fences.increment()
                 log.warning(
-                    "fenced: \(regions.coordinator ?? "another coordinator") published version \(regions.version) for \(client.rawValue) (ours \(engine.version(of: client.rawValue))); not publishing for partition \(ownership.map.names[partition]) until membership changes",
+                    "fenced: \(regions.coordinator ?? "another coordinator") published version \(regions.version) for \(client) (ours \(engine.version(of: client))); not publishing for partition \(ownership.map.names[partition]) until membership changes",
                     source: "fence")
             }
-            engine.adoptPublished(client: client.rawValue, message: regions, now: now)
+            engine.adoptPublished(client: client, message: regions, now: now)
             return false
-        case .gatewayStatus, .clientEvents, .coordinatorStatus:
-            return true
+        case .gatewayStatus, .ignored, .rejected:
+            return true  // applied, ignored, or counted and logged by the engine
         }
     }
 
@@ -88,7 +67,7 @@ extension CoordinatorCore {
             ownership.serves(client: client, in: partition, now: now)
         }
         guard !held.isEmpty else { return [] }
-        return process(held, now: now)
+        return process(held, now: Milliseconds.of(now))
     }
 
     /// The live set or this member's partitions changed: reports held around now may have reached
@@ -99,8 +78,8 @@ extension CoordinatorCore {
 
     /// The held reports to relay now (``HeldReports/relays(now:answered:owned:)``): their topics and bytes.
     func relayHeld(ownership: PartitionOwnership, now: Date = Date()) -> [(topic: String, payload: [UInt8])] {
-        heldReports.relays(now: now, answered: { ownership.lastForeignSet(for: $0) }, owned: ownership.owns).map {
-            ($0.message.topic, $0.message.payload)
+        heldReports.relays(now: now, answered: { ownership.lastForeignSet(for: $0) }, owned: ownership.owns).map { held in
+            (held.topic, held.bytes.map { $0.withUnsafeBytes { Array($0) } } ?? [])
         }
     }
 }

@@ -11,8 +11,7 @@ public import WireProtocol
 extension CoordinatorEngine {
     /// The last version decided here for `client` (0: none).
     public func version(of client: String) -> UInt64 {
-        guard let index = table.byID[client] else { return 0 }
-        return table.records[Int(index)]?.version ?? 0
+        table[id: client]?.version.current ?? 0
     }
 
     /// Another member published `message` for `client`: when it is newer than what this engine
@@ -24,20 +23,18 @@ extension CoordinatorEngine {
     /// known inside are of unknown state (``ClientRecord/stateUnknown``) until this engine
     /// publishes its own set.
     public func adoptPublished(client: String, message: RegionsMessage, now: Int64) {
-        let firstKnown = table.byID[client] == nil
-        let index = clientIndex(forID: client, now: now)
-        guard var record = table.records[Int(index)], message.version > record.version else { return }
-        if firstKnown { record.missedReports = true }
+        let firstKnown = table.index(of: client) == nil
+        let index = table.client(forID: client, now: now)
         // Another member published for the client after this engine: what it publishes next continues from the
         // clock, above sets of that member's that have not arrived yet. (An older set needs no jump: + 1 is above it.)
-        record.handedOver = true
-        record.version = message.version
+        guard var record = table[index], record.version.adopt(message.version) else { return }
+        if firstKnown { record.missedReports = true }
         seedLocation(&record, from: message)
         // The slots the other member planned for stand for the budget the phone stated there, so
         // its next report here (stating the same) does not re-plan the set at once. Measured:
         // a successor's first set after a coordinator kill was a `budget` re-plan from one report.
-        if record.budget == ClientRecord.unstated, message.budget >= 0, message.budget < configuration.budget {
-            record.budget = UInt8(clamping: message.budget)
+        if record.budget == .unstated, message.budget >= 0, message.budget < configuration.budget {
+            record.budget = SlotLimit(clamping: message.budget)
         }
         record.regions = message.regions.compactMap { venue.topology.regionIndex(id: $0.id).map(Int32.init) }
         record.inside.removeAll { !record.regions.contains($0) }
@@ -46,8 +43,8 @@ extension CoordinatorEngine {
         record.answered = nil
         record.reconcileFrom = nil
         record.needsPersist = true
-        persistPending.append(index)
-        table.records[Int(index)] = record
+        outbox.persist(index)
+        table[index] = record
     }
 
     /// Takes the position another member published with `message` as the client's, when this
@@ -59,7 +56,7 @@ extension CoordinatorEngine {
     func seedLocation(_ record: inout ClientRecord, from message: RegionsMessage) {
         guard let position = message.position, let time = message.time, let level = venue.estimator.levelIndex(of: position.level)
         else { return }
-        let at = Self.stateTime(Int64((time.timeIntervalSince1970 * 1000).rounded()))
+        let at = Milliseconds.stateTime(Milliseconds.rounding(time))
         if let known = record.location, known.time >= at { return }
         let confidence = position.confidence ?? 5
         let point = VenuePoint(x: position.x, y: position.y, level: position.level)
@@ -84,13 +81,13 @@ extension CoordinatorEngine {
     /// the regions not known inside as of unknown state (without it, a member started mid-walk
     /// would plan for phones already inside regions as if those regions were quiet).
     public func noteReport(client: String, report: ClientReport, now: Int64) {
-        let firstKnown = table.byID[client] == nil
-        let index = clientIndex(forID: client, now: now)
-        var record = table.records[Int(index)]!
+        let firstKnown = table.index(of: client) == nil
+        let index = table.client(forID: client, now: now)
+        var record = table[index]!
         if firstKnown, (report.version ?? 0) > 0 || !(report.monitored ?? []).isEmpty { record.missedReports = true }
         record.isPhone = true
         record.lastSeen = max(record.lastSeen, now)
-        if let budget = report.budget.map(UInt8.init(clamping:)) { record.budget = budget }
+        if let budget = report.budget.map(SlotLimit.init(clamping:)) { record.budget = budget }
         for event in report.events {
             guard let region = venue.topology.regionIndex(id: event.region).map(Int32.init) else { continue }
             record.noteStateKnown(region)
@@ -99,9 +96,9 @@ extension CoordinatorEngine {
             case .exit: record.inside.removeAll { $0 == region }
             }
         }
-        let time = report.time.map { Int64($0.timeIntervalSince1970 * 1000) } ?? now
+        let time = report.time.map(Milliseconds.of) ?? now
         _ = absorbRanged(report.ranged, into: &record, time: time)
-        table.records[Int(index)] = record
+        table[index] = record
     }
 
     /// This engine's member was cut off from the broker: the enters and exits phones reported
@@ -114,29 +111,17 @@ extension CoordinatorEngine {
     /// preferred shield) and left the level below out of a phone's sets for 50 s; replayed
     /// offline, the same planner with the phone's true inside set kept four of its regions.
     public func missedReports() {
-        for index in table.records.indices where table.records[index]?.isPhone == true {
-            table.records[index]!.missedReports = true
-            table.records[index]!.markStateUnknown()
+        for index in table.indices where table[index]!.isPhone {
+            table[index]!.missedReports = true
+            table[index]!.markStateUnknown()
         }
     }
 
     /// Partitions were gained: the clients `handedOver` selects may have had sets published by
     /// another member that have not arrived here, so each one's next version starts from the clock.
     public func markHandedOver(where handedOver: (String) -> Bool) {
-        for index in table.records.indices {
-            guard let record = table.records[index], handedOver(record.id) else { continue }
-            table.records[index]!.handedOver = true
+        for index in table.indices where handedOver(table[index]!.id) {
+            table[index]!.version.handOver()
         }
-    }
-
-    /// The version after `version`; after a handover (`handedOver`) the larger of that and the
-    /// clock in milliseconds since 1970, the rule a record without history follows (docs/wire.md,
-    /// *Versions*): above every version another member published for the client as long as the
-    /// members together published less than one version per millisecond for it. A phone takes the
-    /// jump as "converge to the whole set"; a version not above one another member published
-    /// would be ignored by it.
-    static func nextVersion(after version: UInt64, now: Int64, handedOver: Bool) -> UInt64 {
-        let next = nextVersion(after: version, now: now)
-        return handedOver ? max(next, UInt64(max(1, now))) : next
     }
 }

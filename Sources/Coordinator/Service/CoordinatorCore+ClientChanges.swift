@@ -10,7 +10,7 @@ extension CoordinatorCore {
     public func watchClientChanges() {
         guard changedClients == nil else { return }
         engine.tracksTouched = true
-        changedClients = Set(engine.table.byID.keys)
+        changedClients = Set(engine.clientIDs)
     }
 
     /// The clients estimated, published, written or forgotten since the last call.
@@ -22,15 +22,7 @@ extension CoordinatorCore {
     /// Where each of `ids` is, in order (`nil`: not known, e.g. expired): their snapshots without
     /// the monitored sets (`regions` empty), which a watcher showing positions does not need and
     /// which cost most of a snapshot, so that the core is held as briefly as possible.
-    public func placements(_ ids: some Collection<String>) -> [ClientSnapshot?] {
-        ids.map { id in
-            guard let index = engine.table.byID[id], let record = engine.table.records[Int(index)] else { return nil }
-            return ClientSnapshot(
-                id: record.id, version: record.version, regions: [], inside: record.inside.map { engine.venue.id(ofRegion: $0) },
-                position: engine.position(record), lastSeen: Date(timeIntervalSince1970: Double(record.lastSeen) / 1000),
-                kind: record.isPhone ? "phone" : "tag", present: record.present, advertising: nil, wakeable: record.wakeability)
-        }
-    }
+    public func placements(_ ids: some Collection<String>) -> [ClientSnapshot?] { engine.placements(ids) }
 
     /// The topology in use (it changes on reload).
     public var topology: Topology { engine.venue.topology }

@@ -38,12 +38,12 @@ public actor CoordinatorCore {
 
     /// A core on `venue`, resuming the clients in `store`.
     public init(
-        topics: Topics, venue: CoordinatorVenue, configuration: CoordinatorEngine.Configuration, store: StateStore?,
-        metrics: CoordinatorMetrics, logger: Logger, map: MapBroadcaster = MapBroadcaster()
+        venue: CoordinatorVenue, configuration: CoordinatorEngine.Configuration, store: StateStore?, metrics: CoordinatorMetrics,
+        logger: Logger, map: MapBroadcaster = MapBroadcaster()
     ) throws {
         self.map = map
         let restored = try store?.loadClients() ?? []
-        self.engine = CoordinatorEngine(topics: topics, venue: venue, configuration: configuration, restored: restored)
+        self.engine = CoordinatorEngine(venue: venue, configuration: configuration, restored: restored)
         Self.restoreCalibration(store, into: engine)
         self.store = store
         self.metrics = metrics
@@ -59,30 +59,19 @@ public actor CoordinatorCore {
     /// (their evidence accumulates meanwhile); a batch holding a phone's report (or any message
     /// but sightings) plans the phones it touched at once, and only them.
     /// `backlogged`: more sightings wait behind this batch (tags' estimates may be skipped, see
-    /// ``CoordinatorEngine/Configuration/tagEstimateInterval``).
+    /// ``CoordinatorEngine/Configuration/tagEstimateInterval``). `now`: milliseconds since 1970.
     public func process(
-        _ batch: [InboundMessage], now: Date = Date(), flushInterval: Duration = .milliseconds(200), backlogged: Bool = false
+        _ batch: [InboundMessage], now: Int64 = Milliseconds.now(), flushInterval: Duration = .milliseconds(200), backlogged: Bool = false
     ) -> [CoordinatorOutput] {
-        let millis = Int64(now.timeIntervalSince1970 * 1000)
+        let millis = now
         var urgent = false
         for inbound in batch {
             if let partitioning, !admits(inbound, ownership: partitioning, now: millis) { continue }
-            let message = inbound.message
             if !urgent, !inbound.isSightings { urgent = true }
-            let failure: WireError? = message.payload.withUnsafeBytes { raw -> WireError? in
-                do throws(WireError) {
-                    if let prepared = inbound.prepared {
-                        try engine.handle(prepared, topic: message.topic, payload: raw, now: millis)
-                    } else {
-                        try engine.handle(topic: message.topic, payload: raw, now: millis)
-                    }
-                    return nil
-                } catch {
-                    return error
-                }
-            }
-            if let failure {
-                log.warning("rejected: \(failure)", source: CoordinatorCore.source(of: message.topic))
+            do throws(WireError) {
+                try engine.apply(inbound.payload, now: millis)
+            } catch {
+                log.warning("rejected: \(error)", source: CoordinatorCore.source(of: inbound.topic))
             }
         }
         let clock = ContinuousClock.now
@@ -102,12 +91,12 @@ public actor CoordinatorCore {
     ///
     /// At most ``flushChunk`` tags are decided per call, so a phone's report never waits behind
     /// thousands of them; ``flushPending`` says that more are due (call again at once).
-    public func flushIfDue(now: Date = Date(), flushInterval: Duration = .milliseconds(200), backlogged: Bool = false)
+    public func flushIfDue(now: Int64 = Milliseconds.now(), flushInterval: Duration = .milliseconds(200), backlogged: Bool = false)
         -> [CoordinatorOutput]
     {
         guard flushPending || ContinuousClock.now - lastFlush >= flushInterval else { return [] }
         lastFlush = ContinuousClock.now
-        flushPending = engine.flush(now: Int64(now.timeIntervalSince1970 * 1000), backlogged: backlogged, limit: Self.flushChunk)
+        flushPending = engine.flush(now: now, backlogged: backlogged, limit: Self.flushChunk)
         return commit()
     }
 
@@ -119,9 +108,9 @@ public actor CoordinatorCore {
     public private(set) var flushPending = false
 
     /// Expires idle clients; returns the clears to publish.
-    public func housekeeping(now: Date = Date()) -> [CoordinatorOutput] {
-        engine.expireIdle(now: Int64(now.timeIntervalSince1970 * 1000))
-        calibrateIfDue(now: Int64(now.timeIntervalSince1970 * 1000))
+    public func housekeeping(now: Int64 = Milliseconds.now()) -> [CoordinatorOutput] {
+        engine.expireIdle(now: now)
+        calibrateIfDue(now: now)
         return commit()
     }
 
@@ -130,19 +119,15 @@ public actor CoordinatorCore {
     /// written at most every ``CoordinatorEngine/Configuration/lastSeenPersistInterval`` while
     /// running), so a restart resumes them as they were and does not expire them early. Returns
     /// what to publish.
-    public func drain(now: Date = Date()) -> [CoordinatorOutput] {
-        engine.flush(now: Int64(now.timeIntervalSince1970 * 1000))
-        for index in engine.table.records.indices {
-            guard let record = engine.table.records[index], record.lastSeen > record.persistedSeen else { continue }
-            engine.table.records[index]!.needsPersist = true
-            engine.persistPending.append(Int32(index))
-        }
+    public func drain(now: Int64 = Milliseconds.now()) -> [CoordinatorOutput] {
+        engine.flush(now: now)
+        engine.persistUnsaved()
         return commit()
     }
 
     /// Swaps in a new topology with its planner and estimator; every client is re-planned.
-    public func reload(_ venue: CoordinatorVenue, now: Date = Date()) -> [CoordinatorOutput] {
-        engine.replaceVenue(venue, now: Int64(now.timeIntervalSince1970 * 1000))
+    public func reload(_ venue: CoordinatorVenue, now: Int64 = Milliseconds.now()) -> [CoordinatorOutput] {
+        engine.replaceVenue(venue, now: now)
         topologyInfo = .init(name: venue.topology.name, revision: venue.topology.revision)
         topologyError = nil
         mapTopologyChanged = true
@@ -155,11 +140,10 @@ public actor CoordinatorCore {
     }
 
     private func commit() -> [CoordinatorOutput] {
-        let outputs = engine.takeOutputs()
-        let (changed, removed) = engine.takeChangedClients()
+        let decided = engine.take()
+        let (outputs, changed, removed, touched) = (decided.outputs, decided.changed, decided.removed, decided.touched)
         // What the watchers (the live map, Home Assistant) are told changed; nothing is noted
         // while neither watches.
-        let touched = engine.tracksTouched ? engine.takeTouched() : []
         if changedClients != nil { noteChanges(touched, outputs, changed, removed) }
         if let store, !changed.isEmpty || !removed.isEmpty {
             do {

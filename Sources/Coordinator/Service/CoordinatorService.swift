@@ -76,7 +76,7 @@ public final class CoordinatorService: Service, Sendable {
         }
         let store = try configuration.statePath.map { path throws(StateStoreError) in try StateStore(path: path) }
         self.core = try CoordinatorCore(
-            topics: configuration.topics, venue: venue, configuration: configuration.engine,
+            venue: venue, configuration: configuration.engine,
             store: store, metrics: metrics, logger: logger)
         self.topologyStamp = TopologyStamp(directory: configuration.topologyDirectory)
     }
@@ -107,21 +107,17 @@ public final class CoordinatorService: Service, Sendable {
         // JSON is taken from libmosquitto as it is, not copied (``MQTT/MQTTPayload``).
         let receiving = client.handleReceived { [queue, ownership, self] received in
             if received.topic.hasSuffix("/sightings") {
-                let message = MQTTMessage(topic: received.topic, payload: [], qos: received.qos, retain: received.retain)
-                queue.push(InboundMessage(message: message, taken: received.takePayload()), isSightings: true)
+                queue.push(QueuedMessage(topic: received.topic, bytes: received.takePayload()), isSightings: true)
                 return
             }
             let message = received.message()
             // Heartbeats are noted here, not queued: a backlog must not make live members look dead.
             if let ownership, self.noteMember(message, ownership: ownership) { return }
-            if message.topic.hasSuffix("/report"), case .clientReport? = try? topics.route(message.topic),
-                self.repeatedReports.isRepeat(topic: message.topic, payload: message.payload)
-            {
+            if message.topic.hasSuffix("/report"), self.repeatedReports.isRepeat(topic: message.topic, payload: message.payload) {
                 self.metrics.repeatedReports.increment()
                 return
             }
-            let inbound = InboundMessage(message: message)
-            queue.push(inbound, isSightings: inbound.isSightings)
+            queue.push(QueuedMessage(topic: message.topic, bytes: received.takePayload()), isSightings: false)
         }
         // The MQTT client shuts down after this service: stop listening when this service ends.
         defer { receiving.cancel() }
@@ -190,13 +186,12 @@ public final class CoordinatorService: Service, Sendable {
         await outboundClient?.disconnect()
     }
 
-    /// Takes batches from the queue and has the core apply them. Sightings are decoded here,
-    /// while the core applies the previous batch (``PreparedMessage``): decoding is the largest
-    /// cost per sighting, and this way it runs beside the core's actor rather than inside it.
-    /// When nothing more is queued the core's answer is published at once.
+    /// Takes batches from the queue and has the core apply them. Messages are read here (routed
+    /// and decoded, ``InboundDecoder``) while the core applies the previous batch: decoding is the
+    /// largest cost per sighting, and this way it runs beside the core's actor rather than inside
+    /// it. When nothing more is queued the core's answer is published at once.
     private func processLoop() async {
-        let topics = configuration.topics
-        let decoder = SightingsBatchDecoder()
+        let decoder = InboundDecoder(topics: configuration.topics)
         var applying: Applying?
         while true {
             var taken = queue.poll(upTo: CoordinatorService.batchLimit)
@@ -209,7 +204,7 @@ public final class CoordinatorService: Service, Sendable {
                 taken = await queue.take(upTo: CoordinatorService.batchLimit)
                 if taken.isEmpty { return }
             }
-            let batch = taken.map { $0.prepared(topics: topics, decoder: decoder) }
+            let batch = taken.map { InboundMessage($0, decoder: decoder) }
             if let current = applying { await finish(current) }
             let backlogged = sightingsBacklogged
             applying = Applying(

@@ -66,6 +66,51 @@ public struct PhoneFamily: Sendable, Hashable, Codable {
     /// The families by name, for the command line.
     public static let named: [String: PhoneFamily] = ["ios": .ios, "declared": .declared]
 
+    /// The parameters ``setting(_:)`` can change, for the command line.
+    public static let settings = [
+        "power", "exponent", "shadowing", "fading", "receiver", "scan", "exit", "wake", "budget", "in-range",
+    ]
+
+    /// Changes one parameter from a `NAME=VALUE` or `NAME=LOW...HIGH` setting (`power`, `exponent`
+    /// and `shadowing` also take `declared`: the venue files' own). Throws a message naming what
+    /// is wrong.
+    public mutating func setting(_ text: String) throws(SimulationError) {
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, Self.settings.contains(parts[0]) else {
+            throw .invalidParameter(name: "phones", reason: "'\(text)' is not NAME=VALUE with NAME one of \(Self.settings.joined(separator: ", "))")
+        }
+        let (name, value) = (parts[0], parts[1])
+        func range() throws(SimulationError) -> ClosedRange<Double> {
+            let bounds = value.components(separatedBy: "...").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard (1...2).contains(bounds.count), let low = bounds.first!, let high = bounds.last!, low <= high, low.isFinite, high.isFinite
+            else {
+                throw .invalidParameter(name: "phones", reason: "\(name): '\(value)' is not a number or LOW...HIGH")
+            }
+            return low...high
+        }
+        let declared = value == "declared"
+        switch name {
+        case "power": power = declared ? nil : try range()
+        case "exponent": exponent = declared ? nil : try range()
+        case "shadowing": shadowing = declared ? nil : try range()
+        case "fading": fadingTime = try range()
+        case "receiver":
+            let spread = try range()
+            receiverSpread = spread.upperBound
+        case "scan": scanInterval = try range()
+        case "exit": exitDelay = try range()
+        case "wake":
+            wakeWindow = try range()
+            if !(wakeWindow.lowerBound > 0) { throw .invalidParameter(name: "phones", reason: "wake: must be positive") }
+        case "budget":
+            let slots = try range()
+            guard slots.lowerBound >= 1, slots.upperBound <= 20, slots.lowerBound == slots.lowerBound.rounded(), slots.upperBound == slots.upperBound.rounded()
+            else { throw .invalidParameter(name: "phones", reason: "budget: whole slots from 1 to 20, got '\(value)'") }
+            budget = Int(slots.lowerBound)...Int(slots.upperBound)
+        default: inRangeWindow = try range()
+        }
+    }
+
     /// The condition of phone `client` in a run with `seed`.
     public func draw(seed: UInt64, client: Int) -> PhoneCondition {
         let noise = CounterNoise(seed: seed)

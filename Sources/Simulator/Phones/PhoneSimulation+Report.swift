@@ -6,7 +6,7 @@ extension PhoneSimulation.Report {
     /// the median and worst phone per strategy.
     public var text: String {
         let metres = strategies.first?.tally.metresWalked ?? 0
-        let slots = budget.lowerBound == budget.upperBound ? "budget \(budget.lowerBound)" : "budget \(budget.lowerBound)–\(budget.upperBound)"
+        let slots = budget.fewest == budget.most ? "budget \(budget.fewest)" : "budget \(budget.fewest)–\(budget.most)"
         var lines = [
             "venue \(venue): \(clients) phones × \(Int(duration)) s, \(Int(metres.rounded())) m walked, seed \(seed), \(slots) of iOS's 20 slots (the rest are the app's own)",
             "phones \(mode.rawValue): iOS's rules (enter at first detection, exit 30 s after the last, no enter when added in range); coverage counts arrivals within a region's radius",

@@ -38,7 +38,7 @@ public struct PhoneSimulation: Sendable {
     public enum Strategy: String, Sendable, Hashable, Codable, CaseIterable {
         /// The coordinator with ``FrontierPlanner`` (the product).
         case frontier
-        /// The coordinator with ``RegionPlanner``: the nearest regions by walking distance, with hysteresis.
+        /// The coordinator with ``NearestPlanner``: the nearest regions by walking distance, with hysteresis.
         case nearest
         /// The coordinator's first set (nearest), never rotated.
         case firstSet = "first-set"
@@ -50,7 +50,7 @@ public struct PhoneSimulation: Sendable {
         public var summary: String {
             switch self {
             case .frontier: "FrontierPlanner: regions in range first, then quiet regions whose detection wakes the phone in time"
-            case .nearest: "RegionPlanner: the nearest regions by walking distance, with hysteresis"
+            case .nearest: "NearestPlanner: the nearest regions by walking distance, with hysteresis"
             case .firstSet: "the first plan (nearest), never rotated"
             case .clairvoyant: "knows the future walk: the next regions the phone will arrive at"
             }
@@ -135,6 +135,12 @@ public struct PhoneSimulation: Sendable {
         public var strategies: [StrategyResult]
     }
 
+    /// The fewest and most slots a run's phones had for BeaconFleet.
+    public struct Slots: Sendable, Hashable, Codable {
+        public var fewest: Int
+        public var most: Int
+    }
+
     /// The result of a run.
     public struct Report: Sendable, Hashable, Codable {
         public var venue: String
@@ -143,7 +149,7 @@ public struct PhoneSimulation: Sendable {
         public var duration: Double
         public var seed: UInt64
         /// BeaconFleet's slots, fewest and most over the phones.
-        public var budget: ClosedRange<Int>
+        public var budget: Slots
         /// Over all phones.
         public var strategies: [StrategyResult]
         /// Per phone.
@@ -155,7 +161,6 @@ public struct PhoneSimulation: Sendable {
     public let graph: WalkGraph
     /// The coordinator's venue (topology, estimator, planner) per planner the strategies use.
     private let venues: [PlannerChoice: CoordinatorVenue]
-    private let topics: Topics
 
     public init(topology: Topology, configuration: Configuration = Configuration()) throws(SimulationError) {
         try configuration.validate()
@@ -171,7 +176,6 @@ public struct PhoneSimulation: Sendable {
             }
         }
         self.venues = venues
-        do { topics = try Topics() } catch { throw .invalidParameter(name: "topics", reason: "\(error)") }
     }
 
     /// Runs every client (random walkers from the seed) and sums the tallies per strategy.
@@ -192,7 +196,7 @@ public struct PhoneSimulation: Sendable {
         let budgets = phones.map(\.condition.budget)
         return Report(
             venue: topology.name, mode: configuration.mode, clients: walkers.count, duration: configuration.duration,
-            seed: configuration.seed, budget: (budgets.min() ?? 0)...(budgets.max() ?? 0),
+            seed: configuration.seed, budget: Slots(fewest: budgets.min() ?? 0, most: budgets.max() ?? 0),
             strategies: zip(configuration.strategies, totals).map { StrategyResult(strategy: $0, tally: $1) }, phones: phones)
     }
 
@@ -218,7 +222,7 @@ public struct PhoneSimulation: Sendable {
             topology: topology, seed: configuration.seed, floorAttenuation: configuration.floorAttenuation, family: configuration.family)
         // One coordinator per strategy, shared by every phone (what it learns, it learns from all).
         let engines = configuration.strategies.map { strategy in
-            strategy.planner.flatMap { venues[$0] }.map { CoordinatorEngine(topics: topics, venue: $0) }
+            strategy.planner.flatMap { venues[$0] }.map { CoordinatorEngine(venue: $0) }
         }
         var walks: [Walk] = []
         for (client, walker) in walkers.enumerated() {
@@ -307,10 +311,10 @@ public struct PhoneSimulation: Sendable {
         if let engine = state.engine {
             let millis = Int64((time.timeIntervalSince1970 * 1000).rounded())
             let id = "sim-phone-\(client)"
-            engine.applyReport(client: id, report: report, now: millis)
+            try? engine.apply(.report(client: id, report), now: millis)
             engine.flush(now: millis)
             var published: RegionsMessage?
-            for case .regions(id, let message) in engine.takeOutputs() { published = message }
+            for case .regions(id, let message) in engine.take().outputs { published = message }
             if let published { state.version = published.version }
             return published
         }

@@ -18,11 +18,11 @@ public import Topology
 /// nearest regions.
 ///
 /// ```swift
-/// let planner = RegionPlanner(topology: venue)
+/// let planner = NearestPlanner(topology: venue)
 /// let search = WalkingDistanceSearch(topology: venue)     // one per task
 /// let plan = planner.plan(PlanRequest(location: try venue.snap(point), monitored: previous.ids, now: clock.now), using: search)
 /// ```
-public struct RegionPlanner: RegionPlanning {
+public struct NearestPlanner: RegionPlanning {
     public let topology: Topology
     public var configuration: PlannerConfiguration
 
@@ -38,8 +38,7 @@ public struct RegionPlanner: RegionPlanning {
         let margin = Swift.max(0, configuration.margin)
         let regions = topology.regions
 
-        // What the client monitors now, as region indices (unknown ids are dropped: removed).
-        let monitored = request.monitoredIndices(in: topology)
+        let monitored = Set(request.monitored)
 
         var chosen: [PlannedRegion] = []
         chosen.reserveCapacity(budget)
@@ -51,7 +50,7 @@ public struct RegionPlanner: RegionPlanning {
         for index in pinned { taken.insert(index) }
 
         // The ranking: enough regions to decide every slot and find the nearest unmonitored one.
-        let reportedInside = request.inside.compactMap { topology.regionIndex(id: $0) }
+        let reportedInside = request.inside
         // Regions the client may really be in, given how uncertain its position is.
         let nearby =
             request.uncertainty > 0 && budget > 0
