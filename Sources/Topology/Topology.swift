@@ -36,6 +36,9 @@ public final class Topology: Sendable {
     /// The venue's tuning of the position filter (`venue.conf`'s `walking-speed`,
     /// `velocity-gain`, `anchors-per-estimate`).
     public let positionTuning: PositionTuning
+    /// How room and floor presence is tuned (`venue.conf`'s `room-dwell`, `room-margin`,
+    /// `level-dwell`, `level-reach`).
+    public let presenceTuning: PresenceTuning
     /// Per region: metres within which a phone detects its beacon (from its `power`, else the
     /// venue's); where iOS reports it *inside* and wakes a suspended phone.
     public let detectionRanges: [Double]
@@ -72,7 +75,7 @@ public final class Topology: Sendable {
 
     init(
         name: String, revision: String, budget: Int?, radio: RadioEnvironment = RadioEnvironment(),
-        positionTuning: PositionTuning = PositionTuning(), levels: [Level], regions: [Region],
+        positionTuning: PositionTuning = PositionTuning(), presenceTuning: PresenceTuning = PresenceTuning(), levels: [Level], regions: [Region],
         waypoints: [Waypoint], gateways: [Gateway], links: [Link], regionNode: [Int32], graph: WalkingGraph,
         clientPolicy: ClientPolicy? = nil, areas: [Area] = [], origin: GeoOrigin? = nil
     ) {
@@ -87,6 +90,7 @@ public final class Topology: Sendable {
         self.budget = budget
         self.radio = radio
         self.positionTuning = positionTuning
+        self.presenceTuning = presenceTuning
         detectionRanges = regions.map { radio.detectionRange(measuredPower: $0.measuredPower) }
         reachRanges = regions.map { radio.reach(measuredPower: $0.measuredPower) }
         self.levels = levels

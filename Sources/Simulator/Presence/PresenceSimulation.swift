@@ -115,7 +115,8 @@ public struct PresenceSimulation: Sendable {
     public func run(trace: ((Sample) -> Void)? = nil) async throws -> Report {
         let venue = try CoordinatorVenue(topology: topology, budget: topology.budget ?? 20)
         let topics = try Topics()
-        let engine = CoordinatorEngine(topics: topics, venue: venue)
+        let engine = CoordinatorEngine(venue: venue)
+        let decoder = InboundDecoder(topics: topics)
         let config = configuration
         var walkers = (0..<config.clients).map { Walker(graph: graph, simulationSeed: config.seed, client: $0) }
         let ids: [String] =
@@ -152,7 +153,7 @@ public struct PresenceSimulation: Sendable {
 
         /// Reads the engine's decisions: room and level events move what is shown; `regions` go to the phones.
         func take(now: Double) {
-            for output in engine.takeOutputs() {
+            for output in engine.take().outputs {
                 switch output {
                 case .event(let client, let event):
                     guard let index = byID[client] else { continue }
@@ -169,7 +170,6 @@ public struct PresenceSimulation: Sendable {
                 case .clearRegions: break
                 }
             }
-            _ = engine.takeChangedClients()
         }
 
         for tick in 0...ticks {
@@ -204,7 +204,7 @@ public struct PresenceSimulation: Sendable {
                             end: Date(timeIntervalSince1970: end), sightings: sightings)
                         guard let id = Identifier(validating: gateway.id) else { continue }
                         let payload = try encoder.encode(batch)
-                        try payload.withUnsafeBytes { raw in try engine.handle(topic: topics.sightings(id), payload: raw, now: millis) }
+                        try payload.withUnsafeBytes { raw in try engine.apply(decoder.decode(topic: topics.sightings(id), payload: raw), now: millis) }
                     }
                     engine.flush(now: millis)
                     take(now: now)
@@ -219,7 +219,7 @@ public struct PresenceSimulation: Sendable {
                         return RangedBeacon(uuid: identity.uuidString, major: identity.major ?? 0, minor: identity.minor ?? 0, rssi: reading.rssi)
                     }
                     if let report = await phones[i].report(at: now, ranged: ranged) {
-                        engine.applyReport(client: ids[i], report: report, now: millis)
+                        try? engine.apply(.report(client: ids[i], report), now: millis)
                         engine.flush(now: millis)
                         take(now: now)
                     }
@@ -233,7 +233,9 @@ public struct PresenceSimulation: Sendable {
                 let estimate = position.map { VenuePoint(x: $0.x, y: $0.y, level: $0.level) }
                 let estimateRoom = estimate.flatMap { topology.room(at: $0) }
                 filterRoom[i].record(time: now, truth: truthRoom, shown: shown[i].room)
-                filterLevel[i].record(time: now, truth: truthLevel, shown: shown[i].level.flatMap { levelIndex[$0] })
+                // A venue of one level has no level events: the level shown is the one there is, once located.
+                let shownLevel = topology.levels.count == 1 ? (estimate == nil ? nil : 0) : shown[i].level.flatMap { levelIndex[$0] }
+                filterLevel[i].record(time: now, truth: truthLevel, shown: shownLevel)
                 baselineRoom[i].record(time: now, truth: truthRoom, shown: estimateRoom)
                 baselineLevel[i].record(time: now, truth: truthLevel, shown: estimate.flatMap { levelIndex[$0.level] })
                 trace?(
