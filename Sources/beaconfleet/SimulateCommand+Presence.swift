@@ -3,9 +3,30 @@ import Simulator
 import Topology
 
 extension SimulateCommand {
+    /// The venue of `--topology`, with `--areas` as its `areas.csv` when given (copied beside its
+    /// other files into a temporary directory and loaded from there).
+    func loadPresenceVenue() throws -> Topology {
+        let directory = URL(fileURLWithPath: topology!, isDirectory: true)
+        guard let areas else { return try Topology.load(directory: directory) }
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfleet-presence-\(getpid())", isDirectory: true)
+        try? FileManager.default.removeItem(at: copy)
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".csv") || name.hasSuffix(".conf") {
+            try FileManager.default.copyItem(at: directory.appendingPathComponent(name), to: copy.appendingPathComponent(name))
+        }
+        try? FileManager.default.removeItem(at: copy.appendingPathComponent("areas.csv"))
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: areas), to: copy.appendingPathComponent("areas.csv"))
+        return try Topology.load(directory: copy)
+    }
+
     /// `--offline --presence tags|phones`: room and floor presence on simulated walks.
     func runPresence(_ clients: PresenceSimulation.Clients) async throws {
-        let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
+        let venue = try loadPresenceVenue()
+        if let flatWalk {
+            let report = try FlatWalkPresence(directory: URL(fileURLWithPath: flatWalk, isDirectory: true)).run(topology: venue)
+            return try emit(report, text: report.text)
+        }
         var configuration = PresenceSimulation.Configuration(
             clients: self.clients, duration: SimulationDuration.seconds(duration)!, seed: seed, kind: clients,
             family: PhoneFamily.named[family]!)

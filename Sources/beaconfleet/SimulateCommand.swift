@@ -173,6 +173,16 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var presence: String?
 
+    @Option(
+        name: .long,
+        help: "--offline --presence: the venue's rooms from this areas.csv instead of its own (topology/museum/rooms/areas.csv: rooms for presence that leave the example venue's planning as it is).")
+    var areas: String?
+
+    @Option(
+        name: .customLong("flat-walk"),
+        help: "--offline --presence tags --topology topology/flat-walk: replay the flat-walk dataset's robot run (this directory) instead of simulated walks.")
+    var flatWalk: String?
+
     @Option(name: .long, help: "--offline --presence: write every client's every tick (truth, estimate, shown room) as CSV to this file.")
     var trace: String?
 
@@ -193,6 +203,8 @@ struct SimulateCommand: AsyncParsableCommand {
             throw ValidationError("--presence needs --offline (without --gain-error) and 'tags' or 'phones', got '\(presence)'")
         }
         if trace != nil, presence == nil { throw ValidationError("--trace needs --presence") }
+        if areas != nil, presence == nil { throw ValidationError("--areas needs --presence") }
+        if flatWalk != nil, presence != "tags" { throw ValidationError("--flat-walk needs --offline --presence tags") }
         if let appRegions, !(0..<20).contains(appRegions) { throw ValidationError("--app-regions must be 0…19, got \(appRegions)") }
         if let wakeSeconds, !(wakeSeconds > 0) { throw ValidationError("--wake-seconds must be positive, got \(wakeSeconds)") }
         if PhoneFamily.named[family] == nil {
