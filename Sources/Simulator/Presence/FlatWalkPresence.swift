@@ -30,6 +30,9 @@ public struct FlatWalkPresence: Sendable {
     /// The anchors (gateway ids of `topology/flat-walk`) the columns `rssi_3, rssi_4, rssi_5, rssi_8, rssi_10, rssi_11` are.
     static let columnAnchors = ["anchor-1", "anchor-2", "anchor-3", "anchor-6", "anchor-5", "anchor-4"]
     static let columns = ["rssi_3", "rssi_4", "rssi_5", "rssi_8", "rssi_10", "rssi_11"]
+    /// The tag's power at 1 m as the sightings state it: the anchors' line fitted over the run
+    /// (`topology/flat-walk/venue.conf`: −44 dBm at 1 m, exponent 2.4).
+    static let measuredPower = -44
 
     let rows: [Row]
 
@@ -112,7 +115,7 @@ public struct FlatWalkPresence: Sendable {
                     sightings.append(
                         Sighting(
                             format: "ibeacon", uuid: tag.uuid, major: tag.major, minor: tag.minor, address: "5A:1D:00:00:00:01", rssi: rssi,
-                            rssiMax: Int(rssi.rounded(.up)), count: counts[a], txPower: nil))
+                            rssiMax: Int(rssi.rounded(.up)), count: counts[a], txPower: Self.measuredPower))
                 }
                 let batch = SightingsBatch(
                     gateway: Self.columnAnchors[a], seq: seq[a], start: Date(timeIntervalSince1970: start + end - window),
