@@ -19,7 +19,7 @@ public struct ClientEvent: VersionedPayload, Equatable {
     public var confidence: Double?
     public var position: Position?
     public var time: Date
-    /// What the decision rests on: `report`, `sightings`, `absence`, `estimate`.
+    /// What the decision rests on: `report`, `sightings`, `presence`, `absence`.
     public var evidence: String?
 
     public init(
