@@ -9,14 +9,8 @@ extension SimulateCommand {
         let directory = URL(fileURLWithPath: topology!, isDirectory: true)
         guard let areas else { return try Topology.load(directory: directory) }
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfleet-presence-\(getpid())", isDirectory: true)
-        try? FileManager.default.removeItem(at: copy)
-        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: copy) }
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".csv") || name.hasSuffix(".conf") {
-            try FileManager.default.copyItem(at: directory.appendingPathComponent(name), to: copy.appendingPathComponent(name))
-        }
-        try? FileManager.default.removeItem(at: copy.appendingPathComponent("areas.csv"))
-        try FileManager.default.copyItem(at: URL(fileURLWithPath: areas), to: copy.appendingPathComponent("areas.csv"))
+        try VenueWithAreas.write(directory, areas: URL(fileURLWithPath: areas), into: copy)
         return try Topology.load(directory: copy)
     }
 
