@@ -47,6 +47,7 @@ public struct FrontierPlanner: RegionPlanning {
         let monitored = Set(request.monitored)
         let reportedInside = Set(request.inside)
         let heard = Set(request.heard)
+        let warm = Set(request.warm)
         let stateUnknown = Set(request.stateUnknown)
 
         var chosen: [PlannedRegion] = []
@@ -66,24 +67,30 @@ public struct FrontierPlanner: RegionPlanning {
                 position.level == here.level
                 ? ((position.x - here.x) * (position.x - here.x) + (position.y - here.y) * (position.y - here.y)).squareRoot() : .infinity
             // For a monitored region iOS's own state is the truth (unless the caller may have
-            // missed it); for the others, what the phone ranged and the geometry (as far as a
-            // lucky reading reaches).
+            // missed it); for the others what the phone ranged, when it ranged lately (the venue
+            // file's radio is a guess: beacons ship at other powers), else the geometry (as far as
+            // a lucky reading reaches). A monitored region whose state the caller may have missed
+            // counts as inside while anything says it may be: iOS exits 30 s after the last detection.
+            let inReach = straight <= topology.reachRanges[entry.region] + uncertainty
             let detectable =
-                monitored.contains(entry.region) && !request.inside.isEmpty && !stateUnknown.contains(entry.region)
-                ? reportedInside.contains(entry.region)
-                : reportedInside.contains(entry.region) || heard.contains(entry.region)
-                    || straight <= topology.reachRanges[entry.region] + uncertainty
+                if stateUnknown.contains(entry.region) {
+                    reportedInside.contains(entry.region) || heard.contains(entry.region) || warm.contains(entry.region) || inReach
+                } else if monitored.contains(entry.region) && !request.inside.isEmpty {
+                    reportedInside.contains(entry.region)
+                } else {
+                    reportedInside.contains(entry.region) || heard.contains(entry.region) || (heard.isEmpty && warm.isEmpty && inReach)
+                }
             candidates.append(
                 Candidate(
                     region: entry.region, walking: entry.distance, straight: straight, detectable: detectable,
-                    arrived: straight <= regions[entry.region].radius))
+                    arrived: straight <= regions[entry.region].radius, warm: !detectable && warm.contains(entry.region)))
         }
         // Reported-inside regions beyond the ranking still count as inside.
         let ranked = Set(candidates.map(\.region))
         let missing = reportedInside.filter { !ranked.contains($0) && !taken.contains($0) && regions[$0].position != nil }.sorted()
         for (region, distance) in zip(missing, search.distances(from: request.location, toRegions: missing)) {
             candidates.append(
-                Candidate(region: region, walking: distance ?? .infinity, straight: .infinity, detectable: true, arrived: false))
+                Candidate(region: region, walking: distance ?? .infinity, straight: .infinity, detectable: true, arrived: false, warm: false))
         }
 
         func take(_ candidate: Candidate, _ slot: PlannedRegion.Slot) {
@@ -97,7 +104,9 @@ public struct FrontierPlanner: RegionPlanning {
         // 2. Inside, not yet arrived at: nearest first, leaving the frontier its reserve.
         let free = budget - chosen.count
         // At most half the free slots: a small budget still holds the regions in range first.
-        let reserve = Swift.min(free / 2, configuration.frontierReserve)
+        // A phone that runs in the foreground reports every second and is planned as it walks: it
+        // needs few trip wires until it is suspended again.
+        let reserve = Swift.min(free / 2, request.awake ? configuration.foregroundReserve : configuration.frontierReserve)
         // Nearest first; those already monitored count as `incumbency` metres nearer (less churn).
         func rank(_ c: Candidate) -> (Double, String) {
             (c.walking - (monitored.contains(c.region) ? configuration.incumbency : 0), regions[c.region].id)
@@ -121,10 +130,10 @@ public struct FrontierPlanner: RegionPlanning {
             // A monitored shield that still shields this region is kept (no churn); else the one
             // that shields the most still-unshielded regions, the nearest on ties.
             var best: Int? = nil
-            var bestKey = (0, 0, 0.0)
+            var bestKey = (0, 0, 0, 0.0)
             for (q, covered) in shields.enumerated() where !taken.contains(quiet[q].region) && covered.contains(unshieldedFrom) {
                 let gain = covered.reduce(0) { $0 + (shielded[$1] ? 0 : 1) }
-                let key = (monitored.contains(quiet[q].region) ? 1 : 0, gain, -quiet[q].walking)
+                let key = (monitored.contains(quiet[q].region) ? 1 : 0, quiet[q].warm ? 0 : 1, gain, -quiet[q].walking)
                 if best == nil || key > bestKey {
                     best = q
                     bestKey = key
@@ -140,7 +149,7 @@ public struct FrontierPlanner: RegionPlanning {
         // Only a quiet region can wake the phone by coming into range: however far they are, the
         // reserve goes to the nearest of them when the horizon holds too few.
         var frontierCount = chosen.count(where: { $0.slot == .frontier })
-        for candidate in quiet.sorted(by: { ($0.walking, regions[$0.region].id) < ($1.walking, regions[$1.region].id) })
+        for candidate in quiet.sorted(by: { ($0.warm ? 1 : 0, $0.walking, regions[$0.region].id) < ($1.warm ? 1 : 0, $1.walking, regions[$1.region].id) })
         where frontierCount < reserve && chosen.count < budget && !taken.contains(candidate.region) {
             take(candidate, .frontier)
             frontierCount += 1
@@ -242,6 +251,9 @@ public struct FrontierPlanner: RegionPlanning {
         var detectable: Bool
         /// Within its radius: the phone is there.
         var arrived: Bool
+        /// Quiet by what the phone showed, but its beacon was ranged lately (``PlanRequest/warm``):
+        /// added now it may start inside; a trip wire of last resort.
+        var warm: Bool
     }
 }
 
@@ -250,7 +262,8 @@ public struct FrontierPlannerConfiguration: Sendable, Hashable {
     /// Region slots per client when the client does not ask for fewer (iOS allows 20).
     public var budget: Int
     /// Metres between the wake (crossing into a shield's detection range) and the arrival it
-    /// must precede: the walk during the app's connect, report, plan and apply.
+    /// must precede: the walk while a suspended phone's late background scan notices the beacon
+    /// (seconds, IOS.md) and during the app's connect, report, plan and apply.
     public var wakeMargin: Double
     /// Quiet regions within this walking distance are shielded; farther ones wait for a later wake.
     public var horizon: Double
@@ -262,19 +275,19 @@ public struct FrontierPlannerConfiguration: Sendable, Hashable {
     /// of a new set's (and it monitors every region in range the new set would): a plan changes
     /// only when the phone has moved enough to need it.
     public var keepTolerance: Double
-    /// Seconds a beacon the phone ranged counts as *heard* (``PlanRequest/heard``): detectable now,
-    /// so no use for waking the phone. Longer wastes frontier slots on regions that have gone
-    /// quiet again; shorter lets a lucky reading pass for quiet.
-    public var heardWindow: Double
+    /// Slots kept for the frontier of a phone that runs in the foreground (``PlanRequest/awake``),
+    /// instead of ``frontierReserve``: it is planned as it walks, and needs a few trip wires only for
+    /// when it is suspended again.
+    public var foregroundReserve: Int
     /// Metres of walking a monitored region counts as nearer than it is when regions in range
     /// compete for slots: a region is swapped out only for one clearly nearer.
     public var incumbency: Double
 
     public init(
-        budget: Int = 20, wakeMargin: Double = 3, horizon: Double = 40, frontierReserve: Int = 5, candidates: Int = 120,
-        keepTolerance: Double = 10, incumbency: Double = 5, heardWindow: Double = 5
+        budget: Int = 20, wakeMargin: Double = 8, horizon: Double = 40, frontierReserve: Int = 8, candidates: Int = 120,
+        keepTolerance: Double = 10, incumbency: Double = 5, foregroundReserve: Int = 2
     ) {
-        self.heardWindow = heardWindow
+        self.foregroundReserve = foregroundReserve
         self.keepTolerance = keepTolerance
         self.incumbency = incumbency
         self.budget = budget
@@ -284,3 +297,4 @@ public struct FrontierPlannerConfiguration: Sendable, Hashable {
         self.candidates = candidates
     }
 }
+

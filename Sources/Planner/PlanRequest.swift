@@ -17,9 +17,16 @@ public struct PlanRequest: Sendable, Hashable {
     /// Regions the client says it is inside (from enter events without a matching exit); never
     /// removed while listed here.
     public var inside: [Int]
-    /// Regions whose beacons the phone ranged recently (within iOS's exit delay, about 30 s):
-    /// detectable, so *inside* for iOS the moment they are monitored, and no use for waking it.
+    /// Regions whose beacons the phone ranged recently enough that its iOS may count them in range:
+    /// *inside* the moment they are monitored (no enter), so no use for waking it.
     public var heard: [Int]
+    /// Regions whose beacons the phone ranged lately, but longer ago than what its iOS counts as in
+    /// range (as far as its reports showed): quiet, though added now iOS might still count them
+    /// *inside* (real phones take up to 30 s): trip wires of last resort.
+    public var warm: [Int]
+    /// The phone says its app is in the foreground: it reports every second and is planned as it
+    /// walks (a phone that does not say is planned for its next wake).
+    public var awake: Bool
     /// Monitored regions whose iOS state the planner's caller may have missed (a coordinator
     /// cut off from the phone's reports saw none of the enters iOS fired meanwhile): judged as
     /// regions not monitored are, by what the phone ranged and the geometry, not by their absence
@@ -37,13 +44,15 @@ public struct PlanRequest: Sendable, Hashable {
     public var uncertainty: Double
 
     public init(
-        location: GraphLocation, monitored: [Int] = [], inside: [Int] = [], heard: [Int] = [], stateUnknown: [Int] = [],
-        budget: Int? = nil, uncertainty: Double = 0, now: Date
+        location: GraphLocation, monitored: [Int] = [], inside: [Int] = [], heard: [Int] = [], warm: [Int] = [], awake: Bool = false,
+        stateUnknown: [Int] = [], budget: Int? = nil, uncertainty: Double = 0, now: Date
     ) {
         self.location = location
         self.monitored = monitored
         self.inside = inside
         self.heard = heard
+        self.warm = warm
+        self.awake = awake
         self.stateUnknown = stateUnknown
         self.budget = budget
         self.uncertainty = uncertainty

@@ -18,12 +18,15 @@ public struct PhoneContext: Sendable, Hashable {
     public var lowPowerMode: Bool?
     /// Why this process of the app was launched.
     public var launch: LaunchReason?
+    /// Whether the app is in the foreground now (`UIApplication.applicationState == .active`).
+    public var foreground: Bool?
 
     /// A context with what the app knows; `nil` for the rest.
     public init(
         os: String? = nil, authorization: LocationAuthorization? = nil, backgroundRefresh: BackgroundRefreshStatus? = nil,
-        lowPowerMode: Bool? = nil, launch: LaunchReason? = nil
+        lowPowerMode: Bool? = nil, launch: LaunchReason? = nil, foreground: Bool? = nil
     ) {
+        self.foreground = foreground
         self.os = os
         self.authorization = authorization
         self.backgroundRefresh = backgroundRefresh
@@ -36,7 +39,7 @@ public struct PhoneContext: Sendable, Hashable {
     public func status(backEnd: RegionMonitorBackEnd?, authorization monitorAuthorization: LocationAuthorization?) -> PhoneStatus? {
         let status = PhoneStatus(
             backEnd: backEnd, os: os.map(Self.cut), authorization: authorization ?? monitorAuthorization,
-            backgroundRefresh: backgroundRefresh, lowPower: lowPowerMode, launch: launch)
+            backgroundRefresh: backgroundRefresh, lowPower: lowPowerMode, launch: launch, foreground: foreground)
         return status == PhoneStatus() ? nil : status
     }
 

@@ -6,16 +6,17 @@
 
     extension PhoneContext {
         /// The phone's context now, for a wake's reports: the OS and its version, Background App
-        /// Refresh for the app and Low Power Mode, with `launch` (decided once, at launch:
-        /// ``WireProtocol/LaunchReason/init(launchOptions:application:)``). The location
-        /// authorization is left to the monitor, which reads it.
+        /// Refresh for the app, Low Power Mode and whether the app is in the foreground, with
+        /// `launch` (decided once, at launch: ``WireProtocol/LaunchReason/init(launchOptions:application:)``).
+        /// The location authorization is left to the monitor, which reads it.
         @MainActor
         public static func current(launch: LaunchReason?, application: UIApplication) -> PhoneContext {
             let device = UIDevice.current
             return PhoneContext(
                 os: "\(device.systemName) \(device.systemVersion)",
                 backgroundRefresh: BackgroundRefreshStatus(application.backgroundRefreshStatus),
-                lowPowerMode: ProcessInfo.processInfo.isLowPowerModeEnabled, launch: launch)
+                lowPowerMode: ProcessInfo.processInfo.isLowPowerModeEnabled, launch: launch,
+                foreground: application.applicationState == .active)
         }
     }
 

@@ -52,6 +52,9 @@ struct ClientRecord: Sendable {
     /// The regions whose beacons a phone ranged lately, each with the newest time (milliseconds
     /// since 1970, the report's clock): all of them, not only the strongest the estimate keeps.
     var heard: [(region: Int32, time: Int64)] = []
+    /// How recently this phone's iOS must have detected a beacon for a region added now to start
+    /// inside, as its reports show it (see ``InRangeWindow``).
+    var inRange = InRangeWindow()
 
     /// The client's topic identifier.
     var id: String

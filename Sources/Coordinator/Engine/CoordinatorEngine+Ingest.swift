@@ -222,6 +222,14 @@ extension CoordinatorEngine {
             record.regionEvidenceTime = max(record.regionEvidenceTime, Timestamp(rawValue: at))
         }
         counters.unknownReferences += absorbRanged(report.ranged, into: &record, time: time)
+        // A region the version this report applied added started inside (an enter: its
+        // requestState answer) or outside: what the phone's iOS counts as "in range".
+        let topology = venue.topology
+        record.inRange.answer(
+            version: report.version,
+            entered: Set(report.events.lazy.filter { $0.type == .enter }.compactMap { topology.regionIndex(id: $0.region).map(Int32.init) }),
+            ranged: Set(report.ranged.lazy.compactMap { BeaconIdentity(uuid: $0.uuid, major: $0.major, minor: $0.minor) }.compactMap { self.venue.regionByBeacon[$0] }),
+            monitored: record.regions, at: now)
         // Reconciliation: what iOS monitors is the truth, but only about the version the phone says
         // it applied. A list sent before the phone applied our latest version (or before it applied
         // any: no `version`) is stale and says nothing; a phone that has applied nothing has refused
@@ -249,7 +257,7 @@ extension CoordinatorEngine {
                 unknown += 1
                 continue
             }
-            record.hear(region, at: time, window: Self.heardWindow)
+            record.hear(region, at: time, window: Self.warmWindow)
             guard beacon.rssi != 0, venue.topology.regions[Int(region)].position != nil else { continue }  // unmeasured, or no place
             record.observe(
                 CompactObservation(anchor: .region(region), rssi: Float(beacon.rssi), time: time),

@@ -1,5 +1,4 @@
 import BeaconKit
-import Foundation
 import Planner
 import Topology
 import WireProtocol
@@ -51,8 +50,7 @@ public final class CoordinatorEngine {
         /// keeps up with (a spool replayed after an outage, a benchmark) is not a backlog, so only
         /// this bounds it: a flush decides at most ``CoordinatorCore/flushChunk`` tags and the next
         /// chunk follows at once, so without it a tag whose evidence had moved on a window was
-        /// estimated again each time the chunks came round to it (the figures: docs/coordinator.md,
-        /// fifteenth session). Below the core's flush interval (200 ms), so a simulation at 5x real
+        /// estimated again each time the chunks came round to it. Below the core's flush interval (200 ms), so a simulation at 5x real
         /// time (a window every 200 ms, give or take) is still estimated every window.
         public var tagEstimateSpacing: Int64 = 150
 
@@ -375,17 +373,41 @@ public final class CoordinatorEngine {
         return constraints
     }
 
-    /// How long a ranged beacon counts as heard, milliseconds: the planner's window, read once.
-    static let heardWindow = Int64(FrontierPlannerConfiguration().heardWindow * 1000)
+    /// How long a ranged beacon is remembered, milliseconds: the longest a region added after it may
+    /// still start inside (``InRangeWindow/assumed``).
+    static let warmWindow = InRangeWindow.assumed
 
-    /// The regions whose beacons the phone ranged in its latest report's last seconds
-    /// (``FrontierPlannerConfiguration/heardWindow``), while that report is recent: *inside* for
-    /// iOS as soon as they are monitored, so no use for waking it. Measured on the report's own
-    /// clock (a phone's clock may be off; a simulation's runs faster).
-    func heard(by record: ClientRecord, now: Int64) -> [Int] {
-        let window = Self.heardWindow
-        guard record.isPhone, now - record.lastSeen <= window, let newest = record.heard.lazy.map(\.time).max() else { return [] }
-        return record.heard.filter { newest - $0.time < window }.map { Int($0.region) }
+    /// The regions whose beacons the phone ranged lately, as the planner needs them, while its
+    /// latest report is recent: *heard* within its ``InRangeWindow`` (a region added now may start
+    /// inside, so it cannot wake the phone) and *warm* before that (quiet by what the phone showed,
+    /// a trip wire of last resort). Ages are measured on the report's own clock (a phone's clock
+    /// may be off; a simulation's runs faster).
+    func heard(by record: ClientRecord, now: Int64) -> (hot: [Int], warm: [Int]) {
+        guard record.isPhone, now - record.lastSeen <= Self.warmWindow, let newest = record.heard.lazy.map(\.time).max() else {
+            return ([], [])
+        }
+        let window = record.inRange.window
+        var hot: [Int] = []
+        var warm: [Int] = []
+        for entry in record.heard where newest - entry.time + (now - record.lastSeen) < Self.warmWindow {
+            if newest - entry.time + (now - record.lastSeen) < window {
+                hot.append(Int(entry.region))
+            } else {
+                warm.append(Int(entry.region))
+            }
+        }
+        return (hot, warm)
+    }
+
+    /// How long before `now` the phone last ranged each of `regions` (those it never ranged, or not
+    /// within the warm window, are left out), milliseconds.
+    func rangedAges(of regions: [PlannedRegion], in record: ClientRecord, now: Int64) -> [InRangeWindow.Probe] {
+        guard let newest = record.heard.lazy.map(\.time).max() else { return [] }
+        return regions.compactMap { planned in
+            record.heard.first { $0.region == Int32(planned.region) }.map {
+                InRangeWindow.Probe(region: Int32(planned.region), age: newest - $0.time + (now - record.lastSeen))
+            }
+        }
     }
 
     /// Plans `record` at `point` (its confidence is the planner's uncertainty: regions it may really be in come
@@ -400,10 +422,12 @@ public final class CoordinatorEngine {
         var added: [PlannedRegion] = []
         var removed: [Int] = []
         if let location = try? venue.topology.snap(point) {
+            let ranged = heard(by: record, now: now)
             let plan = venue.planner.plan(
                 PlanRequest(
                     location: location, monitored: previous.map(Int.init), inside: record.inside.map(Int.init),
-                    heard: heard(by: record, now: now), stateUnknown: record.stateUnknown.map(Int.init), budget: budget,
+                    heard: ranged.hot, warm: ranged.warm, awake: record.phone?.foreground == true,
+                    stateUnknown: record.stateUnknown.map(Int.init), budget: budget,
                     uncertainty: record.confidence, now: Milliseconds.date(now)),
                 using: search)
             regions = plan.regions.map { Int32($0.region) }
@@ -437,6 +461,7 @@ public final class CoordinatorEngine {
         let remove = record.vanished + removed.map { venue.topology.regions[$0].id }
         record.vanished = []
         let version = record.version.advance(now: now)
+        if record.isPhone { record.inRange.probe(version: version, at: now, added: rangedAges(of: added, in: record, now: now)) }
         record.regions = regions
         // Regions this set adds report their state from now on; those it drops are no concern.
         if !record.stateUnknown.isEmpty { record.stateUnknown.removeAll { !next.contains($0) } }
@@ -503,3 +528,4 @@ public final class CoordinatorEngine {
     }
 
 }
+

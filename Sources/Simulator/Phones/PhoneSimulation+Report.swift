@@ -9,7 +9,7 @@ extension PhoneSimulation.Report {
         let slots = budget.fewest == budget.most ? "budget \(budget.fewest)" : "budget \(budget.fewest)–\(budget.most)"
         var lines = [
             "venue \(venue): \(clients) phones × \(Int(duration)) s, \(Int(metres.rounded())) m walked, seed \(seed), \(slots) of iOS's 20 slots (the rest are the app's own)",
-            "phones \(mode.rawValue): iOS's rules (enter at first detection, exit 30 s after the last, no enter when added in range); coverage counts arrivals within a region's radius",
+            "phones \(mode.rawValue): iOS's rules (enter at a detection, exit after the last, no enter when added in range), each phone's radio and timings drawn from its family; coverage counts arrivals within a region's radius",
             "strategy      coverage  arrivals  missed  churn/100m  wakes/100m",
         ]
         for result in strategies {

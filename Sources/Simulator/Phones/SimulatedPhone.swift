@@ -187,7 +187,7 @@ public struct SimulatedPhone: Sendable {
         let events = await log.takeEvents()
         return await builder.report(
             from: monitor, ranged: ranged, events: events, version: await applier.appliedVersion, advertising: advertising,
-            time: date(time))
+            context: PhoneContext(foreground: mode == .foreground), time: date(time))
     }
 
     private func instant(_ time: Double) -> VirtualClock.Instant { VirtualClock.Instant(offset: .seconds(time)) }

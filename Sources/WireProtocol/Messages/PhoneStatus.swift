@@ -16,6 +16,9 @@ public struct PhoneStatus: Codable, Sendable, Hashable {
     public var lowPower: Bool?
     /// Why this process of the app was launched.
     public var launch: LaunchReason?
+    /// Whether the app is in the foreground now (the user has it open): it ranges and reports
+    /// every second, and the coordinator plans it as it walks rather than for its next wake.
+    public var foreground: Bool?
 
     /// The longest `os` accepted, in bytes.
     public static let maximumOSBytes = 64
@@ -23,8 +26,9 @@ public struct PhoneStatus: Codable, Sendable, Hashable {
     /// A status with the fields the phone knows; `nil` for the rest.
     public init(
         backEnd: RegionMonitorBackEnd? = nil, os: String? = nil, authorization: LocationAuthorization? = nil,
-        backgroundRefresh: BackgroundRefreshStatus? = nil, lowPower: Bool? = nil, launch: LaunchReason? = nil
+        backgroundRefresh: BackgroundRefreshStatus? = nil, lowPower: Bool? = nil, launch: LaunchReason? = nil, foreground: Bool? = nil
     ) {
+        self.foreground = foreground
         self.backEnd = backEnd
         self.os = os
         self.authorization = authorization
@@ -33,7 +37,7 @@ public struct PhoneStatus: Codable, Sendable, Hashable {
         self.launch = launch
     }
 
-    enum CodingKeys: String, CodingKey { case backEnd, os, authorization, backgroundRefresh, lowPower, launch }
+    enum CodingKeys: String, CodingKey { case backEnd, os, authorization, backgroundRefresh, lowPower, launch, foreground }
 
     /// Decodes the fields leniently: a value of the right type that this build does not know is `nil`.
     public init(from decoder: any Decoder) throws {
@@ -47,6 +51,7 @@ public struct PhoneStatus: Codable, Sendable, Hashable {
         backgroundRefresh = try known(.backgroundRefresh)
         lowPower = try c.decodeIfPresent(Bool.self, forKey: .lowPower)
         launch = try known(.launch)
+        foreground = try c.decodeIfPresent(Bool.self, forKey: .foreground)
     }
 
     /// Whether iOS can wake the app for a region event, by what the phone said: ``Wakeability/no``
