@@ -99,11 +99,18 @@ public struct LiveSimulation: Sendable {
         let messages = client.messages
         try await client.connected()
         try await client.subscribe(configuration.topics.allClientRegions, qos: .atLeastOnce)
+        // Tags are located, not planned: what they show is their room (the coordinator's room events).
+        if configuration.mode == .tags { try await client.subscribe(configuration.topics.allClientEvents, qos: .atLeastOnce) }
         let receiver = Task {
             for await message in messages {
-                guard case .clientRegions(let id)? = try? configuration.topics.route(message.topic) else { continue }
-                let outgoing = await world.receive(client: id.rawValue, payload: message.payload, retained: message.retain)
-                Self.send(outgoing, through: client)
+                switch try? configuration.topics.route(message.topic) {
+                case .clientRegions(let id)?:
+                    let outgoing = await world.receive(client: id.rawValue, payload: message.payload, retained: message.retain)
+                    Self.send(outgoing, through: client)
+                case .clientEvents(let id)?:
+                    await world.receiveEvent(client: id.rawValue, payload: message.payload)
+                default: continue
+                }
             }
         }
         defer { receiver.cancel() }
@@ -217,6 +224,9 @@ public struct LiveSimulationReport: Sendable, Codable, Equatable {
     public var sightingsSent: Int
     /// Region events that ran a suspended phone's app.
     public var wakes: Int = 0
+    /// Tags: how well the room the coordinator showed (its room events) followed the true room
+    /// (nil for phones, and for a venue without rooms).
+    public var presence: PresenceScore? = nil
 
     /// Entries found monitored, as a share (1 when there were none).
     public var coverage: Double { entries == 0 ? 1 : Double(coveredEntries) / Double(entries) }
@@ -224,7 +234,19 @@ public struct LiveSimulationReport: Sendable, Codable, Equatable {
     public var churnPer100m: Double { metres > 0 ? Double(adds + removes) / metres * 100 : 0 }
 
     public var summary: String {
-        String(
+        if let presence {
+            // Tags monitor nothing: their figures are the room shown.
+            func delay(_ value: Double?) -> String {
+                guard let value else { return "-" }
+                return value.isFinite ? String(format: "%.1f s", value) : "never"
+            }
+            return String(
+                format: "t=%.0fs clients=%d room correct %@, false room changes %@/h, room shown after p50 %@ p90 %@ (%d visits)",
+                seconds, clients, presence.correctShare.map { String(format: "%.2f %%", $0 * 100) } ?? "-",
+                presence.falseChangesPerHour.map { String(format: "%.2f", $0) } ?? "-", delay(presence.detection(percentile: 50)),
+                delay(presence.detection(percentile: 90)), presence.visits)
+        }
+        return String(
             format:
                 "t=%.0fs clients=%d entries=%d coverage=%.2f%% churn=%.1f/100m wakes=%.1f/100m regions=%d versions: %d repeated, %d skipped, %d handovers, %d copies",
             seconds, clients, entries, coverage * 100, churnPer100m, metres > 0 ? Double(wakes) * 100 / metres : 0, regionsMessages,

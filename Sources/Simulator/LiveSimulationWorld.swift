@@ -10,8 +10,9 @@ import WireProtocol
 /// configuration says foreground: they detect region beacons through the ``BeaconRadio``, report
 /// only while awake, apply the newest `regions` message when they run, and are heard by the
 /// gateways only in the foreground (a suspended iPhone cannot advertise). Coverage is counted on
-/// arrivals (``ArrivalCoverage``), as `simulate --offline` counts it. Tags keep the simple model:
-/// an entry at a region's radius is covered when the region was in the tag's set.
+/// arrivals (``ArrivalCoverage``), as `simulate --offline` counts it. Tags monitor nothing (the
+/// coordinator sends them no set): what is measured for them is the room the coordinator's room
+/// events show against the room each tag is truly in (``PresenceScore``).
 actor LiveWorld {
     struct Phone {
         var id: String
@@ -27,6 +28,9 @@ actor LiveWorld {
         var version: UInt64 = 0
         var inside: Set<Int> = []
         var minor: UInt16
+        /// Tags: the room the coordinator shows (its room events), and the score of it against the truth.
+        var shownRoom: Int? = nil
+        var presence = PresenceScore.Recorder()
     }
 
     let configuration: LiveSimulation.Configuration
@@ -44,6 +48,8 @@ actor LiveWorld {
     let encoder = WireCoding.makeEncoder()
     let epoch = Date()
     let radio: BeaconRadio
+    /// Room index by id (``Topology/areas``), for the tags' room events.
+    let roomByID: [String: Int]
     /// Arrivals of the phones (phones mode).
     var arrivals = SimulationTally()
     /// The newest `regions` message per phone not yet handed to it (the receiver runs between ticks).
@@ -63,6 +69,7 @@ actor LiveWorld {
         self.graph = try WalkGraph(topology: configuration.topology)
         self.noise = SplitMix64(seed: configuration.seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
         self.radio = BeaconRadio(topology: configuration.topology, seed: configuration.seed, family: configuration.family ?? .declared)
+        self.roomByID = Dictionary(configuration.topology.areas.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.gatewaySeq = Array(repeating: 0, count: configuration.topology.gateways.count)
         for i in 0..<max(0, configuration.clients) {
             let walker: Walker
@@ -182,19 +189,9 @@ actor LiveWorld {
             if hearsClients, seconds >= nextWindow { out += windows() }
             return out
         }
-        // Tags: an entry at a region's radius is covered when the region is in the tag's set.
+        // Tags: the room shown against the true room.
         for i in phones.indices {
-            let now = radio.regionsWithin(phones[i].walker.position)
-            for region in now.subtracting(phones[i].inside).sorted() {
-                let regionID = topology.regions[region].id
-                tally.entries += 1
-                if phones[i].monitored[regionID] != nil {
-                    tally.coveredEntries += 1
-                } else if tally.missed.count < 50 {
-                    tally.missed.append("\(phones[i].id) \(regionID) at \(Int(seconds))s")
-                }
-            }
-            phones[i].inside = now
+            phones[i].presence.record(time: seconds, truth: topology.room(at: phones[i].walker.position), shown: phones[i].shownRoom)
         }
         if hearsClients, seconds >= nextWindow {
             out += windows()
@@ -275,9 +272,29 @@ actor LiveWorld {
         return []
     }
 
+    /// A client event: a tag's room enter moves the room it is shown in; an exit empties it.
+    func receiveEvent(client: String, payload: [UInt8]) {
+        guard let i = phoneByID[client], let event = try? WireCoding.decode(ClientEvent.self, from: payload, topic: client),
+            let room = event.room, let index = roomByID[room]
+        else { return }
+        if event.type == .enter {
+            phones[i].shownRoom = index
+        } else if event.type == .exit, phones[i].shownRoom == index {
+            phones[i].shownRoom = nil
+        }
+    }
+
     func report(at seconds: Double) -> LiveSimulationReport {
         var result = tally
         result.seconds = seconds
+        if configuration.mode == .tags, !topology.areas.isEmpty {
+            var score = PresenceScore()
+            for phone in phones {
+                var recorder = phone.presence
+                score.merge(recorder.finish())
+            }
+            result.presence = score
+        }
         if configuration.mode == .phones {
             result.entries = arrivals.entries
             result.coveredEntries = arrivals.covered

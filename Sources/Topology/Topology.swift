@@ -36,6 +36,9 @@ public final class Topology: Sendable {
     /// The venue's tuning of the position filter (`venue.conf`'s `walking-speed`,
     /// `velocity-gain`, `anchors-per-estimate`).
     public let positionTuning: PositionTuning
+    /// How room and floor presence is tuned (`venue.conf`'s `room-dwell`, `room-margin`,
+    /// `level-dwell`, `level-reach`).
+    public let presenceTuning: PresenceTuning
     /// Per region: metres within which a phone detects its beacon (from its `power`, else the
     /// venue's); where iOS reports it *inside* and wakes a suspended phone.
     public let detectionRanges: [Double]
@@ -53,6 +56,9 @@ public final class Topology: Sendable {
     public let origin: GeoOrigin?
     /// Per region: the index of the room its beacon is in, nil when unplaced or in none.
     public let regionRooms: [Int?]
+    /// Which rooms are neighbours (doors, openings, stairs and lifts) and where the levels meet
+    /// (without rooms, only the latter).
+    public let roomGraph: RoomGraph
     let roomIndex: RoomIndex
     /// Per room: the snapping segments inside it (see ``snap(_:)``).
     let roomSegments: RoomSegments
@@ -69,7 +75,7 @@ public final class Topology: Sendable {
 
     init(
         name: String, revision: String, budget: Int?, radio: RadioEnvironment = RadioEnvironment(),
-        positionTuning: PositionTuning = PositionTuning(), levels: [Level], regions: [Region],
+        positionTuning: PositionTuning = PositionTuning(), presenceTuning: PresenceTuning = PresenceTuning(), levels: [Level], regions: [Region],
         waypoints: [Waypoint], gateways: [Gateway], links: [Link], regionNode: [Int32], graph: WalkingGraph,
         clientPolicy: ClientPolicy? = nil, areas: [Area] = [], origin: GeoOrigin? = nil
     ) {
@@ -84,6 +90,7 @@ public final class Topology: Sendable {
         self.budget = budget
         self.radio = radio
         self.positionTuning = positionTuning
+        self.presenceTuning = presenceTuning
         detectionRanges = regions.map { radio.detectionRange(measuredPower: $0.measuredPower) }
         reachRanges = regions.map { radio.reach(measuredPower: $0.measuredPower) }
         self.levels = levels
@@ -102,6 +109,7 @@ public final class Topology: Sendable {
         segmentIndex = SegmentIndex(graph: graph, levelCount: levels.count)
         regionGrid = RegionGrid(regions: regions, levelIndex: levelIndexByID, levelCount: levels.count)
         roomSegments = RoomSegments(rooms: roomIndex, segments: segmentIndex, graph: graph, levels: levels)
+        roomGraph = RoomGraph(graph: graph, rooms: roomIndex, levels: levels)
     }
 
     // MARK: Lookups

@@ -72,6 +72,7 @@ struct LoadContext {
     var venueBudget: Int?
     var radio = RadioEnvironment()
     var positionTuning = PositionTuning()
+    var presenceTuning = PresenceTuning()
     var budgetLocation: SourceLocation?
     var levels: [Level] = []
     var regions: [Region] = []
@@ -224,6 +225,30 @@ struct LoadContext {
                 } else {
                     error(file, line, "anchors-per-estimate: '\(value)' is not a whole number from 1 to 64")
                 }
+            case "room-dwell":
+                if let seconds = Double(value), PresenceTuning.roomDwellRange.contains(seconds) {
+                    presenceTuning.roomDwell = seconds
+                } else {
+                    error(file, line, "room-dwell: '\(value)' is not a number of seconds from 0 to 120")
+                }
+            case "room-margin":
+                if let metres = Double(value), PresenceTuning.roomMarginRange.contains(metres) {
+                    presenceTuning.roomMargin = metres
+                } else {
+                    error(file, line, "room-margin: '\(value)' is not a distance in metres from 0 to 10")
+                }
+            case "level-dwell":
+                if let seconds = Double(value), PresenceTuning.levelDwellRange.contains(seconds) {
+                    presenceTuning.levelDwell = seconds
+                } else {
+                    error(file, line, "level-dwell: '\(value)' is not a number of seconds from 0 to 300")
+                }
+            case "level-reach":
+                if let metres = Double(value), PresenceTuning.levelReachRange.contains(metres) {
+                    presenceTuning.levelReach = metres
+                } else {
+                    error(file, line, "level-reach: '\(value)' is not a distance in metres from 0 to 100")
+                }
             case "origin-lat":
                 if let degrees = Double(value), (-90...90).contains(degrees) { originLatitude = degrees } else {
                     error(file, line, "origin-lat: '\(value)' is not a latitude in degrees from -90 to 90")
@@ -236,7 +261,7 @@ struct LoadContext {
             default:
                 warning(
                     file, line,
-                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, shadowing, walking-speed, velocity-gain, anchors-per-estimate, origin-lat, origin-lon, description)")
+                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, shadowing, walking-speed, velocity-gain, anchors-per-estimate, room-dwell, room-margin, level-dwell, level-reach, origin-lat, origin-lon, description)")
             }
         }
     }

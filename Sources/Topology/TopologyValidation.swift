@@ -236,6 +236,7 @@ extension LoadContext {
         }
         let topology = Topology(
             name: name ?? directoryName, revision: digest.hex, budget: venueBudget, radio: radio, positionTuning: positionTuning,
+            presenceTuning: presenceTuning,
             levels: levels, regions: regions,
             waypoints: waypoints, gateways: gateways, links: links, regionNode: regionNode, graph: graph,
             clientPolicy: clientRules.map { ClientPolicy(rules: $0, venueUUIDs: regions.map(\.identity.uuid)) },

@@ -46,6 +46,9 @@ public struct EventFormatter: Sendable {
             guard let event = decode(ClientEvent.self, payload, topic) else { return invalid(receivedAt, id.rawValue, topic) }
             var text = event.type.rawValue.padding(6)
             if let region = event.region { text += " \(region)" }
+            if let room = event.room { text += " room \(room)" }
+            if let level = event.level { text += " level \(level)" }
+            if let confidence = event.confidence { text += String(format: " (%.0f%%)", confidence * 100) }
             if let evidence = event.evidence { text += "  (\(evidence))" }
             if let position = event.position { text += "  at " + EventFormatter.describe(position) }
             return row(event.time, id.rawValue, text)

@@ -16,8 +16,9 @@ import WireProtocol
 /// Starts a private mosquitto on a free loopback port, the coordinator on a venue, simulated
 /// gateways hearing walking tags, walking phones that report and apply their `regions`, and (when
 /// the shared captures are present) a real agent replaying a recorded HCI capture; prints every
-/// rotation and event as `watch` would, with a running coverage and churn summary, until Ctrl-C
-/// or `--duration`. Everything it started is stopped on the way out.
+/// rotation and event as `watch` would, with a running summary (phones: coverage and churn; tags,
+/// which are located and not planned: the room shown against the true one, when the venue has
+/// rooms), until Ctrl-C or `--duration`. Everything it started is stopped on the way out.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
@@ -28,8 +29,10 @@ struct DemoCommand: AsyncParsableCommand {
             simulated gateways hearing walking tags, walking phones that report what they range \
             and apply each regions message, and a real gateway agent replaying a recorded HCI \
             capture when one is found. The output is the same live tail `beaconfleet watch` \
-            prints, with a coverage and churn summary every few seconds. Ctrl-C (or --duration) \
-            stops everything it started.
+            prints, with a summary every few seconds: coverage and churn for the phones, and for \
+            the tags (located, not planned) how often the room shown is the true one, when the \
+            venue has rooms (its areas.csv, or the rooms/areas.csv kept beside it). Ctrl-C (or \
+            --duration) stops everything it started.
 
             Examples:
               beaconfleet demo
@@ -60,6 +63,13 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Also serve the coordinator's live map (/), API, /healthz and /metrics on [HOST:]PORT (a bare PORT: 127.0.0.1).")
     var http: String?
 
+    @Option(
+        help: """
+            Rooms for presence, an areas.csv: the coordinator shows rooms and the tags' summary scores them (default: the venue's \
+            rooms/areas.csv when it has no areas.csv of its own; 'none' for none).
+            """)
+    var areas: String?
+
     @Option(help: "Random seed for the walks and the radio.")
     var seed: UInt64 = 1
 
@@ -84,16 +94,23 @@ struct DemoCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "beaconfleet.demo")
-        let directory = URL(fileURLWithPath: topology, isDirectory: true)
-        let venue: Topology
-        do {
-            venue = try Topology.load(directory: directory)
-        } catch {
-            throw CommandFailure("--topology \(topology): \(error)")
-        }
         let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfleet-demo-\(getpid())")
         try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: workDirectory) }
+        var directory = URL(fileURLWithPath: topology, isDirectory: true)
+        // The rooms: the coordinator and the walkers load the venue with them, from a copy.
+        let rooms = areas == "none" ? nil : areas.map { URL(fileURLWithPath: $0) } ?? VenueWithAreas.keptBeside(directory)
+        let venue: Topology
+        do {
+            if let rooms {
+                let copy = workDirectory.appendingPathComponent("venue", isDirectory: true)
+                try VenueWithAreas.write(directory, areas: rooms, into: copy)
+                directory = copy
+            }
+            venue = try Topology.load(directory: directory)
+        } catch {
+            throw CommandFailure("--topology \(topology)\(rooms.map { " with the rooms of \($0.path)" } ?? ""): \(error)")
+        }
 
         let broker: MosquittoBroker
         do {
@@ -103,7 +120,9 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let topics = try Topics()
         DemoOutput.say("broker      \(broker.url) (private mosquitto, pid \(broker.processIdentifier.map(String.init) ?? "?"))")
-        DemoOutput.say("venue       \(topology): \(venue.regions.count) regions, \(venue.gateways.count) gateways")
+        DemoOutput.say(
+            "venue       \(topology): \(venue.regions.count) regions, \(venue.gateways.count) gateways"
+                + (rooms.map { ", \(venue.areas.count) rooms from \($0.path)" } ?? ""))
 
         do {
             try await runFleet(

@@ -170,6 +170,26 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var gainError: Double?
 
+    @Option(
+        name: .long,
+        help:
+            "--offline: measure room and floor presence instead of planning, for tags heard by the gateways or phones in the foreground: the share of the time the shown room is the true one, false room changes per hour and the time to show a real change, for the coordinator's room filter and the room of the current estimate (the venue needs areas.csv)."
+    )
+    var presence: String?
+
+    @Option(
+        name: .long,
+        help: "--offline --presence: the venue's rooms from this areas.csv instead of its own (topology/museum/rooms/areas.csv: rooms for presence that leave the example venue's planning as it is).")
+    var areas: String?
+
+    @Option(
+        name: .customLong("flat-walk"),
+        help: "--offline --presence tags --topology topology/flat-walk: replay the flat-walk dataset's robot run (this directory) instead of simulated walks.")
+    var flatWalk: String?
+
+    @Option(name: .long, help: "--offline --presence: write every client's every tick (truth, estimate, shown room) as CSV to this file.")
+    var trace: String?
+
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
@@ -183,6 +203,12 @@ struct SimulateCommand: AsyncParsableCommand {
         if let gainError, !offline || !(gainError >= 0 && gainError <= 20) {
             throw ValidationError("--gain-error needs --offline and a value from 0 to 20 dB")
         }
+        if let presence, !offline || PresenceSimulation.Clients(rawValue: presence) == nil || gainError != nil {
+            throw ValidationError("--presence needs --offline (without --gain-error) and 'tags' or 'phones', got '\(presence)'")
+        }
+        if trace != nil, presence == nil { throw ValidationError("--trace needs --presence") }
+        if areas != nil, presence == nil { throw ValidationError("--areas needs --presence") }
+        if flatWalk != nil, presence != "tags" { throw ValidationError("--flat-walk needs --offline --presence tags") }
         if let appRegions, !(0..<20).contains(appRegions) { throw ValidationError("--app-regions must be 0…19, got \(appRegions)") }
         if let wakeSeconds, !(wakeSeconds > 0) { throw ValidationError("--wake-seconds must be positive, got \(wakeSeconds)") }
         if PhoneFamily.named[family] == nil {
@@ -228,6 +254,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     private func runOffline() async throws {
         if let gainError { return try runGainError(gainError) }
+        if let presence { return try await runPresence(PresenceSimulation.Clients(rawValue: presence)!) }
         let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
         let phones = try phoneFamily()
         let configuration = PhoneSimulation.Configuration(

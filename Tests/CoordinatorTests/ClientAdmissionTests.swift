@@ -61,17 +61,18 @@ struct ClientAdmissionTests {
         let started = Date().timeIntervalSince1970
         try await withMosquittoBroker { broker in
             let coordinator = try await CoordinatorHarness.start(broker: broker, topology: directory, httpPort: port)
-            let regions = try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
+            let located = try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
                 let messages = client.messages
-                try await client.subscribe(topics.allClientRegions)
+                try await client.subscribe(topics.allClientEvents)
                 try await client.publish(topic: topics.sightings(try Identifier("g0")), payload: Self.mixedBatch(seq: 1))
-                // The tag's first set: the only regions message there is to wait for.
-                return try await withTimeout(.seconds(20), "the tag's regions") {
+                // The tag's first event (it is located: `moved`; a tag is not planned, so no set):
+                // the only client there is to hear of.
+                return try await withTimeout(.seconds(20), "the tag's first event") {
                     for await message in messages { return message.topic }
                     return ""
                 }
             }
-            #expect(regions == topics.clientRegions(try Identifier(TestVenue.tagID(1))))
+            #expect(located == topics.clientEvents(try Identifier(TestVenue.tagID(1))))
             /// The `/metrics` lines counting what `g0`'s batch did not admit.
             func unadmitted() async throws -> [String] {
                 let (code, body) = try await CoordinatorHarness.get(port: port, "/metrics")

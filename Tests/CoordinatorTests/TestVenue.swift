@@ -111,6 +111,14 @@ extension CoordinatorEngine {
         try feed(topic, try WireCoding.encode(payload), at: seconds)
     }
 
+    /// Makes `phone` (a client that sends reports on its report topic) the advertiser of tag
+    /// `minor`'s identity: from now on the gateways' sightings of that identity are the phone's,
+    /// and, unlike a tag, it is planned (gets `regions` messages).
+    func declarePhone(_ phone: String, advertising minor: UInt16, at seconds: Double) throws {
+        let advertising = AdvertisedIdentity(uuid: TestVenue.tagUUID, major: 7, minor: minor)
+        try feed(TestVenue.topics.clientReport(try Identifier(phone)), ClientReport(advertising: advertising), at: seconds)
+    }
+
     /// Flushes and returns the outputs.
     func step(at seconds: Double) -> [CoordinatorOutput] {
         flush(now: TestVenue.millis(seconds))

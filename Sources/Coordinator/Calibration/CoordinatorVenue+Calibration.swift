@@ -8,12 +8,14 @@ extension CoordinatorVenue {
     /// anchor indices the engine keeps stay valid.
     public func replacingEstimator(_ estimator: PositionEstimator) -> CoordinatorVenue {
         CoordinatorVenue(
-            topology: topology, planner: planner, plannerChoice: plannerChoice, estimator: estimator, regionByBeacon: regionByBeacon,
+            topology: topology, planner: planner, plannerChoice: plannerChoice, estimator: estimator, roomFilter: roomFilter,
+            tracksPresence: tracksPresence, regionByBeacon: regionByBeacon,
             regionBeaconIDs: regionBeaconIDs, regionRefs: regionRefs, gatewayAnchor: gatewayAnchor, regionAnchor: regionAnchor)
     }
 
     private init(
-        topology: Topology, planner: any RegionPlanning, plannerChoice: PlannerChoice, estimator: PositionEstimator,
+        topology: Topology, planner: any RegionPlanning, plannerChoice: PlannerChoice, estimator: PositionEstimator, roomFilter: RoomFilter,
+        tracksPresence: Bool,
         regionByBeacon: [BeaconIdentity: Int32], regionBeaconIDs: BeaconIDFilter, regionRefs: [RegionRef], gatewayAnchor: [Int32],
         regionAnchor: [Int32]
     ) {
@@ -21,6 +23,8 @@ extension CoordinatorVenue {
         self.planner = planner
         self.plannerChoice = plannerChoice
         self.estimator = estimator
+        self.roomFilter = roomFilter
+        self.tracksPresence = tracksPresence
         self.regionByBeacon = regionByBeacon
         self.regionBeaconIDs = regionBeaconIDs
         self.regionRefs = regionRefs

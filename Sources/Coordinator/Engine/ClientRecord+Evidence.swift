@@ -37,7 +37,7 @@ extension ClientRecord {
     mutating func loseCover() -> CoverOutcome {
         coverCount = coverCount > 0 ? coverCount - 1 : 0
         guard coverCount == 0, present else { return .stays }
-        let wasInside = !inside.isEmpty
+        let wasInside = !inside.isEmpty || presence.level != nil
         leave(keepingInside: true)
         return wasInside ? .leftFromInside : .left
     }

@@ -101,6 +101,9 @@ struct ClientRecord: Sendable {
     var vanished: [String] = []
     /// Why the next publish happens, when not simply `moved`.
     var reason: PlanReason?
+    /// The room and level presence shows (``RoomFilter``): what `position.room`, room and level
+    /// events and Home Assistant say.
+    var presence = RoomPresence()
     /// What the phone last said about itself (its report's `phone`); `nil` until it says.
     var phone: PhoneStatus?
 

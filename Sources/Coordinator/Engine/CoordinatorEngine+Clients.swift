@@ -34,7 +34,7 @@ extension CoordinatorEngine {
                 }
             }
             remove(existing)
-            outbox.publish(.clearRegions(client: tag.id))
+            if !tag.version.isFirst || !tag.regions.isEmpty { outbox.publish(.clearRegions(client: tag.id)) }
         }
         table.link(key, to: index)
     }
@@ -74,6 +74,6 @@ extension CoordinatorEngine {
         return Position(
             x: (location.x * 100).rounded() / 100, y: (location.y * 100).rounded() / 100, level: level,
             confidence: (record.confidence * 100).rounded() / 100,
-            room: venue.topology.roomName(at: VenuePoint(x: location.x, y: location.y, level: level)))
+            room: record.presence.room.map { venue.topology.areas[$0].displayName })
     }
 }

@@ -110,14 +110,17 @@ extension CoordinatorEngine {
         }
     }
 
-    /// Emits the absence exits of a client that just left and forgets its regions.
+    /// Emits the absence exits of a client that just left (its regions, then the room and level
+    /// presence showed) and forgets them.
     func emitAbsenceExits(_ index: Int32, now: Int64) {
-        guard let record = table[index] else { return }
+        guard var record = table.take(index) else { return }
         let position = position(record)
         for region in record.inside {
             emit(.exit, region: region, client: record.id, position: position, time: now, evidence: "absence")
         }
-        table[index]!.inside = []
+        record.inside = []
+        emitPresenceExits(&record, position: position, time: now)
+        table[index] = record
     }
 
     /// The per-sighting part of ``applySightings(gateway:batch:now:)``, on the engine's memory

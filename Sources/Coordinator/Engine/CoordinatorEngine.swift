@@ -300,9 +300,24 @@ public final class CoordinatorEngine {
                 record.inside = inside
             }
         }
+        if venue.tracksPresence { stepPresence(&record, at: point, now: now, time: time) }
         if record.movedAt.map({ $0.distance(to: point) >= configuration.movedEventDistance }) ?? true {
             record.movedAt = point
             emit(.moved, region: nil, record: record, time: time, evidence: record.isPhone ? "report" : "sightings")
+        }
+        // Only phones monitor regions: a client that never reported (a tag, a badge, a cart) is
+        // located, not planned, and gets no `regions` message (one it had from an older
+        // coordinator, restored from the store, is cleared once).
+        guard record.isPhone else {
+            record.forcePlan = false
+            record.reconcileFrom = nil
+            record.reason = nil
+            if !record.regions.isEmpty {
+                record.regions = []
+                record.needsPersist = true
+                outbox.publish(.clearRegions(client: record.id))
+            }
+            return
         }
         let moved = record.plannedAt.map { $0.distance(to: point) >= configuration.replanDistance } ?? true
         guard moved || record.forcePlan || record.reconcileFrom != nil else { return }
@@ -500,7 +515,8 @@ public final class CoordinatorEngine {
             guard let record = table[index], now - record.lastSeen > configuration.idleTimeout else { continue }
             remove(index)
             counters.expired += 1
-            outbox.publish(.clearRegions(client: record.id))
+            // Only a client that was sent a set has a retained one to clear (tags never are).
+            if !record.version.isFirst || !record.regions.isEmpty { outbox.publish(.clearRegions(client: record.id)) }
         }
     }
 

@@ -17,6 +17,10 @@ public struct CoordinatorVenue: Sendable {
     public let planner: any RegionPlanning
     public let plannerChoice: PlannerChoice
     public let estimator: PositionEstimator
+    /// Room and floor presence over the venue's room graph (its `venue.conf` tuning).
+    public let roomFilter: RoomFilter
+    /// Whether presence has anything to show: rooms (`areas.csv`), or more than one level.
+    let tracksPresence: Bool
     /// Region index (``Topology/Topology/regions``) by the full identity of its beacon (regions with
     /// a UUID, major and minor; the first region of an identity wins).
     let regionByBeacon: [BeaconIdentity: Int32]
@@ -44,6 +48,8 @@ public struct CoordinatorVenue: Sendable {
         self.planner = choice.planner(for: topology, budget: budget)
         self.plannerChoice = choice
         self.estimator = estimator
+        self.roomFilter = RoomFilter(topology: topology)
+        self.tracksPresence = !topology.areas.isEmpty || topology.levels.count > 1
         var byBeacon = [BeaconIdentity: Int32](minimumCapacity: topology.regions.count)
         var refs: [RegionRef] = []
         refs.reserveCapacity(topology.regions.count)

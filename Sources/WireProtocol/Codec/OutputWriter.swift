@@ -37,9 +37,12 @@ public struct OutputWriter {
     public mutating func encode(_ event: ClientEvent) -> [UInt8] {
         out.removeAll(keepingCapacity: true)
         out.appendJSONMember("{\"client\":", event.client, JSONBytes.appendString)
+        out.appendJSONMember(",\"confidence\":", event.confidence, JSONBytes.appendNumber)
         out.appendJSONMember(",\"evidence\":", event.evidence, JSONBytes.appendString)
+        out.appendJSONMember(",\"level\":", event.level, JSONBytes.appendString)
         out.appendJSONMember(",\"position\":", event.position, Self.appendPosition)
         out.appendJSONMember(",\"region\":", event.region, JSONBytes.appendString)
+        out.appendJSONMember(",\"room\":", event.room, JSONBytes.appendString)
         out.appendJSONMember(",\"time\":", event.time, Self.appendDate)
         out.appendJSONMember(",\"type\":", event.type.rawValue, JSONBytes.appendString)
         out.appendJSONMember(",\"v\":", Int64(event.v), JSONBytes.appendInteger)

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import Topology
+import WireProtocol
+
+@testable import Coordinator
+
+/// Tags are located, not planned: no `regions` message, but a position, a room shown through
+/// the room filter and room enter/exit events, through the engine.
+@Suite struct TagPresenceTests {
+    let topics = TestVenue.topics
+    func gw(_ id: String) -> String { topics.sightings(try! Identifier(id)) }
+
+    /// The test corridor (x 0…145) cut into two rooms at x = 50; the corridor's links cross it.
+    static func venue() throws -> CoordinatorVenue {
+        var files = TestVenue.files()
+        files["areas.csv"] = "id,level,name,kind,polygon\nwest,L0,West hall,room,-5 -5;50 -5;50 5;-5 5\neast,L0,East hall,room,50 -5;150 -5;150 5;50 5\n"
+        return try CoordinatorVenue(topology: TestVenue.load(files), budget: 20, estimator: .init())
+    }
+
+    @Test("a tag walking from one room into the next: no regions message, one exit and one enter, position.room follows the filter")
+    func tagWalksThroughRooms() throws {
+        let engine = CoordinatorEngine(venue: try Self.venue())
+        var outputs: [CoordinatorOutput] = []
+        var shownRooms: [String?] = []
+        for step in 0..<80 {
+            let x = min(80, 20 + Double(step) * 1.2)  // from x = 20 (west) to x = 80 (east), then stays
+            for g in 0...7 where abs(x - Double(g) * 20) < 25 {
+                try engine.feed(gw("g\(g)"), TestVenue.batch(seq: UInt64(step + 1), at: Double(step), tags: [(9, abs(x - Double(g) * 20))]), at: Double(step))
+            }
+            outputs += engine.step(at: Double(step))
+            shownRooms.append(engine.snapshot(of: TestVenue.tagID(9))?.position?.room)
+        }
+        #expect(outputs.regionsMessages.isEmpty, "a tag monitors nothing: no set is published for it")
+        #expect(!outputs.contains { if case .clearRegions = $0 { true } else { false } }, "nor cleared")
+        let roomEvents = outputs.events.filter { $0.room != nil }
+        #expect(roomEvents.map { "\($0.type.rawValue) \($0.room!)" } == ["enter west", "exit west", "enter east"], "\(roomEvents)")
+        #expect(roomEvents.allSatisfy { $0.evidence == "presence" && $0.client == TestVenue.tagID(9) })
+        #expect(roomEvents.last?.confidence.map { $0 > 0 && $0 <= 1 } == true)
+        #expect(shownRooms.first == "West hall" && shownRooms.last == "East hall")
+        // The shown room changes once: no flapping while the estimate crosses x = 50.
+        let changes = zip(shownRooms, shownRooms.dropFirst()).filter { $0 != $1 }.count
+        #expect(changes == 1, "\(shownRooms)")
+        #expect(engine.snapshot(of: TestVenue.tagID(9))?.kind == "tag")
+    }
+
+    @Test("a tag that goes silent leaves its room: an absence exit")
+    func absenceExitsTheRoom() throws {
+        let engine = CoordinatorEngine(venue: try Self.venue())
+        try engine.feed(gw("g1"), TestVenue.batch(seq: 1, at: 0, tags: [(9, 1)]), at: 0)
+        #expect(engine.step(at: 0).events.contains { $0.type == .enter && $0.room == "west" })
+        var exits: [ClientEvent] = []
+        for window in 1...6 {
+            try engine.feed(gw("g1"), TestVenue.batch(seq: UInt64(window + 1), at: Double(window), tags: []), at: Double(window))
+            exits += engine.step(at: Double(window)).events.filter { $0.type == .exit && $0.room != nil }
+        }
+        #expect(exits.map(\.room) == ["west"])
+        #expect(exits.first?.evidence == "absence")
+    }
+
+    @Test("a phone in the same venue is still planned")
+    func phonesArePlanned() throws {
+        let engine = CoordinatorEngine(venue: try Self.venue())
+        let report = ClientReport(ranged: [RangedBeacon(uuid: TestVenue.regionUUID, major: 1, minor: 4, rssi: -60)], budget: 20)
+        try engine.apply(.report(client: "phone-1", report), now: TestVenue.millis(0))
+        #expect(engine.step(at: 0).regionsMessages.count == 1)
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+@testable import Topology
+
+/// `venue.conf`'s `room-dwell`, `room-margin`, `level-dwell` and `level-reach` tune room presence;
+/// bad values name the file, the line and the key.
+@Suite struct PresenceTuningTests {
+    func load(_ venueConf: String) throws -> TopologyLoader.Result {
+        var files = VenueFixture.small
+        files["venue.conf"]! += venueConf
+        return TopologyLoader().load(directory: try VenueFixture.directory(files))
+    }
+
+    @Test func defaultsAndValidKeys() throws {
+        #expect(try #require(try load("").topology).presenceTuning == PresenceTuning())
+        let result = try load("room-dwell = 5\nroom-margin = 1.5\nlevel-dwell = 8\nlevel-reach = 20\n")
+        let topology = try #require(result.topology, "\(VenueFixture.messages(result))")
+        #expect(topology.presenceTuning == PresenceTuning(roomDwell: 5, roomMargin: 1.5, levelDwell: 8, levelReach: 20))
+        #expect(!VenueFixture.messages(result).contains { $0.contains("unknown key") })
+    }
+
+    @Test func badValuesNameFileLineAndKey() throws {
+        let result = try load("room-dwell = -1\nroom-margin = wide\nlevel-dwell = 301\nlevel-reach = 1e9\n")
+        let messages = VenueFixture.messages(result)
+        #expect(result.topology == nil)
+        #expect(messages.contains("venue.conf:4: room-dwell: '-1' is not a number of seconds from 0 to 120"), "\(messages)")
+        #expect(messages.contains("venue.conf:5: room-margin: 'wide' is not a distance in metres from 0 to 10"), "\(messages)")
+        #expect(messages.contains("venue.conf:6: level-dwell: '301' is not a number of seconds from 0 to 300"), "\(messages)")
+        #expect(messages.contains("venue.conf:7: level-reach: '1e9' is not a distance in metres from 0 to 100"), "\(messages)")
+    }
+}
