@@ -1,5 +1,5 @@
 public import Foundation
-public import WireProtocol
+import WireProtocol
 
 /// How a partitioned coordinator takes part in membership (`beaconfleet coordinator --partitioned`).
 public struct PartitionConfiguration: Sendable {
