@@ -13,7 +13,7 @@ final class BeaconFleetCommand: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfleet-command-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for name in ["stdout", "stderr", "stdin"] {
-            FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: nil)
+            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: nil)
         }
         try Data((input ?? "").utf8).write(to: directory.appendingPathComponent("stdin"))
         process.executableURL = binary

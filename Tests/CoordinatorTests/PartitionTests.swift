@@ -219,7 +219,8 @@ struct PartitionTests {
         engine.markHandedOver { $0 == "moved" }
         // Each phone says it holds nothing of its set: answered with a new version (a reconciliation).
         for client in ["kept", "moved"] {
-            let held = try WireCoding.encode(ClientReport(monitored: [], version: try #require(first[client])))
+            let version: UInt64 = try #require(first[client])
+            let held = try WireCoding.encode(ClientReport(monitored: [], version: version))
             try engine.feed(TestVenue.topics.clientReport(try Identifier(client)), held, at: 30)
         }
         let next = Dictionary(uniqueKeysWithValues: engine.step(at: 30).regionsMessages.map { ($0.0, $0.1.version) })
