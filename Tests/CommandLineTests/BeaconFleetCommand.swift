@@ -10,8 +10,7 @@ final class BeaconFleetCommand: @unchecked Sendable {
     /// Starts `beaconfleet arguments…`, with `input` on standard input (else /dev/null).
     init(_ arguments: [String], input: String? = nil) throws {
         guard let binary = BuiltProduct.beaconfleet else { throw CommandError(BuiltProduct.missingMessage("beaconfleet")) }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfleet-command-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory("beaconfleet-command")
         for name in ["stdout", "stderr", "stdin"] {
             _ = FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: nil)
         }

@@ -39,8 +39,7 @@ struct CredentialsTests {
                 FileManager.default.fileExists(atPath: Self.plugin) && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_ctrl"),
                 "mosquitto's dynamic security plugin and mosquitto_ctrl (Debian's mosquitto and mosquitto-clients) are missing")
         else { return }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dynsec-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("dynsec")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("dynamic-security.json").path
         try await initializePlugin(file, password: "admin-secret")

@@ -19,8 +19,7 @@ struct HomeAssistantBrokerTests {
         .requiresBeaconFleetBinary)
     func discoveryThroughTheBroker() async throws {
         let topology = try Topology.load(directory: CoordinatorHarness.museum)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-ha-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("coordinator-ha")
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = directory.appendingPathComponent("coordinator.log")
         try await withMosquittoBroker { broker in

@@ -35,8 +35,7 @@ struct PartitionedCoordinatorBrokerTests {
         .requiresBeaconFleetBinary)
     func killTheOwner() async throws {
         let topology = try Topology.load(directory: CoordinatorHarness.museum)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("partitioned-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("partitioned")
         // The members' logs stay when anything fails (a CI failure is diagnosed from them).
         print("partitioned coordinators: members' logs in \(directory.path)")
         var problems: [String] = ["ended early"]

@@ -1,6 +1,7 @@
 import BeaconKit
 import Coordinator
 import Foundation
+import TestSupport
 import Topology
 import WireProtocol
 
@@ -44,11 +45,7 @@ enum TestVenue {
 
     /// Writes a venue's files to a new temporary directory (the caller removes it).
     static func write(_ files: [String: String]) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "coordinator-test-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        for (name, text) in files { try Data(text.utf8).write(to: directory.appendingPathComponent(name)) }
-        return directory
+        try writeTemporaryFiles(files, prefix: "coordinator-test")
     }
 
     /// The corridor as the coordinator uses it, planning `budget` slots at most with `planner`.
