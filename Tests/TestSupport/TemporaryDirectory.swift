@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A new empty directory `PREFIX-UUID` in the system's temporary directory, for one test's files;
 /// the caller removes it (or keeps it, for logs a failure is read from).
