@@ -180,6 +180,13 @@ struct PinnedEndToEnd {
                 percentile(budgets.map(\.baselineRate), 0.5), median, ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "),
                 verdict(median, measured: !ratios.isEmpty && median > 0) { $0 >= 0.9 }, shed))
         if let budget = PinnedCPUBudget.median(budgets) { print(budget.line) }
+        BenchmarkResult.record(
+            id: "e2e-pinned", target: "end to end with a core of its own: the coordinator binary on one core ≥ 0.9 × `mosquitto_sub` on it",
+            figure: String(
+                format: "%@: median ratio %.2f over %d rounds (%@).", verdict(median, measured: !ratios.isEmpty && median > 0) { $0 >= 0.9 }.capitalizedFirst,
+                median, rounds, ratios.map { String(format: "%.2f", $0) }.joined(separator: ", ")),
+            baseline: "`mosquitto_sub` alone on the same core, taking turns with the coordinator on the same batches",
+            command: "`scripts/bench coordinator` (section `e2e-pinned`)")
         await publisher.disconnect()
         coordinator.stop()
         await broker.stop()

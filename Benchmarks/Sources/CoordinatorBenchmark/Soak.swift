@@ -191,6 +191,18 @@ struct Soak {
                 format: "  report -> regions over the run: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d answers) | target p99 <= 10 ms: %@",
                 percentile(all, 0.5) * 1000, p99, (all.max() ?? .nan) * 1000, all.count, verdict(p99, measured: !all.isEmpty) { $0 <= 10 }))
         print(String(format: "  shed sightings batches: %.0f (queue limit %d)", shed, queueLimit))
+        let verdicts = [
+            verdict(slopePercent, measured: last.count >= 10, signed: true) { $0 < 1 },
+            verdict(Double(lost), measured: totals.sent > phones, signed: true) { $0 == 0 }, verdict(p99, measured: !all.isEmpty) { $0 <= 10 },
+        ]
+        BenchmarkResult.record(
+            id: "soak",
+            target: "the soak, \(minutes) minutes: RSS slope < 1 %/min, no lost report, report → `regions` p99 ≤ 10 ms",
+            figure: String(
+                format: "%@: RSS %.1f MiB (slope %+.3f %%/min), %d lost of %d reports, %.0f shed batches, p99 %.2f ms.",
+                verdicts.allSatisfy { $0 == "met" } ? "Met" : verdicts.contains("NOT met") ? "Not met" : "Not measured", meanMiB, slopePercent,
+                lost, totals.sent - phones, shed, p99),
+            baseline: "none: each verdict is against its target", command: "scripts/soak")
 
         let environment = ProcessInfo.processInfo.environment
         let artifacts = root.appendingPathComponent(".build/artifacts")
