@@ -67,6 +67,11 @@ public struct AgentConfiguration: Sendable, Equatable {
     /// alone). Bounds the agent's memory whatever the window's size: a block of spooled batches is
     /// held in memory, and copied by libmosquitto, until the broker acknowledges it.
     public var maxInflightBytes: Int = 512 * 1024
+    /// Whether the coordinator's configuration for this gateway is applied (`remote-config`).
+    public var remoteConfiguration: Bool = true
+    /// The settings of ``AgentSettings/remoteKeys`` given locally (not defaults): they override the
+    /// coordinator's.
+    public var localOverrides: Set<String> = []
 
     /// A configuration for tests and embedding, with the defaults of ``AgentSettings``.
     public init(broker: String, gateway: Identifier, source: AgentSource, spoolDirectory: String) throws(ConfigurationError) {
@@ -222,6 +227,9 @@ public struct AgentConfiguration: Sendable, Equatable {
             throw invalid("max-inflight", "a count from 1 to 1000")
         }
         maxInflight = inflight
+        guard let remote = Self.parseBool(value("remote-config")?.text ?? "true") else { throw invalid("remote-config", "true or false") }
+        remoteConfiguration = remote
+        localOverrides = Set(AgentSettings.remoteKeys.filter { key in settings[key].map { $0.origin != .defaultValue } ?? false })
     }
 
     /// `1s`, `500ms`, `2.5`, `1m`, `250us` → seconds.

@@ -104,7 +104,14 @@ public struct AgentSettings: Sendable, Equatable {
         Key(
             name: "drain-timeout", defaultValue: "10s", help: "at the end of a replay or on SIGTERM, how long to wait for acknowledgements"),
         Key(name: "max-inflight", defaultValue: "32", help: "batches published and not yet acknowledged"),
+        Key(
+            name: "remote-config", defaultValue: "true",
+            help: "apply the coordinator's configuration for this gateway (P/v1/gateways/{gw}/config) while running"),
     ]
+
+    /// The settings the coordinator's gateway configuration sets (window, min-rssi); a value given
+    /// here (file, environment, flag) overrides the coordinator's.
+    public static let remoteKeys = ["window", "min-rssi"]
 
     /// The environment variable for `key`.
     public static func environmentName(_ key: String) -> String {
@@ -186,7 +193,14 @@ public struct AgentSettings: Sendable, Equatable {
                 continue
             }
             let text = key.name == "broker" ? Self.maskPassword(value.text) : value.text
-            lines.append("\(key.name) = \(text)    # \(value.origin)")
+            var note = "\(value.origin)"
+            if Self.remoteKeys.contains(key.name), values["remote-config"]?.text.lowercased() != "false" {
+                note += value.origin == .defaultValue ? "; the coordinator's configuration replaces it" : "; overrides the coordinator's"
+            }
+            if key.name == "allow-uuid" || key.name == "deny-address" || key.name == "formats" {
+                note += "; applies with the coordinator's identities to keep"
+            }
+            lines.append("\(key.name) = \(text)    # \(note)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

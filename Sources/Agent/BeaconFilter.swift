@@ -13,6 +13,8 @@ public struct BeaconFilter: Sendable, Equatable {
     public var minimumRSSI: Int
     /// Advertisers whose advertisements are dropped.
     public var deniedAddresses: Set<BluetoothAddress>
+    /// The identities the coordinator asks to publish (``Keep``); `nil`: every identity.
+    public var keep: Keep?
 
     public init(
         formats: BeaconFormat.Set = .published, allowedUUIDs: Set<BeaconUUID> = [], minimumRSSI: Int = -127,
@@ -31,6 +33,52 @@ public struct BeaconFilter: Sendable, Equatable {
         if !allowedUUIDs.isEmpty, observation.identity.kind == .uuidMajorMinor, !allowedUUIDs.contains(observation.identity.uuid) {
             return false
         }
+        if let keep, !keep.admits(observation) { return false }
         return deniedAddresses.isEmpty || !deniedAddresses.contains(observation.address)
+    }
+
+    /// Which identities to publish, as the coordinator's gateway configuration lists them: an
+    /// advertisement passes when one rule matches it.
+    public struct Keep: Sendable, Equatable {
+        /// iBeacon and AltBeacon identities with this UUID and a major in the range.
+        public struct UUIDRule: Sendable, Equatable {
+            public var uuid: BeaconUUID
+            public var majors: ClosedRange<UInt16>
+
+            public init(uuid: BeaconUUID, majors: ClosedRange<UInt16> = 0...UInt16.max) {
+                self.uuid = uuid
+                self.majors = majors
+            }
+        }
+
+        public var uuids: [UUIDRule]
+        /// Eddystone-UID identities in these namespaces.
+        public var namespaces: [EddystoneNamespace]
+        /// Any frame from an advertiser address in one of these ranges.
+        public var addresses: [ClosedRange<UInt64>]
+
+        public init(uuids: [UUIDRule] = [], namespaces: [EddystoneNamespace] = [], addresses: [ClosedRange<UInt64>] = []) {
+            self.uuids = uuids
+            self.namespaces = namespaces
+            self.addresses = addresses
+        }
+
+        /// Whether a rule matches `observation`.
+        @inline(__always)
+        public func admits(_ observation: BeaconObservation) -> Bool {
+            let identity = observation.identity
+            switch identity.kind {
+            case .uuidMajorMinor:
+                for rule in uuids where rule.uuid.high == identity.high && rule.uuid.low == identity.low && rule.majors.contains(identity.major) {
+                    return true
+                }
+            case .eddystoneUID:
+                if namespaces.contains(identity.namespace) { return true }
+            case .address:
+                break
+            }
+            let address = observation.address.rawValue
+            return addresses.contains { $0.contains(address) }
+        }
     }
 }

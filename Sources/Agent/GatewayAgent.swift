@@ -39,6 +39,12 @@ public final class GatewayAgent: Service, Sendable {
     private let brokerState = LockedValue<String>("connecting")
     /// Batches that could not even be spooled (disk full, I/O error); counted with the dropped ones.
     private let unspooled = LockedValue<UInt64>(0)
+    /// The coordinator's configuration in use (``GatewayStatus/configuration``), and the local
+    /// settings it runs with now.
+    private let remote = LockedValue<GatewayStatus.AppliedConfiguration?>(nil)
+    private let running: LockedValue<AppliedRemoteConfiguration>
+    /// Set when the status should go out at once (a configuration was applied).
+    private let statusDue = LockedValue(false)
 
     /// Creates the agent and opens (recovering) its spool.
     /// - Parameters:
@@ -54,6 +60,8 @@ public final class GatewayAgent: Service, Sendable {
         self.client = client
         self.version = version
         self.logger = logger
+        running = LockedValue(
+            AppliedRemoteConfiguration(filter: configuration.filter, windowMicros: configuration.windowMicros, revision: "", overridden: []))
         let spool = try BatchSpool(
             directory: configuration.spoolDirectory, limitBytes: configuration.spoolLimitBytes, synchronous: configuration.spoolSynchronous)
         let (stats, nextSequence, epoch) = (spool.statistics, spool.nextSequence, spool.epoch)
@@ -98,6 +106,13 @@ public final class GatewayAgent: Service, Sendable {
     /// The spool's figures now.
     public var spoolStatistics: SpoolStatistics { spool.withLock { $0.statistics } }
 
+    /// The filter and window length the pipeline runs with now (the coordinator's configuration
+    /// applied over the local settings, once one arrived).
+    public var effectiveConfiguration: AppliedRemoteConfiguration { running.current }
+
+    /// The coordinator's configuration revision in use; `nil` before one arrived.
+    public var configurationRevision: String? { remote.current?.revision }
+
     public func run() async throws {
         let started = Date()
         let gateway = configuration.gateway
@@ -141,15 +156,20 @@ public final class GatewayAgent: Service, Sendable {
             wake.yield()
         }
 
+        // The coordinator's configuration for this gateway (retained): applied while running.
+        let registration = configuration.remoteConfiguration ? watchRemoteConfiguration(pipeline) : nil
+        defer { registration?.cancel() }
+
         // Publishing waits for acknowledgements that may never come while the broker is away, so these
         // run as tasks of their own: cancelled at the end, never awaited (a publish still waiting ends
         // when the client closes).
-        let helpers = [
+        var helpers = [
             Task { await self.watchConnection(wake: wake) },
             Task { await self.publishSpooled(topic: sightingsTopic, wakeups: wakeups) },
             Task { await Self.tick(wake) },
             Task { await self.refreshStatus(started: started) },
         ]
+        if registration != nil { helpers.append(Task { await self.subscribeRemoteConfiguration() }) }
         let reachedEnd: Bool
         do {
             reachedEnd = try await withGracefulShutdownHandler {
@@ -177,6 +197,66 @@ public final class GatewayAgent: Service, Sendable {
             ])
         if brokerState.current == "connected" {
             await publishStatus(.offline, started: started, reportsPerSecond: 0, timeout: 2)
+        }
+    }
+
+    // MARK: - The coordinator's configuration
+
+    /// Applies every configuration that arrives on this gateway's config topic to `pipeline` (see
+    /// ``AgentConfiguration/applying(_:)``); an empty one (the gateway left the topology) goes back
+    /// to the local settings; an invalid one is refused and logged, the one in use stays.
+    private func watchRemoteConfiguration(_ pipeline: SightingsPipeline) -> MessageHandlerRegistration {
+        let topic = configuration.topics.gatewayConfig(configuration.gateway)
+        let configuration = self.configuration
+        let (logger, remote, running, statusDue) = (self.logger, self.remote, self.running, self.statusDue)
+        return client.handleMessages { message in
+            guard message.topic == topic else { return }
+            let applied: AppliedRemoteConfiguration
+            if message.payload.isEmpty {
+                guard remote.current != nil else { return }
+                applied = AppliedRemoteConfiguration(
+                    filter: configuration.filter, windowMicros: configuration.windowMicros, revision: "", overridden: [])
+                remote.update { $0 = nil }
+                logger.notice("the coordinator withdrew this gateway's configuration; back to the local settings")
+            } else {
+                do {
+                    let received = try WireCoding.decode(GatewayConfiguration.self, from: message.payload, topic: message.topic)
+                    if received.revision == remote.current?.revision { return }  // a retained re-delivery
+                    applied = try configuration.applying(received)
+                } catch {
+                    logger.warning("gateway configuration refused; the one in use stays", metadata: ["topic": "\(topic)", "error": "\(error)"])
+                    return
+                }
+                remote.update {
+                    $0 = GatewayStatus.AppliedConfiguration(
+                        revision: applied.revision, applied: Date(), overridden: applied.overridden.isEmpty ? nil : applied.overridden)
+                }
+                let keep = applied.filter.keep.map { String($0.uuids.count + $0.namespaces.count + $0.addresses.count) + " rules" } ?? "all"
+                logger.notice(
+                    "gateway configuration applied",
+                    metadata: [
+                        "revision": "\(applied.revision)", "windowMicros": "\(applied.windowMicros)",
+                        "minRssi": "\(applied.filter.minimumRSSI)", "keep": "\(keep)",
+                        "overridden": "\(applied.overridden)",
+                    ])
+            }
+            running.update { $0 = applied }
+            pipeline.update(filter: applied.filter, windowMicros: applied.windowMicros)
+            statusDue.update { $0 = true }
+        }
+    }
+
+    /// Subscribes to this gateway's config topic once connected (the client renews it on every reconnection).
+    private func subscribeRemoteConfiguration() async {
+        for await state in client.connectionStates {
+            if case .connected = state { break }
+            if case .closed = state { return }
+        }
+        let topic = configuration.topics.gatewayConfig(configuration.gateway)
+        do {
+            try await client.subscribe(topic, qos: .atLeastOnce)
+        } catch {
+            logger.warning("cannot subscribe to \(topic); the coordinator's configuration is not applied", metadata: ["error": "\(error)"])
         }
     }
 
@@ -308,6 +388,7 @@ public final class GatewayAgent: Service, Sendable {
                 try? await Task.sleep(for: .milliseconds(100))
                 waited += 0.1
                 if !wasConnected, brokerState.current == "connected" { break }
+                if statusDue.update({ due in defer { due = false }; return due }) { break }
             }
         }
     }
@@ -325,6 +406,11 @@ public final class GatewayAgent: Service, Sendable {
                 broker: brokerState.current, lastSeq: lastSeq))
         if let version = client.negotiatedProtocolVersion, let broker = client.connectedBroker {
             status.mqtt = BrokerConnection(protocol: version.number, broker: broker.description)
+        }
+        if state == .online {
+            status.configuration =
+                configuration.remoteConfiguration
+                ? remote.current : GatewayStatus.AppliedConfiguration(revision: "", overridden: ["all"])
         }
         guard let payload = try? WireCoding.encode(status) else { return }
         let topic = configuration.topics.gatewayStatus(configuration.gateway)

@@ -1,5 +1,6 @@
 import BeaconKit
 import Foundation
+import Synchronization
 
 /// Reads HCI packets from a source, decodes beacons, filters them and aggregates them per window,
 /// handing each closed window to `sink` with the source position it accounts for.
@@ -13,8 +14,11 @@ public final class SightingsPipeline: @unchecked Sendable {
     public typealias Sink = (_ window: ClosedWindow, _ position: UInt64) -> Void
 
     private let source: any HCIEventSource
-    private let filter: BeaconFilter
     private let counters: PipelineCounters
+    /// A filter and window length asked for by ``update(filter:windowMicros:)``, not yet taken.
+    private let pending = LockedValue<(filter: BeaconFilter, windowMicros: Int64)?>(nil)
+    /// Whether ``pending`` holds one: read (relaxed, no lock) once per packet.
+    private let updated = Atomic<Bool>(false)
     private let sink: Sink
     private let stopFlag = StopFlag()
     /// Between runs; ``run()`` works on local copies (see ``Progress``).
@@ -26,6 +30,7 @@ public final class SightingsPipeline: @unchecked Sendable {
     /// stored property costs a dynamic check (a tenth of the pipeline's time when these were
     /// properties).
     private struct Progress {
+        var filter: BeaconFilter
         var aggregator: WindowAggregator
         var aggregated: UInt64 = 0
         var filtered: UInt64 = 0
@@ -42,10 +47,25 @@ public final class SightingsPipeline: @unchecked Sendable {
         source: any HCIEventSource, filter: BeaconFilter, aggregator: WindowAggregator, counters: PipelineCounters, sink: @escaping Sink
     ) {
         self.source = source
-        self.filter = filter
-        self.progress = Progress(aggregator: aggregator)
+        self.progress = Progress(filter: filter, aggregator: aggregator)
         self.counters = counters
         self.sink = sink
+    }
+
+    /// Replaces the filter and the window length while the pipeline runs; safe from any thread.
+    /// The filter applies from the next packet on; a new window length from the end of the current window (``WindowAggregator/retime(windowMicros:)``).
+    public func update(filter: BeaconFilter, windowMicros: Int64) {
+        pending.update { $0 = (filter, windowMicros) }
+        updated.store(true, ordering: .releasing)
+    }
+
+    /// Takes a pending update into `progress`.
+    private func takeUpdate(into progress: inout Progress) {
+        guard updated.load(ordering: .relaxed) else { return }
+        updated.store(false, ordering: .relaxed)
+        guard let update = pending.update({ pending in defer { pending = nil }; return pending }) else { return }
+        progress.filter = update.filter
+        progress.aggregator.retime(windowMicros: update.windowMicros)
     }
 
     /// Asks ``run()`` to flush its window and return; safe from any thread.
@@ -74,6 +94,7 @@ public final class SightingsPipeline: @unchecked Sendable {
                 sinceCheck = 0
                 if stopFlag.isSet { break }
             }
+            takeUpdate(into: &progress)
             let status = try source.read(timeout: 0.1) { time, packet in
                 handle(time: time, packet: packet, decoder: &decoder, progress: &progress, closed: &closed)
             }
@@ -84,6 +105,7 @@ public final class SightingsPipeline: @unchecked Sendable {
                 continue
             case .idle(let now):
                 if stopFlag.isSet { break loop }
+                takeUpdate(into: &progress)
                 let position = source.position
                 progress.aggregator.advance(to: now) { closed.append(($0, position)) }
                 for (window, position) in closed { emit(window, position: position, progress: &progress, decoder: decoder) }
@@ -108,7 +130,7 @@ public final class SightingsPipeline: @unchecked Sendable {
             let before = source.position - 1
             progress.aggregator.advance(to: time) { closed.append(($0, before)) }
         }
-        let filter = self.filter
+        let filter = progress.filter
         decoder.decode(h4Packet: packet, timestampMicroseconds: time) { advertisement in
             guard let beacon = advertisement.beacon,
                 let observation = BeaconObservation(beacon, report: advertisement.report, timeMicros: time)

@@ -43,8 +43,13 @@ public struct WindowAggregator {
         var txPower: Int?
     }
 
-    /// The window length, microseconds.
-    public let windowMicros: Int64
+    /// The window length, microseconds (changed by ``retime(windowMicros:)``).
+    public private(set) var windowMicros: Int64
+    /// A length asked for by ``retime(windowMicros:)`` while a window was open: taken when it closes.
+    private var pendingWindowMicros: Int64?
+    /// Where the current window ends: its start plus the length, except for the one window after a
+    /// change of length, which runs from the old grid's boundary to the new grid's next one.
+    private var windowEnd: Int64 = 0
     /// Turns the filtered mean RSSI and the measured power at 1 m into metres (BeaconKit's models).
     public let distanceModel: any DistanceModel
     /// At most this many empty windows are published for a silence (a longer one, such as a gap in a
@@ -77,26 +82,59 @@ public struct WindowAggregator {
     @inline(__always)
     public mutating func advance(to time: Int64, emit: (ClosedWindow) throws -> Void) rethrows {
         guard let start = windowStart else {
-            windowStart = gridStart(time)
+            open(at: time)
             return
         }
-        if time < start + windowMicros { return }
-        try emit(close(start: start))
-        let target = gridStart(time)
-        var next = start + windowMicros
+        if time < windowEnd { return }
+        let end = windowEnd
+        try emit(close(start: start, end: end))
+        if let pending = pendingWindowMicros {
+            windowMicros = pending
+            pendingWindowMicros = nil
+        }
+        // The next window starts where this one ended and ends on the (possibly new) grid.
+        var next = end
+        var nextEnd = gridStart(end) + windowMicros
         var empties = 0
-        while next < target, empties < maximumEmptyWindows {
-            try emit(ClosedWindow(startMicros: next, endMicros: next + windowMicros, sightings: []))
-            next += windowMicros
+        while time >= nextEnd, empties < maximumEmptyWindows {
+            try emit(ClosedWindow(startMicros: next, endMicros: nextEnd, sightings: []))
+            next = nextEnd
+            nextEnd += windowMicros
             empties += 1
         }
-        windowStart = target
+        if time >= nextEnd {
+            open(at: time)  // a long silence: skip ahead
+        } else {
+            windowStart = next
+            windowEnd = nextEnd
+        }
+    }
+
+    /// Opens the grid window containing `time`.
+    @inline(__always)
+    private mutating func open(at time: Int64) {
+        let start = gridStart(time)
+        windowStart = start
+        windowEnd = start + windowMicros
+    }
+
+    /// Changes the window length to `windowMicros` (at least 1 ms) without overlap or gap: at once
+    /// when no window is open, else when the current window closes; the window after it runs from
+    /// there to the new grid's next boundary, and the grid's windows follow.
+    public mutating func retime(windowMicros newLength: Int64) {
+        let length = max(1000, newLength)
+        if windowStart == nil {
+            windowMicros = length
+            pendingWindowMicros = nil
+        } else {
+            pendingWindowMicros = length == windowMicros ? nil : length
+        }
     }
 
     /// Counts `observation` into the current window (opening one if none is open).
     @inline(__always)
     public mutating func add(_ observation: BeaconObservation) {
-        if windowStart == nil { windowStart = gridStart(observation.timeMicros) }
+        if windowStart == nil { open(at: observation.timeMicros) }
         let key = Key(format: observation.format.bit, identity: observation.identity, address: observation.address)
         let rssi = observation.rssi
         entries[key, default: Entry()].update { entry in
@@ -117,17 +155,22 @@ public struct WindowAggregator {
     public mutating func flush() -> ClosedWindow? {
         guard let start = windowStart else { return nil }
         windowStart = nil
-        return close(start: start)
+        let closed = close(start: start, end: windowEnd)
+        if let pending = pendingWindowMicros {
+            windowMicros = pending
+            pendingWindowMicros = nil
+        }
+        return closed
     }
 
-    private mutating func close(start: Int64) -> ClosedWindow {
+    private mutating func close(start: Int64, end: Int64) -> ClosedWindow {
         var heard: [(Key, Entry)] = []
         heard.reserveCapacity(entries.count)
         for (key, entry) in entries { heard.append((key, entry)) }
         entries.removeAll(keepingCapacity: true)
         heard.sort { $0.0 < $1.0 }
         observationsInWindow = 0
-        return ClosedWindow(startMicros: start, endMicros: start + windowMicros, sightings: heard.map { sighting(key: $0.0, entry: $0.1) })
+        return ClosedWindow(startMicros: start, endMicros: end, sightings: heard.map { sighting(key: $0.0, entry: $0.1) })
     }
 
     /// The window's filtered mean RSSI: the mean without the strongest and the weakest sample once

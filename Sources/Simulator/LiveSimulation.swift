@@ -42,12 +42,18 @@ public struct LiveSimulation: Sendable {
         public var speed: Double = 1.3
         /// The budget phones ask for (nil: the coordinator's).
         public var budget: Int?
-        /// Seconds an iOS app stays awake after a region event (it ranges and reports meanwhile).
+        /// The family each phone's radio and iOS timings are drawn from, as `simulate --offline`
+        /// draws them (phone *i* gets offline's client *i*'s condition with the same seed; the
+        /// beacons their true powers); `nil`: the venue files' radio and a prompt iOS with
+        /// ``wakeDuration`` and ``appRegions``.
+        public var family: PhoneFamily?
+        /// Seconds an iOS app stays awake after a region event (it ranges and reports meanwhile),
+        /// without a ``family``.
         public var wakeDuration: Double = 10
         /// Phones run in the foreground (awake, ranging and advertising throughout) instead of
         /// suspended between region events.
         public var foreground = false
-        /// Slots of iOS's 20 the app's own regions take (when ``budget`` is not given).
+        /// Slots of iOS's 20 the app's own regions take (when neither ``budget`` nor ``family`` is given).
         public var appRegions = 2
         /// Seconds between reports while awake.
         public var reportInterval: Double = 1

@@ -18,6 +18,8 @@ actor LiveWorld {
         var walker: Walker
         /// The phone (phones mode).
         var handset: SimulatedPhone? = nil
+        /// Its own radio, drawn from the configuration's family (`nil`: the venue's radio).
+        var radio: PhoneRadio? = nil
         var coverage = ArrivalCoverage()
         /// Tags: the set the coordinator published for it, by region id, its version, and the
         /// regions whose radius it is within.
@@ -60,7 +62,7 @@ actor LiveWorld {
         self.topology = configuration.topology
         self.graph = try WalkGraph(topology: configuration.topology)
         self.noise = SplitMix64(seed: configuration.seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
-        self.radio = BeaconRadio(topology: configuration.topology, seed: configuration.seed)
+        self.radio = BeaconRadio(topology: configuration.topology, seed: configuration.seed, family: configuration.family ?? .declared)
         self.gatewaySeq = Array(repeating: 0, count: configuration.topology.gateways.count)
         for i in 0..<max(0, configuration.clients) {
             let walker: Walker
@@ -104,11 +106,19 @@ actor LiveWorld {
         var out: [(String, [UInt8])] = []
         for i in phones.indices {
             phones[i].inside = radio.regionsWithin(phones[i].walker.position)
-            if configuration.mode == .phones {
+            let mode: SimulatedPhone.Mode = configuration.foreground ? .foreground : .suspended
+            if configuration.mode == .phones, let family = configuration.family {
+                var condition = family.draw(seed: configuration.seed, client: i)
+                if let budget = configuration.budget { condition.budget = budget }
+                phones[i].handset = await SimulatedPhone(
+                    mode: mode, slots: 20, condition: condition, reportInterval: configuration.reportInterval, epoch: epoch,
+                    seed: configuration.seed, client: i)
+                phones[i].radio = PhoneRadio(radio: radio, condition: condition, client: i, tick: configuration.tick)
+            } else if configuration.mode == .phones {
                 let appRegions = configuration.budget.map { max(0, 20 - $0) } ?? configuration.appRegions
                 phones[i].handset = await SimulatedPhone(
-                    mode: configuration.foreground ? .foreground : .suspended, slots: 20, appRegions: appRegions,
-                    wakeDuration: configuration.wakeDuration, reportInterval: configuration.reportInterval, epoch: epoch)
+                    mode: mode, slots: 20, appRegions: appRegions, wakeDuration: configuration.wakeDuration,
+                    reportInterval: configuration.reportInterval, epoch: epoch)
             }
         }
         if configuration.mode == .phones { out += await stepPhones(to: 0) }
@@ -125,7 +135,7 @@ actor LiveWorld {
             var coverage = phones[i].coverage
             let position = phones[i].walker.position
             if let message = inbox.removeValue(forKey: i) { handset.deliver(message, at: seconds) }
-            let heard = radio.readings(at: position, client: i, tick: tick)
+            let heard = phones[i].radio?.readings(at: position, tick: tick) ?? radio.readings(at: position, client: i, tick: tick)
             await handset.detect(heard.compactMap { topology.regions[$0.region].identity.beacon }, at: seconds)
             let held = handset.held
             let (missedBefore, namedBefore) = (arrivals.entries - arrivals.covered, arrivals.missedRegions.count)

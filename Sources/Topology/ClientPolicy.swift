@@ -37,12 +37,15 @@ public struct ClientPolicy: Sendable, Equatable {
     public struct Rule: Sendable, Equatable {
         public var role: Role
         public var match: Match
+        /// What people call the clients it admits (`name`; Home Assistant's device name), when given.
+        public var name: String?
         /// Where it was written.
         public var source: SourceLocation
 
-        public init(role: Role, match: Match, source: SourceLocation) {
+        public init(role: Role, match: Match, name: String? = nil, source: SourceLocation) {
             self.role = role
             self.match = match
+            self.name = name
             self.source = source
         }
 

@@ -9,12 +9,18 @@ public struct Gateway: Sendable, Hashable {
     public var rssiOffset: Double?
     /// A declared path-loss exponent around this gateway (`path_loss_exponent`): fixed likewise.
     public var pathLossExponent: Double?
+    /// The aggregation window its agent is asked to use, seconds (`gateways.csv`'s `window`); `nil`: the agent's own.
+    public var window: Double?
+    /// Advertisements weaker than this (dBm) its agent is asked to drop (`min_rssi`); `nil`: the agent's own.
+    public var minRSSI: Int?
     public var source: SourceLocation
 
     public init(
         id: String, position: VenuePoint, height: Double? = nil, rssiOffset: Double? = nil, pathLossExponent: Double? = nil,
-        source: SourceLocation
+        window: Double? = nil, minRSSI: Int? = nil, source: SourceLocation
     ) {
+        self.window = window
+        self.minRSSI = minRSSI
         self.id = id
         self.position = position
         self.height = height

@@ -6,7 +6,7 @@ extension LoadContext {
         let file = TopologyLoader.FileName.clients
         let filePath = path(file)
         var rules: [ClientPolicy.Rule] = []
-        parseCSV(bytes, file: file, required: ["role"], optional: ["uuid", "major", "namespace", "address", "note"]) {
+        parseCSV(bytes, file: file, required: ["role"], optional: ["uuid", "major", "namespace", "address", "name", "note"]) {
             context, row, columns in
             let roleText = row.string(columns["role"] ?? -1).lowercased()
             guard let role = ClientPolicy.Role(rawValue: roleText) else {
@@ -59,7 +59,10 @@ extension LoadContext {
                 }
                 match = .addresses(range)
             }
-            rules.append(ClientPolicy.Rule(role: role, match: match, source: SourceLocation(file: filePath, line: row.line)))
+            let name = row.string(columns["name"] ?? -1)
+            rules.append(
+                ClientPolicy.Rule(
+                    role: role, match: match, name: name.isEmpty ? nil : name, source: SourceLocation(file: filePath, line: row.line)))
         }
         clientRules = rules
     }

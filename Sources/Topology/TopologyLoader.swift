@@ -487,20 +487,30 @@ struct LoadContext {
     mutating func parseGateways(_ bytes: [UInt8]) {
         let file = TopologyLoader.FileName.gateways
         let filePath = path(file)  // one shared string for every record's location
-        parseCSV(bytes, file: file, required: ["id", "x", "y", "level"], optional: ["z", "height", "name", "rssi_offset", "path_loss_exponent"]) { context, row, columns in
+        parseCSV(bytes, file: file, required: ["id", "x", "y", "level"], optional: ["z", "height", "name", "rssi_offset", "path_loss_exponent", "window", "min_rssi"]) { context, row, columns in
             guard let id = context.id(row, columns["id"], file: file, field: "id") else { return }
             var failed = false
             let x = context.number(row, columns["x"], file: file, field: "x", failed: &failed)
             let y = context.number(row, columns["y"], file: file, field: "y", failed: &failed)
             let height = context.number(row, columns["z"] ?? columns["height"], file: file, field: "z", failed: &failed)
             let (rssiOffset, exponent) = context.gatewayCalibration(row, columns, file: file, failed: &failed)
+            let window = context.number(row, columns["window"], file: file, field: "window", failed: &failed)
+            if let window, !(0.01...3600).contains(window) {
+                context.error(file, row.line, "window: \(window) s is outside 0.01…3600 (what an agent's window may be)")
+                failed = true
+            }
+            let minRSSI = context.number(row, columns["min_rssi"], file: file, field: "min_rssi", failed: &failed)
+            if let minRSSI, !(-127...20).contains(minRSSI) || minRSSI != minRSSI.rounded() {
+                context.error(file, row.line, "min_rssi: \(minRSSI) is not a whole number of dBm from -127 to 20")
+                failed = true
+            }
             let level = row.string(columns["level"] ?? -1)
             guard let position = context.position(x: x, y: y, level: level, of: "a gateway", file: file, line: row.line, failed: &failed)
             else { return }
             context.gateways.append(
                 Gateway(
-                    id: id, position: position, height: height, rssiOffset: rssiOffset, pathLossExponent: exponent,
-                    source: SourceLocation(file: filePath, line: row.line)))
+                    id: id, position: position, height: height, rssiOffset: rssiOffset, pathLossExponent: exponent, window: window,
+                    minRSSI: minRSSI.map { Int($0) }, source: SourceLocation(file: filePath, line: row.line)))
         }
     }
 

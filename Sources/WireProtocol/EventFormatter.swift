@@ -63,6 +63,10 @@ public struct EventFormatter: Sendable {
             var text = "gateway \(status.state.rawValue)"
             if let adapter = status.adapter { text += " (\(adapter))" }
             return row(status.time ?? receivedAt, id.rawValue, text)
+        case .gatewayConfig(let id):
+            guard client == nil, !payload.isEmpty else { return nil }
+            guard let configuration = decode(GatewayConfiguration.self, payload, topic) else { return invalid(receivedAt, id.rawValue, topic) }
+            return row(configuration.time ?? receivedAt, id.rawValue, "gateway configuration \(configuration.revision)")
         case .sightings, .clientReport:
             return nil
         }

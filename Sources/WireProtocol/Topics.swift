@@ -3,7 +3,8 @@
 /// ```
 /// P/v1/gateways/{gw}/status       P/v1/clients/{id}/report
 /// P/v1/gateways/{gw}/sightings    P/v1/clients/{id}/regions
-/// P/v1/coordinator/status         P/v1/clients/{id}/events
+/// P/v1/gateways/{gw}/config       P/v1/clients/{id}/events
+/// P/v1/coordinator/status
 /// ```
 public struct Topics: Sendable, Hashable {
     /// The prefix before `/v1/`; may itself contain `/` but no wildcards.
@@ -24,6 +25,8 @@ public struct Topics: Sendable, Hashable {
 
     public func gatewayStatus(_ gateway: Identifier) -> String { "\(root)/gateways/\(Self.level(gateway))/status" }
     public func sightings(_ gateway: Identifier) -> String { "\(root)/gateways/\(Self.level(gateway))/sightings" }
+    /// The coordinator's retained configuration for one gateway (``GatewayConfiguration``).
+    public func gatewayConfig(_ gateway: Identifier) -> String { "\(root)/gateways/\(Self.level(gateway))/config" }
     public func clientReport(_ client: Identifier) -> String { "\(root)/clients/\(Self.level(client))/report" }
     public func clientRegions(_ client: Identifier) -> String { "\(root)/clients/\(Self.level(client))/regions" }
     public func clientEvents(_ client: Identifier) -> String { "\(root)/clients/\(Self.level(client))/events" }
@@ -48,6 +51,7 @@ public struct Topics: Sendable, Hashable {
     /// Subscription filters.
     public var allGatewayStatus: String { "\(root)/gateways/+/status" }
     public var allSightings: String { "\(root)/gateways/+/sightings" }
+    public var allGatewayConfigs: String { "\(root)/gateways/+/config" }
     public var allClientReports: String { "\(root)/clients/+/report" }
     public var allClientRegions: String { "\(root)/clients/+/regions" }
     public var allClientEvents: String { "\(root)/clients/+/events" }
@@ -57,6 +61,7 @@ public struct Topics: Sendable, Hashable {
     public enum Route: Hashable, Sendable {
         case gatewayStatus(Identifier)
         case sightings(Identifier)
+        case gatewayConfig(Identifier)
         case clientReport(Identifier)
         case clientRegions(Identifier)
         case clientEvents(Identifier)
@@ -80,6 +85,7 @@ public struct Topics: Sendable, Hashable {
             switch kind {
             case "status": return .gatewayStatus(id)
             case "sightings": return .sightings(id)
+            case "config": return .gatewayConfig(id)
             default: throw .unknownTopic(topic)
             }
         }

@@ -135,6 +135,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Home Assistant's discovery prefix.")
     var homeAssistantPrefix: String = HomeAssistantConfiguration.defaultPrefix
 
+    @Option(
+        help: ArgumentHelp(
+            "The live map's address as Home Assistant's users reach it, each device's configuration_url (default: from --http; 0.0.0.0 becomes this host's name).",
+            valueName: "url"))
+    var mapUrl: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -153,11 +159,23 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     func homeAssistantConfiguration() throws -> HomeAssistantConfiguration? {
         guard homeAssistant else { return nil }
+        var configuration: HomeAssistantConfiguration
         do {
-            return try HomeAssistantConfiguration(prefix: homeAssistantPrefix)
+            configuration = try HomeAssistantConfiguration(prefix: homeAssistantPrefix)
         } catch {
             throw ValidationError("--home-assistant-prefix: \(error)")
         }
+        do {
+            if let mapUrl {
+                configuration.mapURL = try HomeAssistantConfiguration.validMapURL(mapUrl)
+            } else if let http, let (host, port) = try? Self.parseAddress(http), port != 0 {
+                // Derived: left out rather than refused when this host's name makes no URL.
+                configuration.mapURL = try? HomeAssistantConfiguration.validMapURL(HomeAssistantConfiguration.mapURL(host: host, port: port))
+            }
+        } catch {
+            throw ValidationError("--map-url: \(error)")
+        }
+        return configuration
     }
 
     /// The HTTP bearer token: `--http-token-file`, else `$BEACONFLEET_HTTP_TOKEN`, else none.

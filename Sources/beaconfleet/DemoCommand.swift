@@ -66,6 +66,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "Print only the summaries, not every rotation and event.")
     var quiet = false
 
+    @Flag(help: "Announce the demo's clients and gateways to Home Assistant by MQTT discovery (scripts/home-assistant runs one against it).")
+    var homeAssistant = false
+
     func validate() throws {
         guard phones >= 0, tags >= 0, phones + tags > 0 else { throw ValidationError("--phones and --tags: at least one walker is needed") }
         guard speedup > 0 else { throw ValidationError("--speedup must be positive") }
@@ -118,9 +121,16 @@ struct DemoCommand: AsyncParsableCommand {
     {
         // The coordinator, assembled exactly as `beaconfleet coordinator` assembles it, in this group
         // beside the demo's own parts (it stops last, after the walkers and the agent).
-        let coordinatorConfiguration = try CoordinatorConfiguration(
+        var coordinatorConfiguration = try CoordinatorConfiguration(
             broker: broker.url, topologyDirectory: directory, statePath: workDirectory.appendingPathComponent("state.sqlite").path,
             http: try http.map(CoordinatorCommand.parseAddress), topics: topics, engine: .init(budget: 20))
+        if homeAssistant {
+            var homeAssistant = try HomeAssistantConfiguration()
+            if let (host, port) = coordinatorConfiguration.http, port != 0 {
+                homeAssistant.mapURL = HomeAssistantConfiguration.mapURL(host: host, port: port)
+            }
+            coordinatorConfiguration.homeAssistant = homeAssistant
+        }
         let coordinator = try CoordinatorApplication(configuration: coordinatorConfiguration, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: coordinator)]
         if let (host, port) = coordinatorConfiguration.http {

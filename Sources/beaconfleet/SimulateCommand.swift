@@ -14,14 +14,14 @@ struct SimulateCommand: AsyncParsableCommand {
         abstract: "Measure planning quality with simulated walkers, or position error on real tracks.",
         discussion: """
             --offline: phones that follow iOS's rules (../shared/IOS.md) walk the venue's graph: \
-            RegionSync (the phone library) on a fake iOS, beacons detected through each region's \
-            power and the venue's body shadowing, enter at first detection, exit 30 s after the \
-            last, 18 of 20 slots (--app-regions), the app suspended between region events (10 s \
-            per wake) unless --foreground. Coverage counts arrivals (within a region's radius) \
+            RegionSync (the phone library) on a fake iOS, each phone's radio and iOS timings drawn \
+            from a family (--family ios: IOS.md's ranges, none told to the coordinator; \
+            --family declared: the venue files' radio and a prompt iOS; --phones changes one \
+            parameter), the app suspended between region events unless --foreground. Coverage counts arrivals (within a region's radius) \
             whose region was monitored at some moment since its beacon's first detection on that \
             approach; beside it churn and wakes per 100 m, for the frontier planner (the \
-            coordinator's), nearest-N, the first set only and a clairvoyant that knows the walk. \
-            The same seed gives the same report.
+            coordinator's), nearest-N, the first set only and a clairvoyant that knows the walk, over all phones and per \
+            phone with its condition (median and worst). The same seed gives the same report.
 
             --tetam DIR: replays the nine real tetam tracks as twelve gateways' sightings and \
             reports position error against the camera truth (median, p90) for the estimator and a \
@@ -74,20 +74,20 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
-            "--offline: the phones' radios and iOS timings: ios (each phone drawn from IOS.md's ranges: beacon powers −80…−59 dBm, exponent 2–3, shadowing 3–8 dB lasting 1–10 s, enters up to 0–15 s late, exits after 30–90 s, 5–30 s wakes, 16–20 slots) or declared (the venue files' radio and a prompt iOS)."
+            "--offline, --broker phones: the phones' radios and iOS timings: ios (each phone drawn from IOS.md's ranges: beacon powers −80…−59 dBm, exponent 2–3, shadowing 3–8 dB lasting 1–10 s, enters up to 0–15 s late, exits after 30–90 s, 5–30 s wakes, 16–20 slots) or declared (the venue files' radio and a prompt iOS)."
     )
     var family: String = "ios"
 
     @Option(
         name: .customLong("phones"),
         help:
-            "--offline: change one parameter of the family, NAME=VALUE or NAME=LOW...HIGH (repeatable): power, exponent, shadowing (each also =declared), fading, receiver, scan, exit, wake, budget, in-range; e.g. --phones scan=0 --phones power=declared."
+            "--offline, --broker phones: change one parameter of the family, NAME=VALUE or NAME=LOW...HIGH (repeatable): power, exponent, shadowing (each also =declared), fading, receiver, scan, exit, wake, budget, in-range; e.g. --phones scan=0 --phones power=declared."
     )
     var phoneSettings: [String] = []
 
     @Option(
         name: .customLong("app-regions"),
-        help: "--offline, --broker phones: slots of the 20 the app's own regions take (default: the family's, 2 for --broker).")
+        help: "--offline, --broker phones: slots of the 20 the app's own regions take (default: the family's).")
     var appRegions: Int?
 
     @Option(
@@ -156,7 +156,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("wake-seconds"),
-        help: "Background time a region event gives a phone, seconds (--offline, --broker phones; default: the family's, 10 for --broker).")
+        help: "Background time a region event gives a phone, seconds (--offline, --broker phones; default: the family's).")
     var wakeSeconds: Double?
 
     @Option(
@@ -225,17 +225,24 @@ struct SimulateCommand: AsyncParsableCommand {
     private func runOffline() async throws {
         if let gainError { return try runGainError(gainError) }
         let venue = try Topology.load(directory: URL(fileURLWithPath: topology!, isDirectory: true))
+        let phones = try phoneFamily()
+        let configuration = PhoneSimulation.Configuration(
+            clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, mode: foreground ? .foreground : .suspended,
+            family: phones)
+        let report = await (try PhoneSimulation(topology: venue, configuration: configuration)).run()
+        try emit(report, text: report.text)
+    }
+
+    /// The family phones are drawn from: `--family`, changed by `--phones`, `--app-regions` and
+    /// `--wake-seconds`.
+    private func phoneFamily() throws -> PhoneFamily {
         var phones = PhoneFamily.named[family]!
         for setting in phoneSettings {
             do { try phones.setting(setting) } catch { throw ValidationError(error.description) }
         }
         if let appRegions { phones.budget = (20 - appRegions)...(20 - appRegions) }
         if let wakeSeconds { phones.wakeWindow = wakeSeconds...wakeSeconds }
-        let configuration = PhoneSimulation.Configuration(
-            clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, mode: foreground ? .foreground : .suspended,
-            family: phones)
-        let report = await (try PhoneSimulation(topology: venue, configuration: configuration)).run()
-        try emit(report, text: report.text)
+        return phones
     }
 
     private func runLive(broker: String) async throws {
@@ -266,11 +273,10 @@ struct SimulateCommand: AsyncParsableCommand {
         configuration.speedup = speedup
         configuration.seed = seed
         configuration.budget = budget
-        configuration.wakeDuration = wakeSeconds ?? 10
+        configuration.family = try phoneFamily()
         configuration.foreground = foreground
         configuration.connectionPerWake = !sharedConnection
         configuration.reportCopies = reportCopies
-        configuration.appRegions = appRegions ?? 2
         let report = try await LiveSimulation(configuration: configuration).run { report in
             if !json { print(report.summary) }
         }

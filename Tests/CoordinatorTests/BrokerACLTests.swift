@@ -4,7 +4,7 @@ import MosquittoTesting
 import TestSupport
 import Testing
 
-/// The mosquitto ACL the README and docs/coordinator.md show (`deploy/mosquitto.acl`), checked
+/// The mosquitto ACL the docs link to (`deploy/mosquitto.acl`), checked
 /// against a real broker: a phone writes only its own report and reads only its own regions.
 @Suite("The documented mosquitto ACL", .timeLimit(.minutes(1)))
 struct BrokerACLTests {

@@ -68,28 +68,39 @@ struct HomeAssistantBrokerTests {
                     let components = try #require(config["cmps"] as? [String: [String: Any]])
                     #expect(components["location"]?["p"] as? String == "device_tracker")
                     #expect(components["location"]?["source_type"] as? String == "bluetooth_le")
-                    #expect(components["location"]?["state_topic"] as? String == discovery.state(walker))
-                    #expect(components["location"]?["json_attributes_topic"] as? String == discovery.state(walker))
+                    #expect(components["location"]?["state_topic"] as? String == discovery.location(walker))
+                    #expect(components["location"]?["json_attributes_topic"] as? String == discovery.attributes(walker))
+                    #expect(HomeAssistantSchema.violations(config).isEmpty, "\(HomeAssistantSchema.violations(config))")
                     #expect(
                         components["distance"]?["p"] as? String == "sensor"
                             && components["distance"]?["unit_of_measurement"] as? String == "m")
                     let availability = try #require((config["availability"] as? [[String: Any]])?.first)
                     #expect(availability["topic"] as? String == topics.coordinatorStatus)
 
-                    // The walk: each step's state names the region it entered.
-                    let first = try await seen.json(on: discovery.state(walker), "phone-walk in the hall") {
-                        $0["state"] as? String == "hall"
+                    // The walk: each step's location payload is the region it entered, which Home Assistant's
+                    // tracker takes as its state as it is.
+                    _ = try await seen.message(on: discovery.location(walker), "phone-walk in the hall") {
+                        HomeAssistantSchema.trackerLocation(payload: $0.payloadString) == "hall"
                     }
-                    let attributes = try #require(first["attributes"] as? [String: Any])
+                    let attributes = try await seen.json(on: discovery.attributes(walker), "phone-walk's attributes in the hall") {
+                        $0["region"] as? String == "hall"
+                    }
                     #expect(attributes["x"] is Double && attributes["y"] is Double && attributes["level"] as? String == "G")
-                    #expect(attributes["confidence"] is Double && first["distance"] is Double)
+                    #expect(attributes["confidence"] is Double && attributes["distance"] is Double && attributes["beacon"] as? String == "hall")
+                    #expect(attributes["in_zones"] as? [String] == ["zone.hall", "zone.home"])
                     var previous = "hall"
                     for next in ["corridor-1", "corridor-2"] {
                         try await report(
                             "phone-walk", [RegionEvent(type: .exit, region: previous), RegionEvent(type: .enter, region: next)])
-                        _ = try await seen.json(on: discovery.state(walker), "phone-walk in \(next)") { $0["state"] as? String == next }
+                        _ = try await seen.message(on: discovery.location(walker), "phone-walk in \(next)") {
+                            HomeAssistantSchema.trackerLocation(payload: $0.payloadString) == next
+                        }
                         previous = next
                     }
+                    // The coordinator's own device, with its client count.
+                    let coordinator = try await seen.json(on: discovery.config(discovery.coordinatorObjectID), "the coordinator's config")
+                    #expect(HomeAssistantSchema.violations(coordinator).isEmpty)
+                    #expect((coordinator["dev"] as? [String: Any])?["model"] as? String == "Coordinator")
 
                     // The quiet phone expires (its retained regions are cleared): config and state removed.
                     // The walker keeps reporting meanwhile, so it stays.
@@ -103,12 +114,15 @@ struct HomeAssistantBrokerTests {
                     _ = try await seen.message(on: discovery.config(quiet), "phone-quiet's config removed", within: .seconds(45)) {
                         $0.payload.isEmpty
                     }
-                    _ = try await seen.message(on: discovery.state(quiet), "phone-quiet's state removed") { $0.payload.isEmpty }
+                    _ = try await seen.message(on: discovery.location(quiet), "phone-quiet's location removed") { $0.payload.isEmpty }
+                    _ = try await seen.message(on: discovery.attributes(quiet), "phone-quiet's attributes removed") { $0.payload.isEmpty }
 
                     // Retained: a subscriber that comes later gets the walker's and the gateways' configs, not the expired one's.
                     let retained = try await MessageLog.retained(broker, "homeassistant/#")
                     #expect(retained[discovery.config(walker)]?.isEmpty == false)
-                    #expect(retained[discovery.state(walker)]?.isEmpty == false)
+                    #expect(retained[discovery.location(walker)].map { String(decoding: $0, as: UTF8.self) } == "corridor-2")
+                    #expect(retained[discovery.attributes(walker)]?.isEmpty == false)
+                    #expect(retained[discovery.legacyState(walker)] == nil, "the old JSON state topic is cleared")
                     #expect(retained[discovery.config(discovery.gatewayObjectID(topology.gateways[0].id))]?.isEmpty == false)
                     #expect(retained[discovery.config(quiet)] == nil)
 

@@ -50,8 +50,7 @@ public final class CoordinatorEngine {
         /// keeps up with (a spool replayed after an outage, a benchmark) is not a backlog, so only
         /// this bounds it: a flush decides at most ``CoordinatorCore/flushChunk`` tags and the next
         /// chunk follows at once, so without it a tag whose evidence had moved on a window was
-        /// estimated again each time the chunks came round to it (the figures: docs/coordinator.md,
-        /// fifteenth session). Below the core's flush interval (200 ms), so a simulation at 5x real
+        /// estimated again each time the chunks came round to it. Below the core's flush interval (200 ms), so a simulation at 5x real
         /// time (a window every 200 ms, give or take) is still estimated every window.
         public var tagEstimateSpacing: Int64 = 150
 

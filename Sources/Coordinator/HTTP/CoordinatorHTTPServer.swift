@@ -6,14 +6,15 @@ import ServiceLifecycle
 import WireProtocol
 
 /// The coordinator's HTTP side: `/healthz`, `/metrics` (Prometheus text), the live map (`/`) with
-/// its stream (`/api/stream`), `/api/clients` (list), `/api/clients/{id}`, `/api/topology` and
+/// its stream (`/api/stream`), `/api/clients` (list), `/api/clients/{id}`, `/api/gateways` (each
+/// gateway's health, software version and configuration revision), `/api/topology` and
 /// `/api/calibration` (JSON). With a `token`, everything but `/healthz` and `/metrics` requires it
-/// (``BearerTokenMiddleware``). See docs/coordinator.md.
+/// (``BearerTokenMiddleware``). See docs/http.md.
 enum CoordinatorHTTPServer {
     /// An HTTP application (a `Service`) serving `core` on `host`:`port`; `onServerRunning` is told
     /// the port it listens on. ``CoordinatorApplication`` runs it after the ``CoordinatorService``.
     static func make(
-        core: CoordinatorCore, metrics: CoordinatorMetrics, client: MQTTClient, host: String, port: Int,
+        core: CoordinatorCore, metrics: CoordinatorMetrics, client: MQTTClient, gateways: GatewayDirectory? = nil, host: String, port: Int,
         token: HTTPAccessToken? = nil, onServerRunning: @escaping @Sendable (Int?) async -> Void = { _ in }, logger: Logger
     ) -> some ApplicationProtocol {
         let router = Router()
@@ -35,6 +36,9 @@ enum CoordinatorHTTPServer {
         }
         router.get("/api/topology") { _, _ -> Response in
             json(.ok, ByteBuffer(string: await core.topologyJSON()))
+        }
+        router.get("/api/gateways") { _, _ -> Response in
+            try JSONLine.response(GatewayList(gateways: gateways?.gateways() ?? []))
         }
         router.get("/api/calibration") { _, _ -> Response in
             try JSONLine.response(await core.calibration())
@@ -107,4 +111,9 @@ public struct ClientList: Codable, Sendable, Equatable {
     public var offset: Int
     public var limit: Int
     public var clients: [ClientSnapshot]
+}
+
+/// `/api/gateways`: every gateway, by id.
+struct GatewayList: Encodable, Sendable {
+    var gateways: [GatewayHealth]
 }

@@ -1,3 +1,4 @@
+import BeaconKit
 import Foundation
 public import Logging
 public import MQTT
@@ -11,12 +12,14 @@ public import WireProtocol
 ///
 /// - per client (phone or tag) one retained device-based discovery config on
 ///   `<prefix>/device/<object id>/config`: a `device_tracker` and a distance `sensor`, available
-///   while the coordinator's retained status says `online` (its last will says `offline`);
-/// - per client its state, retained, on `<prefix>/device/<object id>/state`
+///   while the coordinator's retained status says `online` (its last will says `offline`), named
+///   by `clients.csv`'s `name` where it names the client (``ClientPolicy/name(of:)``);
+/// - per client its place on `<prefix>/device/<object id>/location` (the name itself, which the
+///   tracker takes as its state) and its attributes on `…/attributes` (JSON), both retained
 ///   (``HomeAssistantClientState``), at most once per ``HomeAssistantConfiguration/stateInterval``
-///   and only when it changed;
-/// - per gateway of the topology one config with a connectivity `binary_sensor` on the gateway's
-///   own status topic;
+///   and only when they changed;
+/// - the coordinator's own device (its status and client count), and per gateway of the topology
+///   one config with a connectivity `binary_sensor` on the gateway's own status topic;
 /// - every config again when Home Assistant announces `online` on `<prefix>/status`, or when the
 ///   bridge reconnects;
 /// - an expired (or merged) client's config and state cleared with empty retained payloads.
@@ -102,8 +105,9 @@ public final class HomeAssistantBridge: Service, Sendable {
     /// What the bridge has published, and who waits.
     struct PublishedState {
         var pacer: HomeAssistantPacer
-        /// Per client: the kind its config was published for (`nil`: none yet) and its state payload as last published.
-        var clients: [String: (kind: String?, state: [UInt8])] = [:]
+        /// Per client: the kind and name its config was published for (`nil`: none yet), and its
+        /// location and attributes payloads as last published.
+        var clients: [String: PublishedClient] = [:]
         /// Gateways announced, and the topology revision they come from.
         var gateways: Set<String> = []
         var places: HomeAssistantPlaces?
@@ -116,6 +120,13 @@ public final class HomeAssistantBridge: Service, Sendable {
         }
     }
 
+    /// What was last published for one client.
+    struct PublishedClient {
+        var config: (kind: String, name: String)?
+        var location: [UInt8] = []
+        var attributes: [UInt8] = []
+    }
+
     /// One round: the topology's gateways, a re-announcement if asked, then the changed clients
     /// that are due, within the message budget.
     func step(_ state: inout PublishedState) async {
@@ -126,19 +137,20 @@ public final class HomeAssistantBridge: Service, Sendable {
             let places = HomeAssistantPlaces(topology: topology)
             let revised = state.places != nil
             state.places = places
+            announceCoordinator(topology, origin: origin)
             announceGateways(topology, origin: origin, into: &state)
-            // Where a client is depends on the regions: every state again.
+            // Where a client is (and what it is called) depends on the venue: every state again.
             if revised || again { state.pacer.add(state.clients.keys) }
-            if again { state.clients = state.clients.mapValues { _ in (nil, []) } }
+            if again { state.clients = state.clients.mapValues { _ in PublishedClient() } }
         }
         guard let places = state.places else { return }
         state.pacer.add(await core.takeChangedClients())
-        // Messages per round; a client costs at most two (config and state), so a batch is taken
-        // only while that many remain.
-        let budget = max(2, Int(Double(configuration.messagesPerSecond) * (HomeAssistantBridge.tick / .seconds(1))))
+        // Messages per round; a client costs at most four (its config, the legacy state cleared,
+        // location and attributes) but mostly two, so a batch is taken only while that many remain.
+        let budget = max(4, Int(Double(configuration.messagesPerSecond) * (HomeAssistantBridge.tick / .seconds(1))))
         var sent = 0
-        while sent + 2 <= budget {
-            let batch = state.pacer.take(upTo: min(HomeAssistantBridge.snapshotBatch, (budget - sent) / 2), now: .now)
+        while sent + 4 <= budget {
+            let batch = state.pacer.take(upTo: min(HomeAssistantBridge.snapshotBatch, (budget - sent) / 4), now: .now)
             if batch.isEmpty { break }
             let snapshots = await core.placements(batch)
             for (id, snapshot) in zip(batch, snapshots) {
@@ -151,41 +163,81 @@ public final class HomeAssistantBridge: Service, Sendable {
         }
     }
 
-    /// The config (when new, or its kind changed: a tag became a phone) and the state (when
-    /// changed) of a client; returns the messages sent.
+    /// The config (when new, or its kind or name changed: a tag became a phone, `clients.csv`
+    /// renamed it), and the location and attributes (each when changed) of a client; returns the
+    /// messages sent.
     private func publish(
         _ snapshot: ClientSnapshot, places: HomeAssistantPlaces, origin: HomeAssistantDiscovery.Origin, into state: inout PublishedState
     ) -> Int {
         let object = topics.clientObjectID(snapshot.id)
-        let payload = (try? Array(state.encoder.encode(HomeAssistantClientState(snapshot, places: places)))) ?? []
-        var published = state.clients[snapshot.id] ?? (nil, [])
+        let shown = HomeAssistantClientState(snapshot, places: places)
+        let location = Array(shown.location.utf8)
+        let attributes = (try? Array(state.encoder.encode(shown.attributes))) ?? []
+        let name = Self.name(of: snapshot, topology: places.topology)
+        var published = state.clients[snapshot.id] ?? PublishedClient()
         var sent = 0
-        if published.kind != snapshot.kind {
-            let config = HomeAssistantDiscovery.client(snapshot.id, kind: snapshot.kind, topics: topics, origin: origin).encoded()
+        if published.config?.kind != snapshot.kind || published.config?.name != name {
+            let config = HomeAssistantDiscovery.client(
+                snapshot.id, name: name, kind: snapshot.kind, topics: topics, origin: origin, mapURL: configuration.mapURL
+            ).encoded()
+            if published.config == nil {
+                send(topics.legacyState(object), [])
+                sent += 1
+            }
             if send(topics.config(object), config) {
-                published.kind = snapshot.kind
+                published.config = (snapshot.kind, name)
                 sent += 1
             }
         }
-        if published.state != payload, send(topics.state(object), payload) {
-            published.state = payload
+        if published.location != location, send(topics.location(object), location) {
+            published.location = location
+            sent += 1
+        }
+        if published.attributes != attributes, send(topics.attributes(object), attributes) {
+            published.attributes = attributes
             sent += 1
         }
         state.clients[snapshot.id] = published
         // Not sent (the queue was full): again in the next interval.
-        if published.kind != snapshot.kind || published.state != payload { state.pacer.add([snapshot.id]) }
+        if published.config?.kind != snapshot.kind || published.config?.name != name || published.location != location
+            || published.attributes != attributes
+        {
+            state.pacer.add([snapshot.id])
+        }
         return sent
     }
 
-    /// An expired client: its config and state removed (empty retained payloads), also when this
-    /// bridge never announced it (an earlier run may have).
+    /// The device name of a client: a phone's id; a tag's name from `clients.csv` (``ClientPolicy/name(of:)``),
+    /// else `Tag` and the part of its id that tells tags apart (`Tag 1000.7`), its whole id being the device's serial number.
+    static func name(of snapshot: ClientSnapshot, topology: Topology) -> String {
+        guard snapshot.kind != "phone", let identity = BeaconIdentity(clientIdentifier: snapshot.id) else { return snapshot.id }
+        if let name = topology.clientPolicy?.name(of: identity) { return name }
+        switch identity.kind {
+        case .uuidMajorMinor: return "Tag \(identity.major).\(identity.minor)"
+        case .eddystoneUID: return "Tag \(identity.instanceHex)"
+        case .address: return "Tag \(identity.address)"
+        }
+    }
+
+    /// An expired client: its config, location and attributes removed (empty retained payloads),
+    /// also when this bridge never announced it (an earlier run may have).
     private func clear(_ id: String, into state: inout PublishedState) -> Int {
         let object = topics.clientObjectID(id)
         send(topics.config(object), [])
-        send(topics.state(object), [])
+        send(topics.location(object), [])
+        send(topics.attributes(object), [])
+        send(topics.legacyState(object), [])
         state.clients[id] = nil
         state.pacer.forget(id)
-        return 2
+        return 4
+    }
+
+    /// The coordinator's own device.
+    private func announceCoordinator(_ topology: Topology, origin: HomeAssistantDiscovery.Origin) {
+        let venue = topology.name.isEmpty ? topics.topics.prefix : topology.name
+        send(
+            topics.config(topics.coordinatorObjectID),
+            HomeAssistantDiscovery.coordinator(venue: venue, topics: topics, origin: origin, mapURL: configuration.mapURL).encoded())
     }
 
     /// Every gateway of `topology` announced; those no longer in it removed.
@@ -193,7 +245,9 @@ public final class HomeAssistantBridge: Service, Sendable {
         let ids = Set(topology.gateways.map(\.id))
         for gone in state.gateways.subtracting(ids) { send(topics.config(topics.gatewayObjectID(gone)), []) }
         for id in topology.gateways.map(\.id) {
-            send(topics.config(topics.gatewayObjectID(id)), HomeAssistantDiscovery.gateway(id, topics: topics, origin: origin).encoded())
+            send(
+                topics.config(topics.gatewayObjectID(id)),
+                HomeAssistantDiscovery.gateway(id, topics: topics, origin: origin, mapURL: configuration.mapURL).encoded())
         }
         state.gateways = ids
     }

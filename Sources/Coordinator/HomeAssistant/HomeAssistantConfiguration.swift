@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Home Assistant MQTT discovery (`beaconfleet coordinator --home-assistant`): where to announce
 /// devices and how fast their states may change. See docs/home-assistant.md.
 public struct HomeAssistantConfiguration: Sendable, Equatable {
@@ -11,6 +13,9 @@ public struct HomeAssistantConfiguration: Sendable, Equatable {
     public var messagesPerSecond: Int = 2_000
     /// The origin's `url` in every discovery payload (where operators read about this installation); left out when `nil`.
     public var originURL: String?
+    /// The live map's address as Home Assistant's users reach it: every device's
+    /// `configuration_url` (*Visit* on its page); left out when `nil` (no `--http`).
+    public var mapURL: String?
 
     /// The default discovery prefix.
     public static let defaultPrefix = "homeassistant"
@@ -21,6 +26,25 @@ public struct HomeAssistantConfiguration: Sendable, Equatable {
             !prefix.contains(where: { $0 == "+" || $0 == "#" || $0 == "\0" })
         else { throw HomeAssistantError("discovery prefix '\(prefix)': must not be empty, hold '+', '#', or start or end with '/'") }
         self.prefix = prefix
+    }
+}
+
+extension HomeAssistantConfiguration {
+    /// The map's URL for an HTTP server on `host`:`port`: a wildcard address (`0.0.0.0`, `::`)
+    /// becomes `hostName` (Home Assistant runs elsewhere), an IPv6 address is bracketed.
+    public static func mapURL(host: String, port: Int, hostName: String = ProcessInfo.processInfo.hostName) -> String {
+        var name = ["0.0.0.0", "::", "[::]", ""].contains(host) ? hostName : host
+        if name.contains(":"), !name.hasPrefix("[") { name = "[\(name)]" }
+        return "http://\(name):\(port)/"
+    }
+
+    /// Checks a map URL as Home Assistant's `configuration_url` does: `http`, `https` or
+    /// `homeassistant`, with a host.
+    public static func validMapURL(_ text: String) throws(HomeAssistantError) -> String {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "homeassistant"].contains(scheme),
+            scheme == "homeassistant" || !(url.host ?? "").isEmpty, !text.contains(where: { $0.isWhitespace })
+        else { throw HomeAssistantError("map URL '\(text)': Home Assistant takes an http://, https:// or homeassistant:// URL with a host") }
+        return text
     }
 }
 

@@ -2,9 +2,10 @@ import Foundation
 import WireProtocol
 
 /// A device-based discovery payload, with the keys Home Assistant documents for it
-/// (https://www.home-assistant.io/integrations/mqtt/#device-discovery-payload): the device (`dev`),
-/// the origin (`o`), the components (`cmps`, each with its platform `p` and `uniqueId`) and the
-/// options they share (availability, QoS).
+/// (https://www.home-assistant.io/integrations/mqtt/#device-discovery-payload) and its
+/// `DEVICE_DISCOVERY_SCHEMA` requires: the device (`dev`, with at least one identifier), the origin
+/// (`o`, with a `name`), the components (`cmps`, each with its platform `p` and a `unique_id`) and
+/// the options they share (availability, QoS).
 struct HomeAssistantDiscovery: Encodable, Sendable, Equatable {
     struct Device: Encodable, Sendable, Equatable {
         var identifiers: [String]
@@ -12,6 +13,12 @@ struct HomeAssistantDiscovery: Encodable, Sendable, Equatable {
         var manufacturer = "BeaconFleet"
         var model: String
         var swVersion = BeaconFleetVersion.current
+        /// The client's or gateway's own id, shown on the device's page.
+        var serialNumber: String?
+        /// The coordinator's device: clients and gateways are reached through it.
+        var viaDevice: String?
+        /// Where the device is configured (the coordinator's live map, with `--http`).
+        var configurationUrl: String?
     }
 
     struct Origin: Encodable, Sendable, Equatable {
@@ -27,7 +34,8 @@ struct HomeAssistantDiscovery: Encodable, Sendable, Equatable {
         var uniqueId: String
         var name: String
         var stateTopic: String
-        var valueTemplate: String
+        /// Left out where the state payload is the state itself (the tracker's).
+        var valueTemplate: String?
         var jsonAttributesTopic: String?
         var jsonAttributesTemplate: String?
         var sourceType: String?
@@ -35,7 +43,10 @@ struct HomeAssistantDiscovery: Encodable, Sendable, Equatable {
         var unitOfMeasurement: String?
         var stateClass: String?
         var suggestedDisplayPrecision: Int?
+        var entityCategory: String?
         var icon: String?
+        /// Per component, where the components of one device differ (the coordinator's status reads its topic itself).
+        var availability: [Availability]?
     }
 
     /// An availability topic with the template that reads `online` / `offline` out of its payload.
@@ -60,42 +71,75 @@ struct HomeAssistantDiscovery: Encodable, Sendable, Equatable {
 }
 
 extension HomeAssistantDiscovery {
-    /// A tracked client (phone or tag): a `device_tracker` whose state is where it is (see
-    /// ``HomeAssistantClientState``) with its position as attributes, and the distance to that
-    /// region's beacon; available while the coordinator is (its retained status, also its last will).
-    static func client(_ id: String, kind: String, topics: HomeAssistantTopics, origin: Origin) -> HomeAssistantDiscovery {
+    /// Available while the coordinator's retained status (also its last will) says `online`.
+    static func coordinatorAvailability(_ topics: HomeAssistantTopics) -> [Availability] {
+        [Availability(topic: topics.topics.coordinatorStatus, valueTemplate: "{{ 'online' if value_json.state == 'online' else 'offline' }}")]
+    }
+
+    /// A tracked client (phone or tag), named `name`: a `device_tracker` whose state topic carries
+    /// where it is as it is (``HomeAssistantClientState/location``: no template) and whose
+    /// attributes come from the attributes topic, and the distance to the beacon it is placed by
+    /// (named in the sensor's `beacon` attribute); available while the coordinator is.
+    static func client(
+        _ id: String, name: String, kind: String, topics: HomeAssistantTopics, origin: Origin, mapURL: String?
+    ) -> HomeAssistantDiscovery {
         let object = topics.clientObjectID(id)
-        let state = topics.state(object)
+        let attributes = topics.attributes(object)
         return HomeAssistantDiscovery(
-            dev: Device(identifiers: [object.description], name: id, model: kind == "phone" ? "Phone" : "Tag"), o: origin,
+            dev: Device(
+                identifiers: [object.description], name: name, model: kind == "phone" ? "Phone" : "Tag", serialNumber: id,
+                viaDevice: topics.coordinatorObjectID.description, configurationUrl: mapURL),
+            o: origin,
             cmps: [
                 "location": Component(
-                    p: "device_tracker", uniqueId: "\(object)_location", name: "Location", stateTopic: state,
-                    valueTemplate: "{{ value_json.state }}", jsonAttributesTopic: state,
-                    jsonAttributesTemplate: "{{ value_json.attributes | tojson }}", sourceType: "bluetooth_le"),
+                    p: "device_tracker", uniqueId: "\(object)_location", name: "Location", stateTopic: topics.location(object),
+                    jsonAttributesTopic: attributes, sourceType: "bluetooth_le"),
                 "distance": Component(
-                    p: "sensor", uniqueId: "\(object)_distance", name: "Distance", stateTopic: state,
-                    valueTemplate: "{{ value_json.distance }}", deviceClass: "distance", unitOfMeasurement: "m",
-                    stateClass: "measurement", suggestedDisplayPrecision: 1),
+                    p: "sensor", uniqueId: "\(object)_distance", name: "Distance to beacon", stateTopic: attributes,
+                    valueTemplate: "{{ value_json.distance }}", jsonAttributesTopic: attributes,
+                    jsonAttributesTemplate: "{{ {'beacon': value_json.beacon, 'region': value_json.region} | tojson }}",
+                    deviceClass: "distance", unitOfMeasurement: "m", stateClass: "measurement", suggestedDisplayPrecision: 1),
             ],
-            availability: [
-                Availability(
-                    topic: topics.topics.coordinatorStatus,
-                    valueTemplate: "{{ 'online' if value_json.state == 'online' else 'offline' }}")
-            ])
+            availability: coordinatorAvailability(topics))
     }
 
     /// A gateway: a connectivity `binary_sensor` read from the gateway's own retained status (its
     /// agent's last will says `offline`), so it needs no availability of its own.
-    static func gateway(_ id: String, topics: HomeAssistantTopics, origin: Origin) -> HomeAssistantDiscovery {
+    static func gateway(_ id: String, topics: HomeAssistantTopics, origin: Origin, mapURL: String?) -> HomeAssistantDiscovery {
         let object = topics.gatewayObjectID(id)
         let status = (try? Identifier(id)).map { topics.topics.gatewayStatus($0) } ?? ""
         return HomeAssistantDiscovery(
-            dev: Device(identifiers: [object.description], name: id, model: "Gateway"), o: origin,
+            dev: Device(
+                identifiers: [object.description], name: id, model: "Gateway", serialNumber: id,
+                viaDevice: topics.coordinatorObjectID.description, configurationUrl: mapURL),
+            o: origin,
             cmps: [
                 "connectivity": Component(
                     p: "binary_sensor", uniqueId: "\(object)_connectivity", name: "Connectivity", stateTopic: status,
                     valueTemplate: "{{ 'ON' if value_json.state == 'online' else 'OFF' }}", deviceClass: "connectivity")
+            ])
+    }
+
+    /// The coordinator itself, named after the venue: its status (a connectivity sensor on its
+    /// retained status, whose last will turns it off) and its client count (unavailable while it
+    /// is offline), with the live map as its configuration URL when it serves one.
+    static func coordinator(venue: String, topics: HomeAssistantTopics, origin: Origin, mapURL: String?) -> HomeAssistantDiscovery {
+        let object = topics.coordinatorObjectID
+        let status = topics.topics.coordinatorStatus
+        return HomeAssistantDiscovery(
+            dev: Device(
+                identifiers: [object.description], name: "BeaconFleet \(venue)", model: "Coordinator", serialNumber: topics.topics.prefix,
+                configurationUrl: mapURL),
+            o: origin,
+            cmps: [
+                "status": Component(
+                    p: "binary_sensor", uniqueId: "\(object)_status", name: "Status", stateTopic: status,
+                    valueTemplate: "{{ 'ON' if value_json.state == 'online' else 'OFF' }}", deviceClass: "connectivity",
+                    entityCategory: "diagnostic"),
+                "clients": Component(
+                    p: "sensor", uniqueId: "\(object)_clients", name: "Clients", stateTopic: status,
+                    valueTemplate: "{{ value_json.clients }}", stateClass: "measurement", icon: "mdi:account-multiple",
+                    availability: coordinatorAvailability(topics)),
             ])
     }
 }

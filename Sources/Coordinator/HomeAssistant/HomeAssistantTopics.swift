@@ -30,7 +30,19 @@ public struct HomeAssistantTopics: Sendable {
     /// The device-based discovery topic: `<prefix>/device/<object id>/config` (retained).
     public func config(_ device: HomeAssistantObjectID) -> String { "\(prefix)/device/\(device)/config" }
 
-    /// A client's state (retained JSON, see ``HomeAssistantClientState``), beside its config:
-    /// `<prefix>/device/<object id>/state`. Home Assistant subscribes to `…/config` only.
-    public func state(_ device: HomeAssistantObjectID) -> String { "\(prefix)/device/\(device)/state" }
+    /// The coordinator's device id: `<BeaconFleet prefix>_coordinator`, made legal.
+    public var coordinatorObjectID: HomeAssistantObjectID { HomeAssistantObjectID(joining: [topics.prefix, "coordinator"]) }
+
+    /// A client's place, beside its config: `<prefix>/device/<object id>/location` (retained; the
+    /// payload is the place's name itself, ``HomeAssistantClientState/location``). Home Assistant
+    /// subscribes to `…/config` only, and to this through the config.
+    public func location(_ device: HomeAssistantObjectID) -> String { "\(prefix)/device/\(device)/location" }
+
+    /// A client's attributes (retained JSON, ``HomeAssistantClientState/Attributes``):
+    /// `<prefix>/device/<object id>/attributes`.
+    public func attributes(_ device: HomeAssistantObjectID) -> String { "\(prefix)/device/\(device)/attributes" }
+
+    /// Where earlier versions kept a client's whole state as one JSON message (its `state` read
+    /// through a template, which Home Assistant's tracker ignores): cleared when a client is announced.
+    public func legacyState(_ device: HomeAssistantObjectID) -> String { "\(prefix)/device/\(device)/state" }
 }

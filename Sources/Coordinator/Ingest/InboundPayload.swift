@@ -74,8 +74,8 @@ public final class InboundDecoder {
                     return .ignored
                 }
                 return .regions(client: client.rawValue, regions)
-            case .clientEvents, .coordinatorStatus:
-                return .ignored
+            case .clientEvents, .coordinatorStatus, .gatewayConfig:
+                return .ignored  // outputs (ours or another coordinator's), not input
             }
         } catch {
             return .rejected(error, .invalidPayload)

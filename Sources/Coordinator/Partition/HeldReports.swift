@@ -66,7 +66,7 @@ struct HeldReports: Sendable {
     /// Why: after `kill -9` of a NATS node that carried a partition's owner, a report received
     /// meanwhile only by members that never came to serve the partition (one gained it and gave it
     /// back before its grace ended when the owner had reconnected) was lost with the phone's wake;
-    /// the phone slept 24 s with its set unanswered (docs/coordinator.md, partition-check run 5).
+    /// the phone slept 24 s with its set unanswered (seen in `scripts/partition-check`).
     /// Without a membership change nothing is relayed: a report the owner needed no set for is
     /// not sent around.
     mutating func relays(now: Date, answered: (String) -> (at: Date, partition: Int)?, owned: (Int) -> Bool) -> [InboundMessage] {

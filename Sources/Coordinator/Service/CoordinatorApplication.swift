@@ -5,7 +5,7 @@ import Synchronization
 public import UnixSignals
 
 /// The coordinator process, assembled in this one place from a ``CoordinatorConfiguration``: the
-/// MQTT client, the ``CoordinatorService``, the ``HomeAssistantBridge`` with its own connection
+/// MQTT client, the ``CoordinatorService``, the ``GatewayDirectory``, the ``HomeAssistantBridge`` with its own connection
 /// when ``CoordinatorConfiguration/homeAssistant`` is set, and the HTTP server
 /// (``CoordinatorHTTPServer``) when ``CoordinatorConfiguration/http`` is, in one `ServiceGroup` in
 /// that order: each client starts before the services that use it and stops after them.
@@ -30,6 +30,8 @@ public final class CoordinatorApplication: Service, Sendable {
     public let service: CoordinatorService
     /// The Home Assistant bridge, when ``CoordinatorConfiguration/homeAssistant`` is set.
     public let homeAssistant: HomeAssistantBridge?
+    /// The gateways' configurations and statuses (``GatewayDirectory``).
+    public let gateways: GatewayDirectory
     /// The core the HTTP server and the bridge read.
     public var core: CoordinatorCore { service.core }
     /// The coordinator's metrics (`/metrics`).
@@ -59,7 +61,8 @@ public final class CoordinatorApplication: Service, Sendable {
             throw CoordinatorError("\(error)")
         }
         let boundPort = BoundPort()
-        var services: [any Service] = [client, service]
+        let gateways = GatewayDirectory(topics: configuration.topics, core: service.core, client: client, logger: logger)
+        var services: [any Service] = [client, service, gateways]
         if let homeAssistant { services += [homeAssistant.client, homeAssistant] }
         if let (host, port) = configuration.http {
             if configuration.httpToken == nil, !["127.0.0.1", "::1", "localhost"].contains(host) {
@@ -67,7 +70,8 @@ public final class CoordinatorApplication: Service, Sendable {
             }
             services.append(
                 CoordinatorHTTPServer.make(
-                    core: service.core, metrics: service.metrics, client: client, host: host, port: port, token: configuration.httpToken,
+                    core: service.core, metrics: service.metrics, client: client, gateways: gateways, host: host, port: port,
+                    token: configuration.httpToken,
                     onServerRunning: { port in boundPort.set(port) }, logger: logger))
         } else {
             boundPort.set(nil)
@@ -77,6 +81,7 @@ public final class CoordinatorApplication: Service, Sendable {
         self.client = client
         self.service = service
         self.homeAssistant = homeAssistant
+        self.gateways = gateways
         self.boundPort = boundPort
         group = ServiceGroup(configuration: .init(services: services, logger: logger))
     }

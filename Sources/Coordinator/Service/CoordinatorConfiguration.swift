@@ -52,7 +52,7 @@ public struct CoordinatorConfiguration: Sendable {
         mqtt.receiveMaximum = 10_000
         // This connection brings every gateway's sightings: on a core it shares with the processing
         // thread, a standard network thread woke ~2.4 times per 210 KB batch and preempted the
-        // processing each time (docs/coordinator.md, "End to end with a core of its own").
+        // processing each time (docs/coordinator.md, `e2e-pinned`).
         mqtt.networkThreadScheduling = .batch
         self.mqtt = mqtt
         self.topologyDirectory = topologyDirectory

@@ -19,6 +19,25 @@ public struct GatewayStatus: VersionedPayload, Equatable {
     public var counters: Counters?
     /// The broker and MQTT version of the current connection (absent before the first one).
     public var mqtt: BrokerConnection?
+    /// The coordinator's configuration the agent runs (absent until it received one).
+    public var configuration: AppliedConfiguration?
+
+    /// Which ``GatewayConfiguration`` an agent applied, and what of it its own settings override.
+    public struct AppliedConfiguration: Codable, Sendable, Equatable {
+        /// The ``GatewayConfiguration/revision`` applied.
+        public var revision: String
+        /// When it was applied.
+        public var applied: Date?
+        /// Settings of it that the agent's file, environment or flags override (`window`, `min-rssi`),
+        /// or `all` when the agent ignores the coordinator's configuration (`remote-config = false`).
+        public var overridden: [String]?
+
+        public init(revision: String, applied: Date? = nil, overridden: [String]? = nil) {
+            self.revision = revision
+            self.applied = applied
+            self.overridden = overridden
+        }
+    }
 
     /// An agent's running counters.
     public struct Counters: Codable, Sendable, Equatable {
