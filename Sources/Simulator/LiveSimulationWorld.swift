@@ -267,7 +267,8 @@ actor LiveWorld {
         } else {
             phones[i].monitored = Dictionary(message.regions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         }
-        while phones[i].monitored.count > 20 { phones[i].monitored.removeValue(forKey: phones[i].monitored.keys.sorted().last!) }  // iOS refuses beyond 20
+        // iOS refuses beyond 20.
+        while phones[i].monitored.count > 20 { phones[i].monitored.removeValue(forKey: phones[i].monitored.keys.sorted().last!) }
         phones[i].version = message.version
         let after = Set(phones[i].monitored.keys)
         tally.adds += after.subtracting(before).count
