@@ -225,7 +225,8 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "AgentTests", dependencies: ["Agent", "BeaconKit", "Coordinator", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"]),
+            name: "AgentTests",
+            dependencies: ["Agent", "BeaconKit", "Coordinator", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["BeaconKit", "Coordinator", "Simulator", "MosquittoTesting", "TestSupport"]),
         // The subcommands through the built `beaconfleet` (scripts/test builds it first).
         .testTarget(name: "CommandLineTests", dependencies: ["MQTT", "MosquittoTesting", "WireProtocol", "TestSupport"]),

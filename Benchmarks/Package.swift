@@ -44,12 +44,18 @@ let package = Package(
         .target(name: "BenchmarkRegistration", dependencies: ["BenchmarkCases", benchmark]),
         // Runs one workload inside `countedRegion`, for callgrind's `--toggle-collect`.
         .executableTarget(name: "InstructionCount", dependencies: ["BenchmarkCases"]),
-        .executableTarget(name: "DecodeBenchmarks", dependencies: [registration, benchmark], path: "Benchmarks/DecodeBenchmarks", plugins: [benchmarkPlugin]),
         .executableTarget(
-            name: "EstimatorBenchmarks", dependencies: [registration, benchmark], path: "Benchmarks/EstimatorBenchmarks", plugins: [benchmarkPlugin]),
+            name: "DecodeBenchmarks", dependencies: [registration, benchmark], path: "Benchmarks/DecodeBenchmarks",
+            plugins: [benchmarkPlugin]),
         .executableTarget(
-            name: "TopologyBenchmarks", dependencies: [registration, benchmark], path: "Benchmarks/TopologyBenchmarks", plugins: [benchmarkPlugin]),
-        .executableTarget(name: "IngestBenchmarks", dependencies: [registration, benchmark], path: "Benchmarks/IngestBenchmarks", plugins: [benchmarkPlugin]),
+            name: "EstimatorBenchmarks", dependencies: [registration, benchmark], path: "Benchmarks/EstimatorBenchmarks",
+            plugins: [benchmarkPlugin]),
+        .executableTarget(
+            name: "TopologyBenchmarks", dependencies: [registration, benchmark], path: "Benchmarks/TopologyBenchmarks",
+            plugins: [benchmarkPlugin]),
+        .executableTarget(
+            name: "IngestBenchmarks", dependencies: [registration, benchmark], path: "Benchmarks/IngestBenchmarks",
+            plugins: [benchmarkPlugin]),
         .executableTarget(
             name: "MQTTBenchmark",
             dependencies: ["BenchmarkSupport", beaconFleet("MQTT"), beaconFleet("MosquittoTesting"), "MosquittoBaseline"]

@@ -249,7 +249,11 @@ actor LiveWorld {
                 tally.versionRepeats += 1
             } else if message.version > last + 1 {
                 // A new partitioned member continues from the clock (docs/wire.md, Versions): a handover, not a lost set.
-                if let from = sentCoordinator[i], let to = message.coordinator, from != to { tally.handovers += 1 } else { tally.versionGaps += 1 }
+                if let from = sentCoordinator[i], let to = message.coordinator, from != to {
+                    tally.handovers += 1
+                } else {
+                    tally.versionGaps += 1
+                }
             }
         }
         if message.version > sentVersion[i] ?? 0 { sentCoordinator[i] = message.coordinator }

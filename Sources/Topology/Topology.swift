@@ -161,7 +161,9 @@ public final class Topology: Sendable {
             throw .noWalkableGraph(level: point.level)
         }
         // Never through a wall: in a room, the nearest link of that room when it has one.
-        if let room = roomIndex.room(at: point), let inRoom = roomSegments.nearest(x: point.x, y: point.y, room: room, hit: hit, graph: graph) {
+        if let room = roomIndex.room(at: point),
+            let inRoom = roomSegments.nearest(x: point.x, y: point.y, room: room, hit: hit, graph: graph)
+        {
             hit = inRoom
         }
         let segment = hit.segment

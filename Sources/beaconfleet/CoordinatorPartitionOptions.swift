@@ -7,7 +7,8 @@ import Foundation
 struct CoordinatorPartitionOptions: ParsableArguments {
     @Flag(
         help:
-            "Share the venue with the other coordinators started so on this broker and prefix: each owns some partitions (rendezvous hashing over the live members) and takes over a dead one's.")
+            "Share the venue with the other coordinators started so on this broker and prefix: each owns some partitions (rendezvous hashing over the live members) and takes over a dead one's."
+    )
     var partitioned = false
 
     @Option(help: "Partitions as groups of level ids, e.g. '0|1' or '0,1|2' (implies --partitioned; default: the venue is one partition).")
@@ -33,7 +34,8 @@ struct CoordinatorPartitionOptions: ParsableArguments {
     func configuration(member: String? = nil) throws -> PartitionConfiguration? {
         guard partitioned || partitions != nil || memberId != nil else { return nil }
         do {
-            var configuration = try PartitionConfiguration(member: member ?? memberId ?? PartitionConfiguration.randomMember(), spec: partitions)
+            var configuration = try PartitionConfiguration(
+                member: member ?? memberId ?? PartitionConfiguration.randomMember(), spec: partitions)
             configuration.heartbeat = heartbeat
             configuration.timeout = memberTimeout
             return configuration

@@ -58,17 +58,23 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var offline = false
 
-    @Flag(name: .long, help: "--offline, --broker phones: keep the app awake (always ranging, reporting and advertising) instead of suspended.")
+    @Flag(
+        name: .long,
+        help: "--offline, --broker phones: keep the app awake (always ranging, reporting and advertising) instead of suspended.")
     var foreground = false
 
     @Flag(
         name: .customLong("shared-connection"),
-        help: "--broker phones: every report on the simulation's one connection, not on a connection per wake of each suspended phone (IOS.md: each wake reconnects).")
+        help:
+            "--broker phones: every report on the simulation's one connection, not on a connection per wake of each suspended phone (IOS.md: each wake reconnects)."
+    )
     var sharedConnection = false
 
     @Flag(
         name: .customLong("report-copies"),
-        help: "--broker phones: send each report also at QoS 0, on a second connection of the wake, as RegionSync's reportCopy option does (for a NATS cluster).")
+        help:
+            "--broker phones: send each report also at QoS 0, on a second connection of the wake, as RegionSync's reportCopy option does (for a NATS cluster)."
+    )
     var reportCopies = false
 
     @Option(

@@ -65,7 +65,8 @@ final class BeaconFleetCommand: @unchecked Sendable {
         let deadline = ContinuousClock.now + limit
         while errors.components(separatedBy: text).count - 1 < count {
             guard process.isRunning else {
-                throw CommandError("beaconfleet exited (\(process.terminationStatus)) without logging '\(text)' \(count)×:\n\(output)\n\(errors)")
+                throw CommandError(
+                    "beaconfleet exited (\(process.terminationStatus)) without logging '\(text)' \(count)×:\n\(output)\n\(errors)")
             }
             guard ContinuousClock.now < deadline else { throw CommandError("'\(text)' not logged \(count)× within \(limit):\n\(errors)") }
             try await Task.sleep(for: .milliseconds(20))

@@ -132,7 +132,10 @@ struct CommandLineTests {
     )
     func simulateOffline() async throws {
         let (status, output, errors) = try await BeaconFleetCommand.run(
-            ["simulate", "--offline", "--topology", "topology/museum", "--clients", "1", "--duration", "90", "--family", "declared", "--json"])
+            [
+                "simulate", "--offline", "--topology", "topology/museum", "--clients", "1", "--duration", "90", "--family", "declared",
+                "--json",
+            ])
         #expect(status == 0, "\(errors)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         #expect(report["mode"] as? String == "suspended")

@@ -86,7 +86,8 @@ struct HomeAssistantBrokerTests {
                         $0["region"] as? String == "hall"
                     }
                     #expect(attributes["x"] is Double && attributes["y"] is Double && attributes["level"] as? String == "G")
-                    #expect(attributes["confidence"] is Double && attributes["distance"] is Double && attributes["beacon"] as? String == "hall")
+                    #expect(
+                        attributes["confidence"] is Double && attributes["distance"] is Double && attributes["beacon"] as? String == "hall")
                     #expect(attributes["in_zones"] as? [String] == ["zone.hall", "zone.home"])
                     var previous = "hall"
                     for next in ["corridor-1", "corridor-2"] {

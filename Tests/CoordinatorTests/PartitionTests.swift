@@ -106,7 +106,9 @@ struct PartitionTests {
         let served = t0.addingTimeInterval(configuration.grace + 0.1)
         #expect(ownership.serves(1, now: served) && !ownership.serves(0, now: served))
         func report(_ region: String, at time: Date) -> Int {
-            ownership.partition(ofReport: ClientReport(events: [RegionEvent(type: .enter, region: region)]), client: "p", now: time) { _ in nil }
+            ownership.partition(ofReport: ClientReport(events: [RegionEvent(type: .enter, region: region)]), client: "p", now: time) { _ in
+                nil
+            }
         }
         // In L1 (the other member's), then in L2 30 ms later: not yet.
         #expect(report("L1-concourse-01", at: served) == 0)
@@ -184,7 +186,8 @@ struct PartitionTests {
     func fenceHold() throws {
         let (ownership, other, now) = try decidedOwner()
         // The very version this member published, from the other: both think they own the client.
-        #expect(ownership.seen(regions(11, by: other), client: "p", ownVersion: 11, now: now.addingTimeInterval(2)) == .fenced(partition: 0))
+        #expect(
+            ownership.seen(regions(11, by: other), client: "p", ownVersion: 11, now: now.addingTimeInterval(2)) == .fenced(partition: 0))
         #expect(!ownership.serves(0, now: now.addingTimeInterval(3)))
         #expect(ownership.serves(0, now: now.addingTimeInterval(2 + ownership.configuration.fenceHold + 0.1)))
     }
@@ -247,7 +250,8 @@ extension PartitionTests {
         #expect(ownership.refresh(now: later)?.live == [ownership.member])
     }
 
-    @Test("a member cut off from the broker serves nothing, and on reconnecting alone takes nothing back until the others are heard or gone")
+    @Test(
+        "a member cut off from the broker serves nothing, and on reconnecting alone takes nothing back until the others are heard or gone")
     func reconnect() throws {
         let t0 = Date().addingTimeInterval(-10)
         let (ownership, other) = try owner(joined: t0)
@@ -317,14 +321,19 @@ extension PartitionTests {
         let (ownership, _) = try owner(joined: now)
         ownership.disconnected()
         ownership.connected(now: now.addingTimeInterval(0.5))
-        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: now), heardAt: now.addingTimeInterval(1))
+        ownership.note(
+            CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: now),
+            heardAt: now.addingTimeInterval(1))
         #expect(ownership.refresh(now: now.addingTimeInterval(1)) == nil, "nobody known to wait for is no reason to decide at once")
         let timedOut = now.addingTimeInterval(0.6 + ownership.configuration.timeout)
-        ownership.note(CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: timedOut), heardAt: timedOut)
+        ownership.note(
+            CoordinatorMemberStatus(member: ownership.member, state: .online, venue: "museum", time: timedOut), heardAt: timedOut)
         #expect(ownership.refresh(now: timedOut)?.owned == [0])
     }
 
-    @Test("in the grace of a partition just gained, a set another member decided after the gain backs this member off; one decided before does not")
+    @Test(
+        "in the grace of a partition just gained, a set another member decided after the gain backs this member off; one decided before does not"
+    )
     func graceBackOff() throws {
         let (ownership, other, now) = try decidedOwner()
         var before = regions(5, by: other)
@@ -346,7 +355,8 @@ extension PartitionTests {
         // The member that does not own the museum while both are live.
         let owner = Rendezvous.owner(of: "museum", among: ["a", "b"])!
         let other = owner == "a" ? "b" : "a"
-        let ownership = PartitionOwnership(configuration: try PartitionConfiguration(member: other), map: map, joined: now.addingTimeInterval(-10))
+        let ownership = PartitionOwnership(
+            configuration: try PartitionConfiguration(member: other), map: map, joined: now.addingTimeInterval(-10))
         ownership.note(CoordinatorMemberStatus(member: owner, state: .online, venue: "museum", time: now), heardAt: now)
         #expect(ownership.refresh(now: now)?.owned == [])
         // Silent past the timeout: not taken.

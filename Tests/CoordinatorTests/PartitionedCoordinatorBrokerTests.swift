@@ -40,7 +40,11 @@ struct PartitionedCoordinatorBrokerTests {
         print("partitioned coordinators: members' logs in \(directory.path)")
         var problems: [String] = ["ended early"]
         defer {
-            if problems.isEmpty { try? FileManager.default.removeItem(at: directory) } else { print("partitioned coordinators: logs kept in \(directory.path)") }
+            if problems.isEmpty {
+                try? FileManager.default.removeItem(at: directory)
+            } else {
+                print("partitioned coordinators: logs kept in \(directory.path)")
+            }
         }
         let topics = self.topics
         try await withMosquittoBroker { broker in
@@ -75,7 +79,8 @@ struct PartitionedCoordinatorBrokerTests {
                         && members.values.filter { $0.partitions == ["museum"] }.count == 1
                         && members.values.filter { $0.partitions == [] }.count == 2
                 }
-                let owner = try #require(Self.members(recorder.entries, topics: topics).values.first { $0.partitions == ["museum"] }?.member)
+                let owner = try #require(
+                    Self.members(recorder.entries, topics: topics).values.first { $0.partitions == ["museum"] }?.member)
                 #expect(owner == Rendezvous.owner(of: "museum", among: ["member-1", "member-2", "member-3"]))
 
                 // Foreground phones (they report every simulated second) walking at twice real time.
@@ -93,7 +98,8 @@ struct PartitionedCoordinatorBrokerTests {
                     let answered = Set(
                         entries.compactMap { entry -> String? in
                             guard !entry.message.retain, case .clientRegions(let id)? = try? topics.route(entry.message.topic),
-                                let message = try? WireCoding.decode(RegionsMessage.self, from: entry.message.payload, topic: entry.message.topic),
+                                let message = try? WireCoding.decode(
+                                    RegionsMessage.self, from: entry.message.payload, topic: entry.message.topic),
                                 message.coordinator == owner
                             else { return nil }
                             return id.rawValue
@@ -137,24 +143,30 @@ struct PartitionedCoordinatorBrokerTests {
                     for (a, b) in zip(list, list.dropFirst()) {
                         if b.message.version <= a.message.version {
                             problems.append(
-                                "\(client): \(a.message.version) (\(a.message.coordinator ?? "?")) then \(b.message.version) (\(b.message.coordinator ?? "?")), \(b.at - a.at) apart")
+                                "\(client): \(a.message.version) (\(a.message.coordinator ?? "?")) then \(b.message.version) (\(b.message.coordinator ?? "?")), \(b.at - a.at) apart"
+                            )
                         }
                         if a.message.coordinator != b.message.coordinator, b.at - a.at < .seconds(1) {
-                            problems.append("\(client): \(a.message.coordinator ?? "?") and \(b.message.coordinator ?? "?") arrived \(b.at - a.at) apart")
+                            problems.append(
+                                "\(client): \(a.message.coordinator ?? "?") and \(b.message.coordinator ?? "?") arrived \(b.at - a.at) apart"
+                            )
                         }
                     }
                     for (i, a) in list.enumerated() {
                         for b in list[(i + 1)...] where a.message.coordinator != b.message.coordinator {
                             guard let ta = a.message.time, let tb = b.message.time, abs(tb.timeIntervalSince(ta)) < 1 else { continue }
                             problems.append(
-                                "\(client): \(a.message.coordinator ?? "?") and \(b.message.coordinator ?? "?") decided \(abs(tb.timeIntervalSince(ta))) s apart")
+                                "\(client): \(a.message.coordinator ?? "?") and \(b.message.coordinator ?? "?") decided \(abs(tb.timeIntervalSince(ta))) s apart"
+                            )
                         }
                     }
                     for set in list { publishers.insert(set.message.coordinator ?? "(none)") }
                 }
                 #expect(problems.isEmpty, "\(problems.joined(separator: "; ")) — members' logs in \(directory.path)")
                 let successor = Rendezvous.owner(of: "museum", among: processes.keys.filter { $0 != owner })
-                #expect(publishers.contains(owner) && successor.map(publishers.contains) == true, "the owner, then its successor: \(publishers)")
+                #expect(
+                    publishers.contains(owner) && successor.map(publishers.contains) == true, "the owner, then its successor: \(publishers)"
+                )
                 #expect(report.versionRepeats == 0, "\(report.summary) — members' logs in \(directory.path)")
                 #expect(report.coverage >= 0.9, "\(report.summary) missed \(report.missed)")
                 if report.versionRepeats > 0 || report.coverage < 0.9 { problems.append(report.summary) }

@@ -81,7 +81,8 @@ enum TestVenue {
             Sighting(
                 format: "ibeacon", uuid: regionUUID, major: 1, minor: $0, address: "AA:BB:CC:DD:EE:02", rssi: -70, rssiMax: -65, count: 5)
         }
-        return try! WireCoding.encode(SightingsBatch(seq: seq, epoch: epoch, start: start, end: start.addingTimeInterval(1), sightings: sightings))
+        return try! WireCoding.encode(
+            SightingsBatch(seq: seq, epoch: epoch, start: start, end: start.addingTimeInterval(1), sightings: sightings))
     }
 
     static func millis(_ seconds: Double) -> Int64 { Int64((1_795_424_400 + seconds) * 1000) }

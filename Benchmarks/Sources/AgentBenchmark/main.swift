@@ -330,8 +330,10 @@ if let binary {
     )
     BenchmarkResult.record(
         id: "agent", target: "gateway agent: ≤ 1 µs of CPU per advertising report, resident memory ≤ 20 MB",
-        figure: "\(verdict(agent.nanosecondsPerReport) { $0 <= 1000 } == "met" && verdict(peak) { $0 <= 19.07 } == "met" ? "Met" : "Not met"): \(agent.nanosecondsPerReport, format: 1) ns per report, and the release `beaconfleet-agent` peaks at \(peak, format: 1) MiB.",
-        baseline: "reading the same capture without decoding it: \(read.nanosecondsPerReport, format: 1) ns per report", command: "scripts/bench agent")
+        figure:
+            "\(verdict(agent.nanosecondsPerReport) { $0 <= 1000 } == "met" && verdict(peak) { $0 <= 19.07 } == "met" ? "Met" : "Not met"): \(agent.nanosecondsPerReport, format: 1) ns per report, and the release `beaconfleet-agent` peaks at \(peak, format: 1) MiB.",
+        baseline: "reading the same capture without decoding it: \(read.nanosecondsPerReport, format: 1) ns per report",
+        command: "scripts/bench agent")
 } else {
     print("beaconfleet-agent not measured: build it first (swift build -c release --product beaconfleet-agent; scripts/bench does)")
 }

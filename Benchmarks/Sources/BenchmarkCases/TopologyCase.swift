@@ -52,7 +52,8 @@ public enum TopologyCase {
         let plan = Workload(unit: "plan", items: locations.count) {
             var monitored: [Int] = []
             for location in locations {
-                let plan = planner.plan(PlanRequest(location: location, monitored: monitored, now: Date(timeIntervalSince1970: 0)), using: search)
+                let plan = planner.plan(
+                    PlanRequest(location: location, monitored: monitored, now: Date(timeIntervalSince1970: 0)), using: search)
                 monitored = plan.regions.map(\.region)
             }
             return monitored.count

@@ -255,9 +255,11 @@ if wanted("e2e") {
             shed))
     BenchmarkResult.record(
         id: "e2e",
-        target: "end to end on shared cores: the coordinator's ingest ≥ 0.9 × `mosquitto_sub`'s on the same stream (QoS 1, batches of \(perBatch))",
+        target:
+            "end to end on shared cores: the coordinator's ingest ≥ 0.9 × `mosquitto_sub`'s on the same stream (QoS 1, batches of \(perBatch))",
         figure: String(
-            format: "%@: %.2f M sightings/s, a ratio of %.2f.", verdict(rate / subRate, measured: subRate > 0) { $0 >= 0.9 }.capitalizedFirst,
+            format: "%@: %.2f M sightings/s, a ratio of %.2f.",
+            verdict(rate / subRate, measured: subRate > 0) { $0 >= 0.9 }.capitalizedFirst,
             rate / 1e6, rate / subRate),
         baseline: String(format: "`mosquitto_sub` on the same stream: %.2f M sightings/s", subRate / 1e6),
         command: "`scripts/bench coordinator` (section `e2e`)")
@@ -613,7 +615,8 @@ if wanted("memory") {
         id: "memory", target: "coordinator memory: ≤ 1 KiB per active client",
         figure: String(
             format: "%@: %.0f bytes per client with %d clients, heap in use.",
-            verdict(perClient, measured: calibrated && engine.clientCount > 0) { $0 <= 1024 }.capitalizedFirst, perClient, engine.clientCount),
+            verdict(perClient, measured: calibrated && engine.clientCount > 0) { $0 <= 1024 }.capitalizedFirst, perClient,
+            engine.clientCount),
         baseline: "a known allocation, checked first, so that a reading that cannot see the heap prints \"not measured\"",
         command: "`scripts/bench coordinator` (section `memory`)")
     withExtendedLifetime(batches) {}

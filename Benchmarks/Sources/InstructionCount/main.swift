@@ -17,7 +17,8 @@ if arguments.count == 4, arguments.first == "capture", let reports = Int(Array(a
     exit(0)
 }
 guard arguments.count == 2, let name = arguments.first, let side = arguments.last, ["figure", "baseline"].contains(side) else {
-    FileHandle.standardError.write(Data("usage: InstructionCount (\(BenchmarkCases.names.joined(separator: "|"))) (figure|baseline)\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: InstructionCount (\(BenchmarkCases.names.joined(separator: "|"))) (figure|baseline)\n".utf8))
     exit(2)
 }
 let pair = try BenchmarkCases.make(name, small: true)

@@ -512,4 +512,3 @@ public final class CoordinatorEngine {
     }
 
 }
-

@@ -12,7 +12,8 @@ extension CoordinatorConfiguration {
         }
         mqtt.will = LastWill(
             topic: topics.coordinatorMember(member),
-            payload: try WireCoding.encode(CoordinatorMemberStatus(member: partitions.member, state: .offline, heartbeat: partitions.heartbeat)),
+            payload: try WireCoding.encode(
+                CoordinatorMemberStatus(member: partitions.member, state: .offline, heartbeat: partitions.heartbeat)),
             qos: .atLeastOnce, retain: true)
     }
 }

@@ -45,7 +45,9 @@ extension CoordinatorService {
                         wasDisconnected = false
                     case .disconnected:
                         wasDisconnected = true
-                        if !ownership.owned().owned.isEmpty { logger.warning("membership: disconnected from the broker; serving nothing until reconnected") }
+                        if !ownership.owned().owned.isEmpty {
+                            logger.warning("membership: disconnected from the broker; serving nothing until reconnected")
+                        }
                         ownership.disconnected()
                         // Reports go unseen until it is back: what phones entered meanwhile is unknown here.
                         await core.missedReports()
@@ -163,7 +165,8 @@ extension CoordinatorService {
                             break
                         } catch {
                             logger.warning(
-                                "cannot \(subscribe ? "subscribe to" : "unsubscribe from") \(topics.sightings(id)) (attempt \(attempt) of 5): \(error)")
+                                "cannot \(subscribe ? "subscribe to" : "unsubscribe from") \(topics.sightings(id)) (attempt \(attempt) of 5): \(error)"
+                            )
                             try? await Task.sleep(for: .seconds(1))
                         }
                     }

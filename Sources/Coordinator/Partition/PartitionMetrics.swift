@@ -22,7 +22,8 @@ public final class PartitionMetrics: Sendable {
             help: "Outputs not published because their client's partition is another member's, fenced or in its grace")
         owned = registry.makeGauge(named: "beaconfleet_coordinator_partitions", labels: [("state", "owned")], help: "Partitions")
         fenced = registry.makeGauge(named: "beaconfleet_coordinator_partitions", labels: [("state", "fenced")], help: "Partitions")
-        live = registry.makeGauge(named: "beaconfleet_coordinator_live_members", help: "Coordinators of this venue live (heartbeat within the timeout)")
+        live = registry.makeGauge(
+            named: "beaconfleet_coordinator_live_members", help: "Coordinators of this venue live (heartbeat within the timeout)")
         membershipChanges = registry.makeCounter(
             named: "beaconfleet_coordinator_membership_changes_total", help: "Changes of the live member set")
         relayedReports = registry.makeCounter(

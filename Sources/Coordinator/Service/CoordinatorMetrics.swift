@@ -58,7 +58,8 @@ public final class CoordinatorMetrics: Sendable {
         departures = registry.makeCounter(
             named: "beaconfleet_coordinator_departures_total", help: "Clients judged gone by absence from healthy gateways' windows")
         reconciliations = registry.makeCounter(
-            named: "beaconfleet_coordinator_reconciliations_total", help: "Re-plans because a phone's monitored list differed from its plan")
+            named: "beaconfleet_coordinator_reconciliations_total", help: "Re-plans because a phone's monitored list differed from its plan"
+        )
         estimates = registry.makeCounter(
             named: "beaconfleet_coordinator_estimates_total", help: "Position estimates (a client's new evidence folded into its position)")
         plans = registry.makeCounter(named: "beaconfleet_coordinator_plans_total", help: "Planner runs")
@@ -115,7 +116,8 @@ public final class CoordinatorMetrics: Sendable {
             for ((reason, now), (_, then)) in zip(counts.byReason, before.byReason) where now > then {
                 registry.makeCounter(
                     named: "beaconfleet_coordinator_unadmitted_sightings_total", labels: [("gateway", gateway), ("reason", reason)],
-                    help: "Sightings that made no client, by gateway and reason (region beacon, the venue's other beacons, not admitted by clients.csv)"
+                    help:
+                        "Sightings that made no client, by gateway and reason (region beacon, the venue's other beacons, not admitted by clients.csv)"
                 ).increment(by: Int64(now - then))
             }
         }

@@ -140,7 +140,9 @@ public final class CoordinatorService: Service, Sendable {
                         for filter in filters {
                             // Heartbeats are QoS 0 (see heartbeatLoop): so is their subscription; a member's all are (memberQoS).
                             try await client.subscribe(
-                                filter, qos: ownership != nil ? Self.memberQoS : filter == topics.allCoordinatorMembers ? .atMostOnce : .atLeastOnce)
+                                filter,
+                                qos: ownership != nil ? Self.memberQoS : filter == topics.allCoordinatorMembers ? .atMostOnce : .atLeastOnce
+                            )
                         }
                         self.subscribed.withLock { $0 = true }
                     } catch {
