@@ -17,6 +17,11 @@ let benchmark = Target.Dependency.product(name: "Benchmark", package: "benchmark
 let registration = Target.Dependency.target(name: "BenchmarkRegistration")
 let benchmarkPlugin = Target.PluginUsage.plugin(name: "BenchmarkPlugin", package: "benchmark")
 
+/// A package-benchmark suite in Benchmarks/NAME: it registers BenchmarkCases workloads.
+@MainActor func benchmarkSuite(_ name: String) -> Target {
+    .executableTarget(name: name, dependencies: [registration, benchmark], path: "Benchmarks/\(name)", plugins: [benchmarkPlugin])
+}
+
 let package = Package(
     name: "BeaconFleetBenchmarks",
     platforms: [.macOS(.v14)],
@@ -44,18 +49,10 @@ let package = Package(
         .target(name: "BenchmarkRegistration", dependencies: ["BenchmarkCases", benchmark]),
         // Runs one workload inside `countedRegion`, for callgrind's `--toggle-collect`.
         .executableTarget(name: "InstructionCount", dependencies: ["BenchmarkCases"]),
-        .executableTarget(
-            name: "DecodeBenchmarks", dependencies: [registration, benchmark], path: "Benchmarks/DecodeBenchmarks",
-            plugins: [benchmarkPlugin]),
-        .executableTarget(
-            name: "EstimatorBenchmarks", dependencies: [registration, benchmark], path: "Benchmarks/EstimatorBenchmarks",
-            plugins: [benchmarkPlugin]),
-        .executableTarget(
-            name: "TopologyBenchmarks", dependencies: [registration, benchmark], path: "Benchmarks/TopologyBenchmarks",
-            plugins: [benchmarkPlugin]),
-        .executableTarget(
-            name: "IngestBenchmarks", dependencies: [registration, benchmark], path: "Benchmarks/IngestBenchmarks",
-            plugins: [benchmarkPlugin]),
+        benchmarkSuite("DecodeBenchmarks"),
+        benchmarkSuite("EstimatorBenchmarks"),
+        benchmarkSuite("TopologyBenchmarks"),
+        benchmarkSuite("IngestBenchmarks"),
         .executableTarget(
             name: "MQTTBenchmark",
             dependencies: ["BenchmarkSupport", beaconFleet("MQTT"), beaconFleet("MosquittoTesting"), "MosquittoBaseline"]
