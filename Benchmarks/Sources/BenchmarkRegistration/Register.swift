@@ -3,9 +3,9 @@ import BenchmarkCases
 
 /// Registers workload `name` (BenchmarkCases) as two package-benchmark benchmarks, `name` (the
 /// figure) and `name-baseline`, measured in the same run on the same input. Wall clock and CPU are
-/// shown; the checked-in thresholds (`Thresholds/`) hold what is repeatable: the mallocs, and the
-/// instructions where the machine has hardware counters (callgrind counts them where it does not:
-/// `scripts/bench`).
+/// shown; the checked-in thresholds (`Thresholds/`) hold what is repeatable: the mallocs. The
+/// instructions are shown where the machine has hardware counters (this one has none); callgrind
+/// counts them everywhere, and they are the gate (`scripts/bench`).
 public func registerWorkloadPair(_ name: String) {
     let pair: WorkloadPair
     do {
@@ -19,7 +19,9 @@ public func registerWorkloadPair(_ name: String) {
         warmupIterations: 1,
         maxDuration: .seconds(10),
         maxIterations: 10,
-        thresholds: [.mallocCountTotal: .init(relative: [.p90: 1.0]), .instructions: .init(relative: [.p90: 2.0])]
+        // Small counts move by a few allocations from run to run (23 or 25 reading a capture):
+        // 10 % lets those pass and still catches an allocation a report, sighting or query.
+        thresholds: [.mallocCountTotal: .init(relative: [.p90: 10.0])]
     )
     for (benchmarkName, workload) in [(name, pair.figure), ("\(name)-baseline", pair.baseline)] {
         Benchmark(benchmarkName, configuration: configuration) { benchmark in
