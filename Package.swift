@@ -170,7 +170,8 @@ let package = Package(
         .executableTarget(
             name: "beaconfleet",
             dependencies: [
-                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "Etcd", "MosquittoTesting", "Agent", "AgentCommandLine",
+                "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "Etcd", "MosquittoTesting", "Agent",
+                "AgentCommandLine",
                 "Coordinator",
                 argumentParser,
                 logging,
@@ -239,8 +240,10 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "AgentTests", dependencies: ["Agent", "BeaconKit", "Coordinator", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"]),
-        .testTarget(name: "CoordinatorTests", dependencies: ["BeaconKit", "Coordinator", "Etcd", "Simulator", "MosquittoTesting", "TestSupport"]),
+            name: "AgentTests",
+            dependencies: ["Agent", "BeaconKit", "Coordinator", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"]),
+        .testTarget(
+            name: "CoordinatorTests", dependencies: ["BeaconKit", "Coordinator", "Etcd", "Simulator", "MosquittoTesting", "TestSupport"]),
         // The subcommands through the built `beaconfleet` (scripts/test builds it first).
         .testTarget(name: "CommandLineTests", dependencies: ["MQTT", "MosquittoTesting", "WireProtocol", "TestSupport"]),
     ]

@@ -69,7 +69,8 @@ public struct BeaconFilter: Sendable, Equatable {
             let identity = observation.identity
             switch identity.kind {
             case .uuidMajorMinor:
-                for rule in uuids where rule.uuid.high == identity.high && rule.uuid.low == identity.low && rule.majors.contains(identity.major) {
+                for rule in uuids
+                where rule.uuid.high == identity.high && rule.uuid.low == identity.low && rule.majors.contains(identity.major) {
                     return true
                 }
             case .eddystoneUID:

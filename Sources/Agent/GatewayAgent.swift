@@ -61,12 +61,14 @@ public final class GatewayAgent: Service, Sendable {
         self.version = version
         self.logger = logger
         running = LockedValue(
-            AppliedRemoteConfiguration(filter: configuration.filter, windowMicros: configuration.windowMicros, revision: "", overridden: []))
+            AppliedRemoteConfiguration(filter: configuration.filter, windowMicros: configuration.windowMicros, revision: "", overridden: [])
+        )
         let spool = try BatchSpool(
             directory: configuration.spoolDirectory, limitBytes: configuration.spoolLimitBytes, synchronous: configuration.spoolSynchronous)
         let (stats, nextSequence, epoch) = (spool.statistics, spool.nextSequence, spool.epoch)
         self.spool = SpoolBox(spool)
-        logger.info("spool opened", metadata: ["spool": "\(configuration.spoolDirectory)", "epoch": "\(epoch)", "nextSeq": "\(nextSequence)"])
+        logger.info(
+            "spool opened", metadata: ["spool": "\(configuration.spoolDirectory)", "epoch": "\(epoch)", "nextSeq": "\(nextSequence)"])
         if stats.batches > 0 || stats.truncatedRecords > 0 {
             logger.notice(
                 "spool recovered",
@@ -224,7 +226,8 @@ public final class GatewayAgent: Service, Sendable {
                     if received.revision == remote.current?.revision { return }  // a retained re-delivery
                     applied = try configuration.applying(received)
                 } catch {
-                    logger.warning("gateway configuration refused; the one in use stays", metadata: ["topic": "\(topic)", "error": "\(error)"])
+                    logger.warning(
+                        "gateway configuration refused; the one in use stays", metadata: ["topic": "\(topic)", "error": "\(error)"])
                     return
                 }
                 remote.update {
@@ -388,7 +391,11 @@ public final class GatewayAgent: Service, Sendable {
                 try? await Task.sleep(for: .milliseconds(100))
                 waited += 0.1
                 if !wasConnected, brokerState.current == "connected" { break }
-                if statusDue.update({ due in defer { due = false }; return due }) { break }
+                if statusDue.update({ due in
+                    defer { due = false }; return due
+                }) {
+                    break
+                }
             }
         }
     }

@@ -47,7 +47,7 @@ public final class HCIAdapterSource: HCIEventSource {
         // and this is the one case an operator cannot fix on the gateway itself.
         let probe = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
         if probe < 0 { throw HCIAdapterError.classify(adapter: adapter, errno: errno, operation: "opening an HCI socket") }
-        close_(probe)
+        closeDescriptor(probe)
 
         var info = hci_dev_info()
         if hci_devinfo(index, &info) < 0 {
@@ -150,4 +150,4 @@ public final class HCIAdapterSource: HCIEventSource {
     }
 }
 
-@inline(__always) private func close_(_ fd: Int32) { _ = Glibc.close(fd) }
+@inline(__always) private func closeDescriptor(_ fd: Int32) { _ = Glibc.close(fd) }

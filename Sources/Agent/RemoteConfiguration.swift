@@ -32,7 +32,11 @@ extension AgentConfiguration {
             guard window.isFinite, (0.01...3600).contains(window) else {
                 throw RemoteConfigurationError("window: \(window) s is outside 0.01…3600")
             }
-            if localOverrides.contains("window") { overridden.append("window") } else { windowMicros = Int64((window * 1_000_000).rounded()) }
+            if localOverrides.contains("window") {
+                overridden.append("window")
+            } else {
+                windowMicros = Int64((window * 1_000_000).rounded())
+            }
         }
         if let minRssi = remote.minRssi {
             guard (-127...20).contains(minRssi) else { throw RemoteConfigurationError("minRssi: \(minRssi) dBm is outside -127…20") }

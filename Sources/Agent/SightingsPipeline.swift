@@ -63,7 +63,11 @@ public final class SightingsPipeline: @unchecked Sendable {
     private func takeUpdate(into progress: inout Progress) {
         guard updated.load(ordering: .relaxed) else { return }
         updated.store(false, ordering: .relaxed)
-        guard let update = pending.update({ pending in defer { pending = nil }; return pending }) else { return }
+        guard
+            let update = pending.update({ pending in
+                defer { pending = nil }; return pending
+            })
+        else { return }
         progress.filter = update.filter
         progress.aggregator.retime(windowMicros: update.windowMicros)
     }

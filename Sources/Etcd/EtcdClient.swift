@@ -190,7 +190,9 @@ final class EtcdClient: Sendable {
                     while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                         let line = Array(pending[..<newline])
                         pending.removeFirst(newline + 1)
-                        guard !line.isEmpty, let json = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { continue }
+                        guard !line.isEmpty, let json = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
+                            continue
+                        }
                         if let error = json["error"] { throw EtcdError("watch: \(error)") }
                         guard let result = json["result"] as? [String: Any] else { continue }
                         if let compacted = int(result["compact_revision"]), compacted > 0 {

@@ -207,7 +207,8 @@ public final class EtcdElection<State: EtcdElectionState>: Sendable {
                 if !failing {
                     let owned = holder.heldPartitions.map { configuration.partitions[$0] }
                     logger.warning(
-                        "membership: cannot renew the lease (\(error)); \(owned.isEmpty ? "" : "serving \(owned.joined(separator: ", ")) only until it could expire, then stopping (self-fence)")")
+                        "membership: cannot renew the lease (\(error)); \(owned.isEmpty ? "" : "serving \(owned.joined(separator: ", ")) only until it could expire, then stopping (self-fence)")"
+                    )
                 }
                 failing = true
             }
@@ -245,7 +246,11 @@ public final class EtcdElection<State: EtcdElectionState>: Sendable {
                 }
             }
             state.withLock { $0.watch = watch }
-            await withTaskCancellationHandler { await watch.value } onCancel: { watch.cancel() }
+            await withTaskCancellationHandler {
+                await watch.value
+            } onCancel: {
+                watch.cancel()
+            }
             try? await Task.sleep(for: .milliseconds(100))
         }
     }
@@ -253,7 +258,11 @@ public final class EtcdElection<State: EtcdElectionState>: Sendable {
     private static func apply(_ event: EtcdEvent, to state: inout Keys, membersPrefix: String, ownersPrefix: String) {
         switch event {
         case .put(let kv):
-            if kv.key.hasPrefix(membersPrefix) { state.members[kv.key] = kv } else if kv.key.hasPrefix(ownersPrefix) { state.owners[kv.key] = kv }
+            if kv.key.hasPrefix(membersPrefix) {
+                state.members[kv.key] = kv
+            } else if kv.key.hasPrefix(ownersPrefix) {
+                state.owners[kv.key] = kv
+            }
         case .delete(let key):
             state.members[key] = nil
             state.owners[key] = nil

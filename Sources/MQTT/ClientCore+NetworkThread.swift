@@ -110,7 +110,9 @@ extension ClientCore {
         let keepAlive = Int32(configuration.keepAlive.components.seconds)
         state.withLock { $0.attemptAccepted = false }
         _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, spokenVersion.protocolLevel)
-        if configuration.failoverURLs.contains(where: { $0.username != configuration.url.username || $0.password != configuration.url.password }) {
+        if configuration.failoverURLs.contains(where: {
+            $0.username != configuration.url.username || $0.password != configuration.url.password
+        }) {
             _ = mosquitto_username_pw_set(handle, url.username, url.password)
         }
         let wantsProperties = spokenVersion == .v5 && !configuration.cleanSession

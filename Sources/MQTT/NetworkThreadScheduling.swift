@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How the kernel schedules a client's network thread (the thread that reads the socket and hands
@@ -20,14 +20,14 @@ public enum NetworkThreadScheduling: Sendable, Hashable {
     /// Applies this policy to the calling thread; returns the `errno` text when the kernel refuses it.
     func applyToCurrentThread() -> String? {
         #if os(Linux)
-        guard self == .batch else { return nil }
-        // On Linux `sched_setscheduler(0, …)` changes the calling thread, not the whole process.
-        // SCHED_BATCH (3) is behind _GNU_SOURCE in <sched.h>, which Swift's Glibc module does not see.
-        var parameter = sched_param(sched_priority: 0)
-        let schedBatch: Int32 = 3
-        return sched_setscheduler(0, schedBatch, &parameter) == 0 ? nil : String(cString: strerror(errno))
+            guard self == .batch else { return nil }
+            // On Linux `sched_setscheduler(0, …)` changes the calling thread, not the whole process.
+            // SCHED_BATCH (3) is behind _GNU_SOURCE in <sched.h>, which Swift's Glibc module does not see.
+            var parameter = sched_param(sched_priority: 0)
+            let schedBatch: Int32 = 3
+            return sched_setscheduler(0, schedBatch, &parameter) == 0 ? nil : String(cString: strerror(errno))
         #else
-        return nil
+            return nil
         #endif
     }
 }

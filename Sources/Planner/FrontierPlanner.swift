@@ -90,7 +90,8 @@ public struct FrontierPlanner: RegionPlanning {
         let missing = reportedInside.filter { !ranked.contains($0) && !taken.contains($0) && regions[$0].position != nil }.sorted()
         for (region, distance) in zip(missing, search.distances(from: request.location, toRegions: missing)) {
             candidates.append(
-                Candidate(region: region, walking: distance ?? .infinity, straight: .infinity, detectable: true, arrived: false, warm: false))
+                Candidate(
+                    region: region, walking: distance ?? .infinity, straight: .infinity, detectable: true, arrived: false, warm: false))
         }
 
         func take(_ candidate: Candidate, _ slot: PlannedRegion.Slot) {
@@ -149,7 +150,9 @@ public struct FrontierPlanner: RegionPlanning {
         // Only a quiet region can wake the phone by coming into range: however far they are, the
         // reserve goes to the nearest of them when the horizon holds too few.
         var frontierCount = chosen.count(where: { $0.slot == .frontier })
-        for candidate in quiet.sorted(by: { ($0.warm ? 1 : 0, $0.walking, regions[$0.region].id) < ($1.warm ? 1 : 0, $1.walking, regions[$1.region].id) })
+        for candidate in quiet.sorted(by: {
+            ($0.warm ? 1 : 0, $0.walking, regions[$0.region].id) < ($1.warm ? 1 : 0, $1.walking, regions[$1.region].id)
+        })
         where frontierCount < reserve && chosen.count < budget && !taken.contains(candidate.region) {
             take(candidate, .frontier)
             frontierCount += 1
@@ -297,4 +300,3 @@ public struct FrontierPlannerConfiguration: Sendable, Hashable {
         self.candidates = candidates
     }
 }
-

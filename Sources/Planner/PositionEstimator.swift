@@ -352,13 +352,15 @@ public struct PositionEstimator: Sendable {
             }
             return logp
         }
-        let moments = arithmetic == .fast
+        let moments =
+            arithmetic == .fast
             ? fastMoments(
                 terms: terms, dz2: dz2, floorLoss: floorLoss, minimumDistance2: minimumDistance2, prior: prior,
                 constraintLog: constraints.isEmpty ? nil : constraintLog,
                 grid: (originX: originX, originY: originY, step: step, columns: columns, rows: rows))
             : libmMoments(
-                terms: terms, dz2: dz2, floorLoss: floorLoss, minimumDistance2: minimumDistance2, prior: prior, constraintLog: constraintLog,
+                terms: terms, dz2: dz2, floorLoss: floorLoss, minimumDistance2: minimumDistance2, prior: prior,
+                constraintLog: constraintLog,
                 grid: (originX: originX, originY: originY, step: step, columns: columns, rows: rows))
         guard let moments else { return nil }
         let meanX = originX + moments.meanColumn * step
@@ -416,7 +418,8 @@ public struct PositionEstimator: Sendable {
             constraintLogs = logs
         }
         return Self.fastMoments(
-            log2Sums: &sums, priorRow: priorRow, priorColumn: priorColumn, constraintLogs: constraintLogs, columns: columns, rows: grid.rows)
+            log2Sums: &sums, priorRow: priorRow, priorColumn: priorColumn, constraintLogs: constraintLogs, columns: columns, rows: grid.rows
+        )
     }
 
     /// The ``PositionArithmetic/libm`` posterior: every cell and anchor in `Double` with libm's
@@ -469,7 +472,8 @@ public struct PositionEstimator: Sendable {
         let meanColumn = sumColumn / total
         let meanRow = sumRow / total
         return GridMoments(
-            peak: peak, total: total, meanColumn: meanColumn, meanRow: meanRow, varianceColumn: sumColumn2 / total - meanColumn * meanColumn,
+            peak: peak, total: total, meanColumn: meanColumn, meanRow: meanRow,
+            varianceColumn: sumColumn2 / total - meanColumn * meanColumn,
             varianceRow: sumRow2 / total - meanRow * meanRow)
     }
 }

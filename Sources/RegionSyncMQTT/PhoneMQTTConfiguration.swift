@@ -62,7 +62,8 @@ public struct PhoneMQTTConfiguration: Sendable, Hashable {
             return try NIOByteStream(endpoint: endpoint, tls: tls)
         #else
             throw .invalidConfiguration(
-                "no byte stream on this platform: RegionSyncMQTT runs over Network.framework (Apple platforms) or SwiftNIO (Linux, with the package's Server trait)")
+                "no byte stream on this platform: RegionSyncMQTT runs over Network.framework (Apple platforms) or SwiftNIO (Linux, with the package's Server trait)"
+            )
         #endif
     }
 }

@@ -84,7 +84,8 @@ public struct GainCalibrationSimulation: Sendable {
             for r in recovery {
                 lines.append(
                     String(
-                        format: "  %@ %+6.2f %+6.2f %+6.2f  n=%.2f %@", r.gateway.padding(toLength: 12, withPad: " ", startingAt: 0), r.gain,
+                        format: "  %@ %+6.2f %+6.2f %+6.2f  n=%.2f %@", r.gateway.padding(toLength: 12, withPad: " ", startingAt: 0),
+                        r.gain,
                         r.fitted, r.error, r.exponent, r.flags.joined(separator: ",")))
             }
             if let worst = worstOffsetError { lines.append(String(format: "worst offset error: %.2f dB", worst)) }
@@ -139,9 +140,12 @@ public struct GainCalibrationSimulation: Sendable {
         // Addressed noise: the same readings in every run. Static multipath per (gateway, beacon).
         let noise = CounterNoise(seed: SplitMix64.mix(config.seed &+ 0xC0FFEE))
         let multipath = CounterNoise(seed: SplitMix64.mix(config.seed &+ 0xBEAC))
-        let beacons = topology.regions.enumerated().compactMap { index, region -> (index: Int, point: VenuePoint, identity: (String, UInt16, UInt16), power: Double)? in
+        let beacons = topology.regions.enumerated().compactMap {
+            index, region -> (index: Int, point: VenuePoint, identity: (String, UInt16, UInt16), power: Double)? in
             guard let position = region.position, let major = region.identity.major, let minor = region.identity.minor else { return nil }
-            return (index, position, (region.identity.uuidString, major, minor), Double(region.measuredPower ?? topology.radio.measuredPower))
+            return (
+                index, position, (region.identity.uuidString, major, minor), Double(region.measuredPower ?? topology.radio.measuredPower)
+            )
         }
         let ids = (0..<config.tags).map { i in
             "\(LiveSimulation.Configuration.tagUUID).\(LiveSimulation.Configuration.tagMajor).\(UInt16(truncatingIfNeeded: i))"
@@ -176,12 +180,15 @@ public struct GainCalibrationSimulation: Sendable {
                         sightings.append(
                             Sighting(
                                 format: "ibeacon", uuid: LiveSimulation.Configuration.tagUUID, major: LiveSimulation.Configuration.tagMajor,
-                                minor: minor, address: String(format: "5A:1D:00:00:%02X:%02X", minor >> 8, minor & 0xFF), rssi: reading.rounded(),
+                                minor: minor, address: String(format: "5A:1D:00:00:%02X:%02X", minor >> 8, minor & 0xFF),
+                                rssi: reading.rounded(),
                                 rssiMax: Int(reading.rounded()), count: 5, txPower: -59, distance: nil))
                     }
                     for (b, beacon) in beacons.enumerated() where beacon.point.level == gateway.position.level {
                         let d = Self.distance(gateway.position, beacon.point, dz: height - config.beaconHeight)
-                        let mean = config.radio.pathLoss.expectedRSSI(atDistance: max(d, 0.1), referencePower: beacon.power) + config.beaconShadowing * multipath.normal(UInt64(g), UInt64(b), 0)
+                        let mean =
+                            config.radio.pathLoss.expectedRSSI(atDistance: max(d, 0.1), referencePower: beacon.power) + config
+                            .beaconShadowing * multipath.normal(UInt64(g), UInt64(b), 0)
                         let reading =
                             mean + config.beaconNoise / Double(config.beaconAdvertisements).squareRoot()
                             * noise.normal(windowNumber, UInt64(g), UInt64(1 << 32 + b))
@@ -190,7 +197,8 @@ public struct GainCalibrationSimulation: Sendable {
                         sightings.append(
                             Sighting(
                                 format: "ibeacon", uuid: beacon.identity.0, major: beacon.identity.1, minor: beacon.identity.2,
-                                address: String(format: "BE:AC:00:00:%02X:%02X", (b >> 8) & 0xFF, b & 0xFF), rssi: heard, rssiMax: Int(heard),
+                                address: String(format: "BE:AC:00:00:%02X:%02X", (b >> 8) & 0xFF, b & 0xFF), rssi: heard,
+                                rssiMax: Int(heard),
                                 count: config.beaconAdvertisements, txPower: Int(beacon.power), distance: nil))
                     }
                     seq[g] += 1
@@ -199,7 +207,9 @@ public struct GainCalibrationSimulation: Sendable {
                         end: Date(timeIntervalSince1970: Double(now) / 1000), sightings: sightings)
                     guard let id = Identifier(validating: gateway.id) else { continue }
                     let payload = try encoder.encode(batch)
-                    try payload.withUnsafeBytes { raw in try engine.apply(decoder.decode(topic: topics.sightings(id), payload: raw), now: now) }
+                    try payload.withUnsafeBytes { raw in
+                        try engine.apply(decoder.decode(topic: topics.sightings(id), payload: raw), now: now)
+                    }
                 }
                 engine.recalibrateIfDue(now: now)
                 engine.flush(now: now)

@@ -246,7 +246,11 @@ actor LiveWorld {
                 tally.versionRepeats += 1
             } else if message.version > last + 1 {
                 // A new partitioned member continues from the clock (docs/wire.md, Versions): a handover, not a lost set.
-                if let from = sentCoordinator[i], let to = message.coordinator, from != to { tally.handovers += 1 } else { tally.versionGaps += 1 }
+                if let from = sentCoordinator[i], let to = message.coordinator, from != to {
+                    tally.handovers += 1
+                } else {
+                    tally.versionGaps += 1
+                }
             }
         }
         if message.version > sentVersion[i] ?? 0 { sentCoordinator[i] = message.coordinator }
@@ -264,7 +268,8 @@ actor LiveWorld {
         } else {
             phones[i].monitored = Dictionary(message.regions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         }
-        while phones[i].monitored.count > 20 { phones[i].monitored.removeValue(forKey: phones[i].monitored.keys.sorted().last!) }  // iOS refuses beyond 20
+        // iOS refuses beyond 20.
+        while phones[i].monitored.count > 20 { phones[i].monitored.removeValue(forKey: phones[i].monitored.keys.sorted().last!) }
         phones[i].version = message.version
         let after = Set(phones[i].monitored.keys)
         tally.adds += after.subtracting(before).count

@@ -102,7 +102,8 @@ public struct PartitionCheck: Sendable {
                     copies += 1
                     continue
                 }
-                guard let regions = try? WireCoding.decode(RegionsMessage.self, from: Array(message.payload.utf8), topic: message.topic) else { continue }
+                guard let regions = try? WireCoding.decode(RegionsMessage.self, from: Array(message.payload.utf8), topic: message.topic)
+                else { continue }
                 if regions.version <= last { decreases.append("\(client) \(last)->\(regions.version)") }
                 last = max(last, regions.version)
                 sets.append(Set(at: message.at, message: regions, prefix: prefix))
@@ -128,14 +129,17 @@ public struct PartitionCheck: Sendable {
             Verdict(
                 name: "versions", passed: measured ? decreases.isEmpty : nil,
                 text: "\(sets.count) live regions messages for \(clientsWithSets) clients, \(decreases.count) not above the previous"
-                    + (decreases.isEmpty ? "" : " (\(decreases.prefix(5).joined(separator: "; ")))") + (copies > 0 ? "; \(copies) copies of earlier sets left out" : "")))
+                    + (decreases.isEmpty ? "" : " (\(decreases.prefix(5).joined(separator: "; ")))")
+                    + (copies > 0 ? "; \(copies) copies of earlier sets left out" : "")))
         let sorted = gaps.sorted { $0.wait > $1.wait }
         let worst = sorted.first ?? (0, "-")
         let p99 = sorted.isEmpty ? 0 : sorted[max(0, Int(Double(sorted.count) * 0.01) - 1)].wait
         verdicts.append(
             Verdict(
                 name: "answers", passed: measured ? (p99 <= Self.answerP99Limit && worst.wait <= Self.answerLimit) : nil,
-                text: String(format: "p99 %.1f s (limit %.0f), longest %.1f s (%@; limit %.0f) over %d answered stretches", p99, Self.answerP99Limit, worst.wait, worst.client, Self.answerLimit, sorted.count)))
+                text: String(
+                    format: "p99 %.1f s (limit %.0f), longest %.1f s (%@; limit %.0f) over %d answered stretches", p99, Self.answerP99Limit,
+                    worst.wait, worst.client, Self.answerLimit, sorted.count)))
         verdicts.append(fence(sets.map { ($0.message, $0.prefix) }, measured: measured))
         var coverageOK = true
         var parts: [String] = []
@@ -177,14 +181,17 @@ public struct PartitionCheck: Sendable {
             let ordered = tokens.sorted { $0.key < $1.key }
             for (a, b) in zip(ordered, ordered.dropFirst()) where a.value.last > b.value.first {
                 problems.append(
-                    String(format: "%@: token %llu decided until %.2f s after token %llu began", partition, a.key, a.value.last - b.value.first, b.key))
+                    String(
+                        format: "%@: token %llu decided until %.2f s after token %llu began", partition, a.key,
+                        a.value.last - b.value.first, b.key))
             }
         }
         let handovers = spans.values.reduce(0) { $0 + max(0, $1.count - 1) }
         return Verdict(
             name: "fence", passed: measured ? problems.isEmpty && unmarked == 0 : nil,
             text: "\(holders.count) tokens, \(handovers) handovers, \(problems.count) overlaps or shared tokens"
-                + (problems.isEmpty ? "" : " (\(problems.prefix(5).joined(separator: "; ")))") + (unmarked > 0 ? "; \(unmarked) sets without a member id or token" : ""))
+                + (problems.isEmpty ? "" : " (\(problems.prefix(5).joined(separator: "; ")))")
+                + (unmarked > 0 ? "; \(unmarked) sets without a member id or token" : ""))
     }
 
     /// The partition of a set published under `prefix` placing the client on `level`.

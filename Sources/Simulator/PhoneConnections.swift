@@ -110,7 +110,7 @@ actor PhoneConnections {
                 for _ in 0..<20 where wake.outstanding > 0 { try? await Task.sleep(for: .milliseconds(50)) }
                 await wake.client.disconnect()
                 await wake.copies?.disconnect()
-                await self.closed(wake.number)
+                self.closed(wake.number)
             }
         }
     }

@@ -54,7 +54,9 @@ public struct RecordedCalibration: Sendable {
             }
             let batch: SightingsBatch
             do {
-                batch = try Array(json.utf8).withUnsafeBytes { try WireCoding.decode(SightingsBatch.self, from: $0, topic: url.lastPathComponent) }
+                batch = try Array(json.utf8).withUnsafeBytes {
+                    try WireCoding.decode(SightingsBatch.self, from: $0, topic: url.lastPathComponent)
+                }
             } catch {
                 throw .malformed(file: url.path, line: number + 1, reason: "not a sightings batch: \(error)")
             }

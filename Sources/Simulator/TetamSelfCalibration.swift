@@ -55,7 +55,8 @@ public struct TetamSelfCalibration: Sendable, Hashable, Codable {
                         let dz = height - s.z
                         let d = max((dx * dx + dy * dy + dz * dz).squareRoot(), calibration.minimumDistance)
                         points[sensor].append(
-                            (log10(d), window.rssi[i] - replay.configuration.pathLoss.referencePower, Double(window.counts[i]).squareRoot()))
+                            (log10(d), window.rssi[i] - replay.configuration.pathLoss.referencePower, Double(window.counts[i]).squareRoot())
+                        )
                     }
                 }
             }
@@ -65,7 +66,8 @@ public struct TetamSelfCalibration: Sendable, Hashable, Codable {
             for sensor in 0..<count {
                 guard points[sensor].count >= calibration.minimumBeacons,
                     let line = RobustLine.fit(
-                        points[sensor], slopePrior: (min(max(pooled, slopeRange.lowerBound), slopeRange.upperBound), calibration.exponentPrior),
+                        points[sensor],
+                        slopePrior: (min(max(pooled, slopeRange.lowerBound), slopeRange.upperBound), calibration.exponentPrior),
                         fallbackSlope: pooled, slopeRange: slopeRange)
                 else { continue }
                 offsets[sensor] = min(max(line.intercept, -calibration.maximumOffset), calibration.maximumOffset)

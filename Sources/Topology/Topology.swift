@@ -75,7 +75,8 @@ public final class Topology: Sendable {
 
     init(
         name: String, revision: String, budget: Int?, radio: RadioEnvironment = RadioEnvironment(),
-        positionTuning: PositionTuning = PositionTuning(), presenceTuning: PresenceTuning = PresenceTuning(), levels: [Level], regions: [Region],
+        positionTuning: PositionTuning = PositionTuning(), presenceTuning: PresenceTuning = PresenceTuning(), levels: [Level],
+        regions: [Region],
         waypoints: [Waypoint], gateways: [Gateway], links: [Link], regionNode: [Int32], graph: WalkingGraph,
         clientPolicy: ClientPolicy? = nil, areas: [Area] = [], origin: GeoOrigin? = nil
     ) {
@@ -169,7 +170,9 @@ public final class Topology: Sendable {
             throw .noWalkableGraph(level: point.level)
         }
         // Never through a wall: in a room, the nearest link of that room when it has one.
-        if let room = roomIndex.room(at: point), let inRoom = roomSegments.nearest(x: point.x, y: point.y, room: room, hit: hit, graph: graph) {
+        if let room = roomIndex.room(at: point),
+            let inRoom = roomSegments.nearest(x: point.x, y: point.y, room: room, hit: hit, graph: graph)
+        {
             hit = inRoom
         }
         let segment = hit.segment

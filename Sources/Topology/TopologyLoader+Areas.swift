@@ -23,7 +23,10 @@ extension LoadContext {
             }
             let polygon = Polygon(points)
             guard polygon.points.count >= 3 else {
-                context.error(file, row.line, "polygon: \(polygon.points.count) point\(polygon.points.count == 1 ? "" : "s"); a room needs at least 3 ('X Y;X Y;X Y')")
+                context.error(
+                    file, row.line,
+                    "polygon: \(polygon.points.count) point\(polygon.points.count == 1 ? "" : "s"); a room needs at least 3 ('X Y;X Y;X Y')"
+                )
                 return
             }
             if let (a, b) = polygon.selfIntersection() {
@@ -36,7 +39,8 @@ extension LoadContext {
             }
             context.areas.append(
                 Area(
-                    id: id, level: level, name: row.string(columns["name"] ?? -1), kind: row.string(columns["kind"] ?? -1), polygon: polygon,
+                    id: id, level: level, name: row.string(columns["name"] ?? -1), kind: row.string(columns["kind"] ?? -1),
+                    polygon: polygon,
                     source: SourceLocation(file: filePath, line: row.line)))
         }
     }
@@ -59,12 +63,15 @@ extension LoadContext {
         for region in regions {
             guard let position = region.position, rooms.room(at: position) == nil else { continue }
             diagnostics.append(
-                TopologyDiagnostic(.warning, region.source, "region '\(region.id)' at \(position) is outside every room of \(TopologyLoader.FileName.areas)"))
+                TopologyDiagnostic(
+                    .warning, region.source,
+                    "region '\(region.id)' at \(position) is outside every room of \(TopologyLoader.FileName.areas)"))
         }
         for gateway in gateways where rooms.room(at: gateway.position) == nil {
             diagnostics.append(
                 TopologyDiagnostic(
-                    .warning, gateway.source, "gateway '\(gateway.id)' at \(gateway.position) is outside every room of \(TopologyLoader.FileName.areas)"))
+                    .warning, gateway.source,
+                    "gateway '\(gateway.id)' at \(gateway.position) is outside every room of \(TopologyLoader.FileName.areas)"))
         }
     }
 }

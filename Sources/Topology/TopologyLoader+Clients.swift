@@ -10,7 +10,8 @@ extension LoadContext {
             context, row, columns in
             let roleText = row.string(columns["role"] ?? -1).lowercased()
             guard let role = ClientPolicy.Role(rawValue: roleText) else {
-                context.error(file, row.line, "role: '\(roleText)' is not 'client' (a tag or phone to track) or 'venue' (the venue's own beacon)")
+                context.error(
+                    file, row.line, "role: '\(roleText)' is not 'client' (a tag or phone to track) or 'venue' (the venue's own beacon)")
                 return
             }
             let uuidText = row.string(columns["uuid"] ?? -1)

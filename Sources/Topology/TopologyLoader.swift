@@ -153,7 +153,8 @@ struct LoadContext {
         } else {
             warning(
                 F.clients, 0,
-                "missing: every identity the gateways hear that is not a region beacon becomes a client (the venue's own Eddystone frames and neighbours' beacons too); write the identities to admit")
+                "missing: every identity the gateways hear that is not a region beacon becomes a client (the venue's own Eddystone frames and neighbours' beacons too); write the identities to admit"
+            )
         }
     }
 
@@ -250,18 +251,23 @@ struct LoadContext {
                     error(file, line, "level-reach: '\(value)' is not a distance in metres from 0 to 100")
                 }
             case "origin-lat":
-                if let degrees = Double(value), (-90...90).contains(degrees) { originLatitude = degrees } else {
+                if let degrees = Double(value), (-90...90).contains(degrees) {
+                    originLatitude = degrees
+                } else {
                     error(file, line, "origin-lat: '\(value)' is not a latitude in degrees from -90 to 90")
                 }
             case "origin-lon":
-                if let degrees = Double(value), (-180...180).contains(degrees) { originLongitude = degrees } else {
+                if let degrees = Double(value), (-180...180).contains(degrees) {
+                    originLongitude = degrees
+                } else {
                     error(file, line, "origin-lon: '\(value)' is not a longitude in degrees from -180 to 180")
                 }
             case "description": break
             default:
                 warning(
                     file, line,
-                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, shadowing, walking-speed, velocity-gain, anchors-per-estimate, room-dwell, room-margin, level-dwell, level-reach, origin-lat, origin-lon, description)")
+                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, shadowing, walking-speed, velocity-gain, anchors-per-estimate, room-dwell, room-margin, level-dwell, level-reach, origin-lat, origin-lon, description)"
+                )
             }
         }
     }
@@ -512,7 +518,10 @@ struct LoadContext {
     mutating func parseGateways(_ bytes: [UInt8]) {
         let file = TopologyLoader.FileName.gateways
         let filePath = path(file)  // one shared string for every record's location
-        parseCSV(bytes, file: file, required: ["id", "x", "y", "level"], optional: ["z", "height", "name", "rssi_offset", "path_loss_exponent", "window", "min_rssi"]) { context, row, columns in
+        parseCSV(
+            bytes, file: file, required: ["id", "x", "y", "level"],
+            optional: ["z", "height", "name", "rssi_offset", "path_loss_exponent", "window", "min_rssi"]
+        ) { context, row, columns in
             guard let id = context.id(row, columns["id"], file: file, field: "id") else { return }
             var failed = false
             let x = context.number(row, columns["x"], file: file, field: "x", failed: &failed)

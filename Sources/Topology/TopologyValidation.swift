@@ -1,4 +1,4 @@
-public import BeaconKit
+import BeaconKit
 
 /// The checks that need everything read: unique ids and identities, links between known nodes
 /// on sensible levels, one connected walkable graph, a budget that fits the pinned regions.

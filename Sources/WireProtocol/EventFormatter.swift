@@ -68,7 +68,9 @@ public struct EventFormatter: Sendable {
             return row(status.time ?? receivedAt, id.rawValue, text)
         case .gatewayConfig(let id):
             guard client == nil, !payload.isEmpty else { return nil }
-            guard let configuration = decode(GatewayConfiguration.self, payload, topic) else { return invalid(receivedAt, id.rawValue, topic) }
+            guard let configuration = decode(GatewayConfiguration.self, payload, topic) else {
+                return invalid(receivedAt, id.rawValue, topic)
+            }
             return row(configuration.time ?? receivedAt, id.rawValue, "gateway configuration \(configuration.revision)")
         case .sightings, .clientReport:
             return nil

@@ -37,7 +37,9 @@ struct CalibrateCommand: ParsableCommand {
     func validate() throws {
         if tetam == nil {
             guard topology != nil else { throw ValidationError("calibrate needs --topology DIR (or --tetam DIR)") }
-            guard !recordings.isEmpty else { throw ValidationError("calibrate needs at least one recording (JSON Lines of sightings batches)") }
+            guard !recordings.isEmpty else {
+                throw ValidationError("calibrate needs at least one recording (JSON Lines of sightings batches)")
+            }
         } else if topology != nil || !recordings.isEmpty {
             throw ValidationError("--tetam takes no --topology and no recordings")
         }
@@ -48,9 +50,14 @@ struct CalibrateCommand: ParsableCommand {
             let replay = TetamReplay(dataset: try TetamDataset.load(directory: URL(fileURLWithPath: tetam, isDirectory: true)))
             let fit = try TetamSelfCalibration.fit(replay, tracks: replay.dataset.tracks.map(\.name))
             if json { return try print(Self.encode(fit)) }
-            print("sensor       offset dB  exponent   (fitted on \(fit.tracks.count) tracks' sightings, \(fit.rounds) rounds, no camera truth)")
+            print(
+                "sensor       offset dB  exponent   (fitted on \(fit.tracks.count) tracks' sightings, \(fit.rounds) rounds, no camera truth)"
+            )
             for (index, sensor) in replay.dataset.sensors.enumerated() {
-                print(String(format: "%@ %+8.2f  %8.2f", sensor.name.padding(toLength: 12, withPad: " ", startingAt: 0), fit.offsets[index], fit.exponents[index]))
+                print(
+                    String(
+                        format: "%@ %+8.2f  %8.2f", sensor.name.padding(toLength: 12, withPad: " ", startingAt: 0), fit.offsets[index],
+                        fit.exponents[index]))
             }
             return
         }
@@ -61,7 +68,8 @@ struct CalibrateCommand: ParsableCommand {
         if json { return try print(Self.encode(fit)) }
         print(
             "\(calibration.batches) batches, \(calibration.regionSightings) sightings of region beacons"
-                + (calibration.unknownGatewayBatches > 0 ? ", \(calibration.unknownGatewayBatches) batches of gateways not in the topology" : ""))
+                + (calibration.unknownGatewayBatches > 0
+                    ? ", \(calibration.unknownGatewayBatches) batches of gateways not in the topology" : ""))
         print(fit.text)
     }
 

@@ -9,7 +9,8 @@ import WireProtocol
 struct CoordinatorBrokerOptions: ParsableArguments {
     @Option(
         help:
-            "Broker URL: mqtt://[user:pass@]host[:port] or mqtts://…; several separated by commas are tried in turn when one fails (a cluster's nodes).")
+            "Broker URL: mqtt://[user:pass@]host[:port] or mqtts://…; several separated by commas are tried in turn when one fails (a cluster's nodes)."
+    )
     var broker: String
 
     @Option(help: "MQTT version: 5, 3.1.1, or auto (5, and 3.1.1 when the broker refuses 5, as NATS does).")
@@ -170,7 +171,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 configuration.mapURL = try HomeAssistantConfiguration.validMapURL(mapUrl)
             } else if let http, let (host, port) = try? Self.parseAddress(http), port != 0 {
                 // Derived: left out rather than refused when this host's name makes no URL.
-                configuration.mapURL = try? HomeAssistantConfiguration.validMapURL(HomeAssistantConfiguration.mapURL(host: host, port: port))
+                configuration.mapURL = try? HomeAssistantConfiguration.validMapURL(
+                    HomeAssistantConfiguration.mapURL(host: host, port: port))
             }
         } catch {
             throw ValidationError("--map-url: \(error)")

@@ -7,7 +7,8 @@ import Foundation
 struct CoordinatorPartitionOptions: ParsableArguments {
     @Option(
         help:
-            "etcd that decides membership and ownership: etcd://host:2379[,host:2379…] (etcds:// for TLS; user:password@ before the hosts). Makes this coordinator a member: it shares the venue with the others started so on this broker and prefix, each owning some partitions.")
+            "etcd that decides membership and ownership: etcd://host:2379[,host:2379…] (etcds:// for TLS; user:password@ before the hosts). Makes this coordinator a member: it shares the venue with the others started so on this broker and prefix, each owning some partitions."
+    )
     var coordination: String?
 
     @Flag(help: "Be a member (needs --coordination; implied by it).")
@@ -21,13 +22,15 @@ struct CoordinatorPartitionOptions: ParsableArguments {
 
     @Option(
         help:
-            "Seconds a member's lease lives without renewal (renewed every third of it: every second at 3): how long a crashed member holds its partitions.")
+            "Seconds a member's lease lives without renewal (renewed every third of it: every second at 3): how long a crashed member holds its partitions."
+    )
     var leaseTtl: Int = 3
 
     func validate() throws {
         guard (2...60).contains(leaseTtl) else { throw ValidationError("--lease-ttl must be 2 to 60 seconds") }
         if coordination == nil, partitioned || partitions != nil || memberId != nil {
-            throw ValidationError("--partitioned, --partitions and --member-id need --coordination etcd://host:2379,… (docs/partitioning.md)")
+            throw ValidationError(
+                "--partitioned, --partitions and --member-id need --coordination etcd://host:2379,… (docs/partitioning.md)")
         }
         _ = try configuration()
     }

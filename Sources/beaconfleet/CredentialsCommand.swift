@@ -45,10 +45,13 @@ struct CredentialsCommand: AsyncParsableCommand {
                 guard let colon = account.firstIndex(of: ":"), colon != account.startIndex, account.index(after: colon) != account.endIndex
                 else { throw ValidationError("--agent \(account): expected USER:PASSWORD") }
                 commands += plan.account(
-                    String(account[..<colon]), password: String(account[account.index(after: colon)...]), role: DynamicSecurityPlan.agentRole)
+                    String(account[..<colon]), password: String(account[account.index(after: colon)...]),
+                    role: DynamicSecurityPlan.agentRole)
             }
             try await send(commands, connection: connection)
-            print("created roles \(DynamicSecurityPlan.coordinatorRole), \(DynamicSecurityPlan.agentRole)\(coordinatorPassword == nil ? "" : " and account coordinator")\(agent.isEmpty ? "" : ", \(agent.count) agent account\(agent.count == 1 ? "" : "s")")")
+            print(
+                "created roles \(DynamicSecurityPlan.coordinatorRole), \(DynamicSecurityPlan.agentRole)\(coordinatorPassword == nil ? "" : " and account coordinator")\(agent.isEmpty ? "" : ", \(agent.count) agent account\(agent.count == 1 ? "" : "s")")"
+            )
         }
     }
 
@@ -102,7 +105,8 @@ struct CredentialsCommand: AsyncParsableCommand {
             group.addTask {
                 try await Task.sleep(for: .seconds(10))
                 throw CommandFailure(
-                    "no answer from the dynamic security plugin at \(url) within 10 s (is the broker reachable, the plugin loaded, the admin's password right?)")
+                    "no answer from the dynamic security plugin at \(url) within 10 s (is the broker reachable, the plugin loaded, the admin's password right?)"
+                )
             }
             group.addTask {
                 try await mqtt.connected()

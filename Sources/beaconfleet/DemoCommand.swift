@@ -76,7 +76,8 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "Print only the summaries, not every rotation and event.")
     var quiet = false
 
-    @Flag(help: "Announce the demo's clients and gateways to Home Assistant by MQTT discovery (scripts/home-assistant runs one against it).")
+    @Flag(
+        help: "Announce the demo's clients and gateways to Home Assistant by MQTT discovery (scripts/home-assistant runs one against it).")
     var homeAssistant = false
 
     func validate() throws {

@@ -28,7 +28,9 @@ struct PartitionVerdictsCommand: ParsableCommand {
     func run() throws {
         var check = PartitionCheck()
         for spec in partitions {
-            guard let (prefix, groups) = PartitionCheck.parsePartitions(spec) else { throw ValidationError("--partitions \(spec): expected PREFIX=L1|L2") }
+            guard let (prefix, groups) = PartitionCheck.parsePartitions(spec) else {
+                throw ValidationError("--partitions \(spec): expected PREFIX=L1|L2")
+            }
             check.partitions[prefix] = groups
         }
         let log = (try? String(contentsOfFile: "\(walk)/monitor.log", encoding: .utf8)) ?? ""

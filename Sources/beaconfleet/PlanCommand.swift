@@ -88,7 +88,8 @@ struct PlanCommand: AsyncParsableCommand {
         func answer(_ query: String, line: Int?) {
             do {
                 let location = try Self.locate(query, in: venue)
-                let request = PlanRequest(location: location, monitored: previousIndices, budget: slots, now: Date(timeIntervalSince1970: 0))
+                let request = PlanRequest(
+                    location: location, monitored: previousIndices, budget: slots, now: Date(timeIntervalSince1970: 0))
                 let plan = planner.plan(request, using: search)
                 if json {
                     printer.json(plan, query: query, location: location, to: &output.bytes)

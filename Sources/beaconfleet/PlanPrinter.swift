@@ -101,7 +101,6 @@ struct PlanPrinter {
         return tail
     }
 
-
     /// Appends `value` in decimal, right-aligned in `width` characters (`%*d`).
     static func appendInteger(_ value: UInt64, width: Int = 0, to out: inout [UInt8]) {
         let digits = digitCount(value)

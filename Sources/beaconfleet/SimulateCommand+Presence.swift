@@ -35,7 +35,8 @@ extension SimulateCommand {
                 func room(_ index: Int?) -> String { index.map { venue.areas[$0].id } ?? "" }
                 lines.append(
                     [
-                        String(sample.client), String(format: "%.2f", sample.time), text(sample.truth.x), text(sample.truth.y), sample.truth.level,
+                        String(sample.client), String(format: "%.2f", sample.time), text(sample.truth.x), text(sample.truth.y),
+                        sample.truth.level,
                         room(sample.truthRoom), text(sample.estimate?.x), text(sample.estimate?.y), sample.estimate?.level ?? "",
                         text(sample.confidence), room(sample.estimateRoom), room(sample.shownRoom), sample.shownLevel ?? "",
                     ].joined(separator: ","))

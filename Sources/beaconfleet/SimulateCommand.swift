@@ -58,17 +58,23 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var offline = false
 
-    @Flag(name: .long, help: "--offline, --broker phones: keep the app awake (always ranging, reporting and advertising) instead of suspended.")
+    @Flag(
+        name: .long,
+        help: "--offline, --broker phones: keep the app awake (always ranging, reporting and advertising) instead of suspended.")
     var foreground = false
 
     @Flag(
         name: .customLong("shared-connection"),
-        help: "--broker phones: every report on the simulation's one connection, not on a connection per wake of each suspended phone (IOS.md: each wake reconnects).")
+        help:
+            "--broker phones: every report on the simulation's one connection, not on a connection per wake of each suspended phone (IOS.md: each wake reconnects)."
+    )
     var sharedConnection = false
 
     @Flag(
         name: .customLong("report-copies"),
-        help: "--broker phones: send each report also at QoS 0, on a second connection of the wake, as RegionSync's reportCopy option does (for a NATS cluster).")
+        help:
+            "--broker phones: send each report also at QoS 0, on a second connection of the wake, as RegionSync's reportCopy option does (for a NATS cluster)."
+    )
     var reportCopies = false
     @Option(
         name: .customLong("client-prefix"),
@@ -179,12 +185,16 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "--offline --presence: the venue's rooms from this areas.csv instead of its own (topology/museum/rooms/areas.csv: rooms for presence that leave the example venue's planning as it is).")
+        help:
+            "--offline --presence: the venue's rooms from this areas.csv instead of its own (topology/museum/rooms/areas.csv: rooms for presence that leave the example venue's planning as it is)."
+    )
     var areas: String?
 
     @Option(
         name: .customLong("flat-walk"),
-        help: "--offline --presence tags --topology topology/flat-walk: replay the flat-walk dataset's robot run (this directory) instead of simulated walks.")
+        help:
+            "--offline --presence tags --topology topology/flat-walk: replay the flat-walk dataset's robot run (this directory) instead of simulated walks."
+    )
     var flatWalk: String?
 
     @Option(name: .long, help: "--offline --presence: write every client's every tick (truth, estimate, shown room) as CSV to this file.")

@@ -9,7 +9,8 @@ enum VenueWithAreas {
     static func write(_ directory: URL, areas: URL, into copy: URL) throws {
         try? FileManager.default.removeItem(at: copy)
         try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".csv") || name.hasSuffix(".conf") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        where name.hasSuffix(".csv") || name.hasSuffix(".conf") {
             guard name != "areas.csv" else { continue }
             try FileManager.default.copyItem(at: directory.appendingPathComponent(name), to: copy.appendingPathComponent(name))
         }

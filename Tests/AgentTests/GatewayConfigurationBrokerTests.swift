@@ -55,11 +55,13 @@ struct GatewayConfigurationBrokerTests {
         mqtt.will = GatewayAgent.lastWill(configuration: configuration, version: "test")
         let client = try MQTTClient(configuration: mqtt, logger: logger)
         let agent = try GatewayAgent(
-            configuration: configuration, source: try CaptureReplaySource(path: capture, speed: .factor(1)), client: client, version: "test",
+            configuration: configuration, source: try CaptureReplaySource(path: capture, speed: .factor(1)), client: client,
+            version: "test",
             logger: logger)
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: client), .init(service: agent, successTerminationBehavior: .gracefullyShutdownGroup)], logger: logger))
+                services: [.init(service: client), .init(service: agent, successTerminationBehavior: .gracefullyShutdownGroup)],
+                logger: logger))
         return RunningAgent(agent: agent, group: group, task: Task { try await group.run() })
     }
 

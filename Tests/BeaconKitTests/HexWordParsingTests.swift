@@ -32,19 +32,27 @@ struct HexWordParsingTests {
     func identities() {
         var random = SplitMix64(seed: 36)
         for _ in 0..<2_000 {
-            var uuid = Array((0..<36).map { [8, 13, 18, 23].contains($0) ? UInt8(ascii: "-") : Self.digits.randomElement(using: &random)! })
-            var address = Array((0..<17).map { $0 % 3 == 2 ? UInt8(ascii: Bool.random(using: &random) ? ":" : "-") : Self.digits.randomElement(using: &random)! })
+            var uuid = Array(
+                (0..<36).map { [8, 13, 18, 23].contains($0) ? UInt8(ascii: "-") : Self.digits.randomElement(using: &random)! })
+            var address = Array(
+                (0..<17).map {
+                    $0 % 3 == 2 ? UInt8(ascii: Bool.random(using: &random) ? ":" : "-") : Self.digits.randomElement(using: &random)!
+                })
             if Bool.random(using: &random) { uuid[Int.random(in: 0..<36, using: &random)] = UInt8.random(in: 0...255, using: &random) }
             if Bool.random(using: &random) { address[Int.random(in: 0..<17, using: &random)] = UInt8.random(in: 0...255, using: &random) }
 
             let uuidDigits = uuid.enumerated().filter { ![8, 13, 18, 23].contains($0.offset) }.map(\.element)
             let uuidHyphens = [8, 13, 18, 23].allSatisfy { uuid[$0] == UInt8(ascii: "-") }
-            let expectedUUID = uuidHyphens ? reference(Array(uuidDigits[..<16])).flatMap { high in reference(Array(uuidDigits[16...])).map { (high, $0) } } : nil
+            let expectedUUID =
+                uuidHyphens
+                ? reference(Array(uuidDigits[..<16])).flatMap { high in reference(Array(uuidDigits[16...])).map { (high, $0) } } : nil
             let parsedUUID = uuid.withUnsafeBufferPointer { BeaconUUID(utf8: $0) }
             #expect(parsedUUID.map { [$0.high, $0.low] } == expectedUUID.map { [$0.0, $0.1] }, "\(String(decoding: uuid, as: UTF8.self))")
 
             let addressDigits = address.enumerated().filter { $0.offset % 3 != 2 }.map(\.element)
-            let separators = address.enumerated().filter { $0.offset % 3 == 2 }.allSatisfy { $0.element == UInt8(ascii: ":") || $0.element == UInt8(ascii: "-") }
+            let separators = address.enumerated().filter { $0.offset % 3 == 2 }.allSatisfy {
+                $0.element == UInt8(ascii: ":") || $0.element == UInt8(ascii: "-")
+            }
             let expectedAddress = separators ? reference(addressDigits) : nil
             let parsedAddress = address.withUnsafeBufferPointer { BluetoothAddress(utf8: $0) }
             #expect(parsedAddress?.rawValue == expectedAddress, "\(String(decoding: address, as: UTF8.self))")

@@ -1,3 +1,5 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
+// (The expected values are decoded as they are named in the vectors file: snake_case.)
 import BeaconKit
 import Foundation
 import TestSupport

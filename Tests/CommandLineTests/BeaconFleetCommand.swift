@@ -10,10 +10,9 @@ final class BeaconFleetCommand: @unchecked Sendable {
     /// Starts `beaconfleet arguments…`, with `input` on standard input (else /dev/null).
     init(_ arguments: [String], input: String? = nil) throws {
         guard let binary = BuiltProduct.beaconfleet else { throw CommandError(BuiltProduct.missingMessage("beaconfleet")) }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfleet-command-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory("beaconfleet-command")
         for name in ["stdout", "stderr", "stdin"] {
-            FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: nil)
+            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: nil)
         }
         try Data((input ?? "").utf8).write(to: directory.appendingPathComponent("stdin"))
         process.executableURL = binary
@@ -66,7 +65,8 @@ final class BeaconFleetCommand: @unchecked Sendable {
         let deadline = ContinuousClock.now + limit
         while errors.components(separatedBy: text).count - 1 < count {
             guard process.isRunning else {
-                throw CommandError("beaconfleet exited (\(process.terminationStatus)) without logging '\(text)' \(count)×:\n\(output)\n\(errors)")
+                throw CommandError(
+                    "beaconfleet exited (\(process.terminationStatus)) without logging '\(text)' \(count)×:\n\(output)\n\(errors)")
             }
             guard ContinuousClock.now < deadline else { throw CommandError("'\(text)' not logged \(count)× within \(limit):\n\(errors)") }
             try await Task.sleep(for: .milliseconds(20))

@@ -40,7 +40,8 @@ struct CommandLineErrorTests {
             "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", "/nonexistent-venue"],
             cause: "Error: --topology /nonexistent-venue: no such directory"),
         Case(
-            "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--http", "9090", "--http-token-file", "/nonexistent-token"],
+            "coordinator",
+            ["--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--http", "9090", "--http-token-file", "/nonexistent-token"],
             cause: "Error: cannot read the HTTP token file /nonexistent-token"),
         Case("simulate", ["--broker", "nope://broker", "--topology", museum], cause: "Error: --broker nope://broker: invalid broker URL"),
         Case("watch", ["--broker", "mqtt://127.0.0.1:1", "--prefix", "a/#"], cause: "Error: --prefix a/#:"),

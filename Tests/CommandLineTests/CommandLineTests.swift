@@ -132,7 +132,10 @@ struct CommandLineTests {
     )
     func simulateOffline() async throws {
         let (status, output, errors) = try await BeaconFleetCommand.run(
-            ["simulate", "--offline", "--topology", "topology/museum", "--clients", "1", "--duration", "90", "--family", "declared", "--json"])
+            [
+                "simulate", "--offline", "--topology", "topology/museum", "--clients", "1", "--duration", "90", "--family", "declared",
+                "--json",
+            ])
         #expect(status == 0, "\(errors)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         #expect(report["mode"] as? String == "suspended")
@@ -202,7 +205,9 @@ struct CommandLineTests {
         }
     }
 
-    @Test("demo --duration 5 runs a private broker, the coordinator and walking phones and tags, prints their final summary (tags: the room shown) and exits 0")
+    @Test(
+        "demo --duration 5 runs a private broker, the coordinator and walking phones and tags, prints their final summary (tags: the room shown) and exits 0"
+    )
     func demo() async throws {
         let (status, output, errors) = try await BeaconFleetCommand.run(
             ["demo", "--duration", "5", "--replay", "none", "--phones", "2", "--tags", "1", "--quiet"], within: .seconds(180))

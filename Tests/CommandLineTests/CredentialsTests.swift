@@ -26,7 +26,8 @@ struct CredentialsTests {
     /// A connected client logging in as `user`.
     func connect(_ broker: MosquittoBroker, _ user: String, _ password: String) async throws -> MQTTClient {
         let client = try MQTTClient(
-            configuration: MQTTConfiguration(url: broker.url(username: user, password: password), clientID: "test-\(user)-\(UUID().uuidString.prefix(8))"))
+            configuration: MQTTConfiguration(
+                url: broker.url(username: user, password: password), clientID: "test-\(user)-\(UUID().uuidString.prefix(8))"))
         try client.connect()
         try await withTimeout(.seconds(10), "\(user) connecting") { try await client.connected() }
         return client
@@ -36,11 +37,11 @@ struct CredentialsTests {
     func twoPhones() async throws {
         guard
             try Prerequisite.check(
-                FileManager.default.fileExists(atPath: Self.plugin) && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_ctrl"),
+                FileManager.default.fileExists(atPath: Self.plugin)
+                    && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_ctrl"),
                 "mosquitto's dynamic security plugin and mosquitto_ctrl (Debian's mosquitto and mosquitto-clients) are missing")
         else { return }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dynsec-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("dynsec")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("dynamic-security.json").path
         try await initializePlugin(file, password: "admin-secret")
@@ -50,7 +51,10 @@ struct CredentialsTests {
             let admin = "mqtt://admin:admin-secret@127.0.0.1:\(broker.port)"  // BrokerURL.description masks the password
             let initialized = try await BeaconFleetCommand.run(
                 ["credentials", "init", "--broker", admin, "--coordinator-password", "coord-secret"])
-            #expect(initialized.status == 0, "\(initialized.output)\(initialized.errors)\nbroker log:\n\(broker.log)\nfile: \((try? String(contentsOfFile: file, encoding: .utf8)) ?? "none")")
+            #expect(
+                initialized.status == 0,
+                "\(initialized.output)\(initialized.errors)\nbroker log:\n\(broker.log)\nfile: \((try? String(contentsOfFile: file, encoding: .utf8)) ?? "none")"
+            )
             var passwords: [String: String] = [:]
             for phone in ["phone-a", "phone-b"] {
                 let added = try await BeaconFleetCommand.run(["credentials", "add", phone, "--broker", admin])
@@ -67,7 +71,8 @@ struct CredentialsTests {
             let reports = coordinator.messages
             try await coordinator.subscribe(topics.allClientReports)
             for phone in [a, b] {
-                try await coordinator.publish(topic: topics.clientRegions(phone), string: #"{"v":1,"version":1,"for":"\#(phone)"}"#, retain: true)
+                try await coordinator.publish(
+                    topic: topics.clientRegions(phone), string: #"{"v":1,"version":1,"for":"\#(phone)"}"#, retain: true)
             }
 
             // Phone A reads: the other's regions are refused (or never delivered); its own arrive.

@@ -10,9 +10,14 @@ struct BeaconIndexTests {
     /// UUIDs, Eddystone UIDs and bare addresses (high word 0).
     func identity(_ n: Int, _ random: inout SplitMix64) -> BeaconIdentity {
         switch Int.random(in: 0..<4, using: &random) {
-        case 0: BeaconIdentity(high: 0xE2C5_6DB5_DFFB_48D2, low: 0xB060_D0F5_A710_96E0, major: UInt16(n % 7), minor: UInt16(n % 4096), kind: .uuidMajorMinor)
+        case 0:
+            BeaconIdentity(
+                high: 0xE2C5_6DB5_DFFB_48D2, low: 0xB060_D0F5_A710_96E0, major: UInt16(n % 7), minor: UInt16(n % 4096),
+                kind: .uuidMajorMinor)
         case 1: BeaconIdentity(high: UInt64(n % 3), low: UInt64(n % 5), major: UInt16(n % 11), minor: UInt16(n % 13), kind: .uuidMajorMinor)
-        case 2: BeaconIdentity(high: 0xEDD1_EBEA_C04E_5DEF, low: UInt64(n % 512) << 48 | UInt64(n % 97), major: 0, minor: 0, kind: .eddystoneUID)
+        case 2:
+            BeaconIdentity(
+                high: 0xEDD1_EBEA_C04E_5DEF, low: UInt64(n % 512) << 48 | UInt64(n % 97), major: 0, minor: 0, kind: .eddystoneUID)
         default: BeaconIdentity(high: 0, low: UInt64(n % 2048), major: 0, minor: 0, kind: .address)
         }
     }

@@ -25,13 +25,17 @@ struct ClientAdmissionTests {
     static func mixedBatch(seq: UInt64) -> [UInt8] {
         let start = Date(timeIntervalSince1970: 1_795_424_400 + Double(seq))
         let sightings = [
-            Sighting(format: "ibeacon", uuid: TestVenue.regionUUID, major: 1, minor: 1, address: "AC:23:3F:00:00:01", rssi: -70, rssiMax: -65, count: 5),
+            Sighting(
+                format: "ibeacon", uuid: TestVenue.regionUUID, major: 1, minor: 1, address: "AC:23:3F:00:00:01", rssi: -70, rssiMax: -65,
+                count: 5),
             Sighting(format: "eddystone-tlm", address: "AC:23:3F:00:00:01", rssi: -71, rssiMax: -66, count: 2),
             Sighting(
-                format: "ibeacon", uuid: "FDA50693-A4E2-4FB1-AFCF-C6EB07647825", major: 10, minor: 7, address: "C0:FF:EE:00:00:07", rssi: -80,
+                format: "ibeacon", uuid: "FDA50693-A4E2-4FB1-AFCF-C6EB07647825", major: 10, minor: 7, address: "C0:FF:EE:00:00:07",
+                rssi: -80,
                 rssiMax: -75, count: 3),
             Sighting(
-                format: "ibeacon", uuid: TestVenue.tagUUID, major: 7, minor: 1, address: "AA:BB:CC:DD:EE:01", rssi: TestVenue.rssi(distance: 2),
+                format: "ibeacon", uuid: TestVenue.tagUUID, major: 7, minor: 1, address: "AA:BB:CC:DD:EE:01",
+                rssi: TestVenue.rssi(distance: 2),
                 rssiMax: -55, count: 5, txPower: -59, distance: 2),
         ]
         return try! WireCoding.encode(SightingsBatch(seq: seq, start: start, end: start.addingTimeInterval(1), sightings: sightings))
@@ -52,7 +56,9 @@ struct ClientAdmissionTests {
         #expect(open.counters.notAdmitted == ["g0": AdmissionCounts(region: 1)])
     }
 
-    @Test("through a real broker: a gateway batch with a region beacon's TLM, a neighbour's iBeacon and an admitted tag; /metrics shows the counts")
+    @Test(
+        "through a real broker: a gateway batch with a region beacon's TLM, a neighbour's iBeacon and an admitted tag; /metrics shows the counts"
+    )
     func throughTheBroker() async throws {
         let directory = try TestVenue.write(Self.files())
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -59,8 +59,7 @@ struct CoordinatorBrokerTests {
     @Test("kill -9 mid-walk and a restart: every client keeps its set and its version continues", .requiresBeaconFleetBinary)
     func killAndRestart() async throws {
         let topology = try museum()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-kill-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("coordinator-kill")
         defer { try? FileManager.default.removeItem(at: directory) }
         let state = directory.appendingPathComponent("state.sqlite").path
         let log = directory.appendingPathComponent("coordinator.log")
@@ -108,8 +107,7 @@ struct CoordinatorBrokerTests {
 
     @Test("a named coordinator killed with -9 still answers the report a phone sent while it was down", .requiresBeaconFleetBinary)
     func reportWhileDownIsAnsweredAfterRestart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-down-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("coordinator-down")
         defer { try? FileManager.default.removeItem(at: directory) }
         let state = directory.appendingPathComponent("state.sqlite").path
         let log = directory.appendingPathComponent("coordinator.log")

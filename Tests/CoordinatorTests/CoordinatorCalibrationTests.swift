@@ -42,10 +42,12 @@ import WireProtocol
                             distance: nil))
                 }
                 result.append(
-                    (now,
-                     SightingsBatch(
-                        gateway: gateway.id, seq: UInt64(window + 1), start: Date(timeIntervalSince1970: Double(now) / 1000 - 1),
-                        end: Date(timeIntervalSince1970: Double(now) / 1000), sightings: sightings)))
+                    (
+                        now,
+                        SightingsBatch(
+                            gateway: gateway.id, seq: UInt64(window + 1), start: Date(timeIntervalSince1970: Double(now) / 1000 - 1),
+                            end: Date(timeIntervalSince1970: Double(now) / 1000), sightings: sightings)
+                    ))
             }
         }
         return result

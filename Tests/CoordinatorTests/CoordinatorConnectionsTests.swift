@@ -9,7 +9,9 @@ import Testing
 /// and the two beside it that partitioned members publish on.
 @Suite("Coordinator connections")
 struct CoordinatorConnectionsTests {
-    @Test("the inbound connection's network thread is batch-scheduled; the side connections are standard, with ids of their own, clean and without a will")
+    @Test(
+        "the inbound connection's network thread is batch-scheduled; the side connections are standard, with ids of their own, clean and without a will"
+    )
     func connections() throws {
         let configuration = try CoordinatorConfiguration(
             broker: try BrokerURL(parsing: "mqtt://127.0.0.1:1883"), topologyDirectory: CoordinatorHarness.museum,

@@ -16,8 +16,7 @@ struct CoordinatorShutdownTests {
         "SIGTERM: exit 0, every client's state in the file, the retained status a clean offline; a restart continues each client's versions",
         .requiresBeaconFleetBinary)
     func sigtermDrainsAndPersists() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-term-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("coordinator-term")
         defer { try? FileManager.default.removeItem(at: directory) }
         let state = directory.appendingPathComponent("state.sqlite").path
         let log = directory.appendingPathComponent("coordinator.log")
@@ -118,8 +117,7 @@ struct CoordinatorShutdownTests {
 
     @Test("SIGTERM while the broker is unreachable: the coordinator still stops, exit 0", .requiresBeaconFleetBinary)
     func sigtermWithoutBroker() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-term-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("coordinator-term")
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = directory.appendingPathComponent("coordinator.log")
         // A broker that was there and is gone: its address refuses connections.

@@ -70,7 +70,8 @@ import WireProtocol
                 try engine.handle(
                     topic: TestVenue.topics.sightings(try #require(Identifier(validating: gateway.id))), payload: Array(payload), now: now)
             }
-            #expect(engine.clientIDs.compactMap { engine.withClient($0) { $0.observations.count } } == [kept], "\(directory.lastPathComponent)")
+            #expect(
+                engine.clientIDs.compactMap { engine.withClient($0) { $0.observations.count } } == [kept], "\(directory.lastPathComponent)")
             engine.flush(now: now)
             #expect(engine.clientCount == 1)
         }

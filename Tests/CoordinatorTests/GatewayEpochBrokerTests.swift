@@ -20,7 +20,7 @@ struct GatewayEpochBrokerTests {
         guard let binary = BuiltProduct.beaconfleet else { throw CoordinatorError(BuiltProduct.missingMessage("beaconfleet")) }
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = binary
         process.arguments = [

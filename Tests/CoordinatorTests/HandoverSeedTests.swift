@@ -35,7 +35,8 @@ struct HandoverSeedTests {
         let engine = CoordinatorEngine(venue: try TestVenue.make())
         let level = try #require(engine.venue.estimator.levels.first)
         var message = RegionsMessage(
-            version: 5_000, budget: 20, regions: [], add: [], remove: [], position: Position(x: 3, y: 4, level: level, confidence: 2), reason: "moved")
+            version: 5_000, budget: 20, regions: [], add: [], remove: [], position: Position(x: 3, y: 4, level: level, confidence: 2),
+            reason: "moved")
         message.coordinator = "previous"
         message.time = Date(timeIntervalSince1970: Double(TestVenue.millis(10)) / 1000)
         engine.adoptPublished(client: "p", message: message, now: TestVenue.millis(10))
@@ -114,7 +115,9 @@ struct HandoverSeedTests {
         #expect(try record(engine, "p").inside.isEmpty)
     }
 
-    @Test("cut off from the broker, a member no longer trusts its sets' regions not known inside, nor those of sets adopted before it publishes its own")
+    @Test(
+        "cut off from the broker, a member no longer trusts its sets' regions not known inside, nor those of sets adopted before it publishes its own"
+    )
     func missedReportsMakeStateUnknown() throws {
         let engine = CoordinatorEngine(venue: try TestVenue.make())
         let index = { (id: String) throws -> Int32 in try #require(engine.venue.topology.regionIndex(id: id).map(Int32.init)) }

@@ -11,7 +11,9 @@ import TestSupport
 final class HeadlessChromium {
     /// Debian's `chromium` (or `$CHROMIUM`), when installed.
     static let executable: String? = {
-        if let path = ProcessInfo.processInfo.environment["CHROMIUM"] { return FileManager.default.isExecutableFile(atPath: path) ? path : nil }
+        if let path = ProcessInfo.processInfo.environment["CHROMIUM"] {
+            return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+        }
         let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
         for name in ["chromium", "chromium-browser", "google-chrome"] {
             for directory in directories where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
@@ -21,7 +23,8 @@ final class HeadlessChromium {
         return nil
     }()
 
-    static let missingMessage = "chromium was not found on PATH (or at $CHROMIUM); install it: `apt-get install chromium` (scripts/setup does)"
+    static let missingMessage =
+        "chromium was not found on PATH (or at $CHROMIUM); install it: `apt-get install chromium` (scripts/setup does)"
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -102,7 +105,9 @@ final class HeadlessChromium {
             while let end = buffer.firstIndex(of: 0) {
                 let text = Data(buffer[..<end])
                 buffer.removeSubrange(...end)
-                guard let answer = try JSONSerialization.jsonObject(with: text) as? [String: Any], answer["id"] as? Int == id else { continue }
+                guard let answer = try JSONSerialization.jsonObject(with: text) as? [String: Any], answer["id"] as? Int == id else {
+                    continue
+                }
                 if let error = answer["error"] { throw Failure(description: "\(method): \(error)") }
                 return answer["result"] as? [String: Any] ?? [:]
             }
@@ -137,7 +142,9 @@ final class HeadlessChromium {
     /// The page as a PNG.
     func screenshot(session: String) async throws -> Data {
         let result = try await send("Page.captureScreenshot", ["format": "png"], session: session)
-        guard let text = result["data"] as? String, let data = Data(base64Encoded: text) else { throw Failure(description: "no screenshot") }
+        guard let text = result["data"] as? String, let data = Data(base64Encoded: text) else {
+            throw Failure(description: "no screenshot")
+        }
         return data
     }
 }

@@ -61,7 +61,9 @@ import WireProtocol
         #expect(held.due.isEmpty && held.byClient.isEmpty)
     }
 
-    @Test("after a membership change, unanswered reports of partitions this member does not own are relayed once, after relayAfter; none without a change")
+    @Test(
+        "after a membership change, unanswered reports of partitions this member does not own are relayed once, after relayAfter; none without a change"
+    )
     func relays() {
         let t0 = Date()
         var held = HeldReports()

@@ -19,8 +19,7 @@ struct HomeAssistantBrokerTests {
         .requiresBeaconFleetBinary)
     func discoveryThroughTheBroker() async throws {
         let topology = try Topology.load(directory: CoordinatorHarness.museum)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-ha-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("coordinator-ha")
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = directory.appendingPathComponent("coordinator.log")
         try await withMosquittoBroker { broker in
@@ -87,7 +86,8 @@ struct HomeAssistantBrokerTests {
                         $0["region"] as? String == "hall"
                     }
                     #expect(attributes["x"] is Double && attributes["y"] is Double && attributes["level"] as? String == "G")
-                    #expect(attributes["confidence"] is Double && attributes["distance"] is Double && attributes["beacon"] as? String == "hall")
+                    #expect(
+                        attributes["confidence"] is Double && attributes["distance"] is Double && attributes["beacon"] as? String == "hall")
                     #expect(attributes["in_zones"] as? [String] == ["zone.hall", "zone.home"])
                     var previous = "hall"
                     for next in ["corridor-1", "corridor-2"] {

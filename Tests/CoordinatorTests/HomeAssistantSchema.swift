@@ -78,22 +78,30 @@ enum HomeAssistantSchema {
                 continue
             }
             if !uniqueIDs.insert(unique).inserted { found.append("cmps.\(id).unique_id: repeated") }
-            for key in component.keys where !(options[platform] ?? []).contains(key) { found.append("cmps.\(id).\(key): not a \(platform) option") }
+            for key in component.keys where !(options[platform] ?? []).contains(key) {
+                found.append("cmps.\(id).\(key): not a \(platform) option")
+            }
             for key in ["state_topic", "json_attributes_topic"] {
                 if let topic = component[key], !isSubscribeTopic(topic) { found.append("cmps.\(id).\(key): a topic") }
             }
             for key in ["name", "value_template", "json_attributes_template", "unit_of_measurement", "icon"] {
                 if let value = component[key], !(value is String) { found.append("cmps.\(id).\(key): a string") }
             }
-            if let category = component["entity_category"] as? String, category != "diagnostic" { found.append("cmps.\(id).entity_category") }
+            if let category = component["entity_category"] as? String, category != "diagnostic" {
+                found.append("cmps.\(id).entity_category")
+            }
             switch platform {
             case "device_tracker":
                 if component["state_topic"] == nil, component["json_attributes_topic"] == nil {
                     found.append("cmps.\(id): state_topic or json_attributes_topic")
                 }
-                if let source = component["source_type"] as? String, !sourceTypes.contains(source) { found.append("cmps.\(id).source_type") }
+                if let source = component["source_type"] as? String, !sourceTypes.contains(source) {
+                    found.append("cmps.\(id).source_type")
+                }
             case "sensor":
-                if let stateClass = component["state_class"] as? String, !stateClasses.contains(stateClass) { found.append("cmps.\(id).state_class") }
+                if let stateClass = component["state_class"] as? String, !stateClasses.contains(stateClass) {
+                    found.append("cmps.\(id).state_class")
+                }
                 if component["device_class"] as? String == "distance",
                     !["km", "m", "cm", "mm", "mi", "nmi", "yd", "in", "ft"].contains(component["unit_of_measurement"] as? String ?? "")
                 {
@@ -103,7 +111,9 @@ enum HomeAssistantSchema {
                     found.append("cmps.\(id).suggested_display_precision")
                 }
             default:
-                if let deviceClass = component["device_class"], deviceClass as? String != "connectivity" { found.append("cmps.\(id).device_class") }
+                if let deviceClass = component["device_class"], deviceClass as? String != "connectivity" {
+                    found.append("cmps.\(id).device_class")
+                }
             }
             if component["state_topic"] == nil, platform != "device_tracker" { found.append("cmps.\(id).state_topic: required") }
         }
@@ -112,7 +122,9 @@ enum HomeAssistantSchema {
 
     /// `cv.configuration_url`: http, https or homeassistant, with a host, no whitespace.
     static func isConfigurationURL(_ text: String) -> Bool {
-        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https", "homeassistant"].contains(scheme) else { return false }
+        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https", "homeassistant"].contains(scheme) else {
+            return false
+        }
         return !text.contains(where: \.isWhitespace) && (scheme == "homeassistant" || !(url.host ?? "").isEmpty)
     }
 

@@ -48,20 +48,30 @@ struct HomeAssistantTests {
             #expect(violations.isEmpty, "\(String(decoding: payload, as: UTF8.self)): \(violations)")
         }
         // The checker itself finds what Home Assistant refuses.
-        #expect(!HomeAssistantSchema.violations(["dev": ["name": "x"], "o": ["name": "o"], "cmps": ["a": ["p": "sensor", "name": "a"]]]).isEmpty)
-        #expect(!HomeAssistantSchema.violations(["dev": ["identifiers": ["x"], "configuration_url": "0.0.0.0:9090"], "o": ["name": "o"], "cmps": ["a": ["p": "sensor", "unique_id": "u"]]]).isEmpty)
+        #expect(
+            !HomeAssistantSchema.violations(["dev": ["name": "x"], "o": ["name": "o"], "cmps": ["a": ["p": "sensor", "name": "a"]]]).isEmpty
+        )
+        #expect(
+            !HomeAssistantSchema.violations([
+                "dev": ["identifiers": ["x"], "configuration_url": "0.0.0.0:9090"], "o": ["name": "o"],
+                "cmps": ["a": ["p": "sensor", "unique_id": "u"]],
+            ]).isEmpty)
     }
 
     @Test("a client's tracker reads its place from a plain state topic and its attributes from JSON, without templates")
     func clientPayload() throws {
         let (json, components) = try discovery(
-            HomeAssistantDiscovery.client("p1", name: "Visitor 1", kind: "phone", topics: topics, origin: .init(), mapURL: "http://map:9090/")
-                .encoded())
+            HomeAssistantDiscovery.client(
+                "p1", name: "Visitor 1", kind: "phone", topics: topics, origin: .init(), mapURL: "http://map:9090/"
+            )
+            .encoded())
         let device = try #require(json["dev"] as? [String: Any])
         #expect(device["identifiers"] as? [String] == ["beaconfleet_client_p1"])
-        #expect(device["name"] as? String == "Visitor 1" && device["model"] as? String == "Phone" && device["serial_number"] as? String == "p1")
+        #expect(
+            device["name"] as? String == "Visitor 1" && device["model"] as? String == "Phone" && device["serial_number"] as? String == "p1")
         #expect(device["manufacturer"] as? String == "BeaconFleet" && device["sw_version"] as? String == BeaconFleetVersion.current)
-        #expect(device["via_device"] as? String == "beaconfleet_coordinator" && device["configuration_url"] as? String == "http://map:9090/")
+        #expect(
+            device["via_device"] as? String == "beaconfleet_coordinator" && device["configuration_url"] as? String == "http://map:9090/")
         let tracker = try #require(components["location"])
         #expect(tracker["p"] as? String == "device_tracker" && tracker["source_type"] as? String == "bluetooth_le")
         #expect(tracker["state_topic"] as? String == "homeassistant/device/beaconfleet_client_p1/location")
@@ -80,7 +90,8 @@ struct HomeAssistantTests {
 
     @Test("a gateway's payload is a connectivity binary sensor on the gateway's own status topic")
     func gatewayPayload() throws {
-        let (json, components) = try discovery(HomeAssistantDiscovery.gateway("gw-1", topics: topics, origin: .init(), mapURL: nil).encoded())
+        let (json, components) = try discovery(
+            HomeAssistantDiscovery.gateway("gw-1", topics: topics, origin: .init(), mapURL: nil).encoded())
         let sensor = try #require(components["connectivity"])
         #expect(sensor["p"] as? String == "binary_sensor" && sensor["device_class"] as? String == "connectivity")
         #expect(sensor["state_topic"] as? String == "beaconfleet/v1/gateways/gw-1/status")
@@ -142,7 +153,8 @@ struct HomeAssistantTests {
             snapshot(Position(x: 10, y: 7, level: "G", confidence: 3.04), inside: ["museum", "hall"]), places: places)
         let (location, attributes) = try shown(inside)
         #expect(location == "hall" && inside.location == "hall")
-        #expect(attributes["distance"] as? Double == 2 && attributes["beacon"] as? String == "hall" && attributes["confidence"] as? Double == 3)
+        #expect(
+            attributes["distance"] as? Double == 2 && attributes["beacon"] as? String == "hall" && attributes["confidence"] as? Double == 3)
         #expect(attributes["x"] as? Double == 10 && attributes["y"] as? Double == 7 && attributes["level"] as? String == "G")
         #expect(attributes["in_zones"] as? [String] == ["zone.hall", "zone.home"] && attributes["id"] as? String == "p1")
         // Inside nothing, 1 m from the cafe's beacon (17,9): the cafe is in range.
@@ -174,9 +186,12 @@ struct HomeAssistantTests {
                 advertising: nil)
         }
         let inRoom = HomeAssistantClientState(snapshot(Position(x: 10, y: 7, level: "G", room: "Entrance hall")), places: places)
-        #expect(try shown(inRoom).location == "Entrance hall" && inRoom.attributes.room == "Entrance hall" && inRoom.attributes.region == "hall")
+        #expect(
+            try shown(inRoom).location == "Entrance hall" && inRoom.attributes.room == "Entrance hall" && inRoom.attributes.region == "hall"
+        )
         #expect(inRoom.attributes.inZones == ["zone.entrance_hall", "zone.hall", "zone.home"])
-        let gone = HomeAssistantClientState(snapshot(Position(x: 10, y: 7, level: "G", room: "Entrance hall"), present: false), places: places)
+        let gone = HomeAssistantClientState(
+            snapshot(Position(x: 10, y: 7, level: "G", room: "Entrance hall"), present: false), places: places)
         #expect(try shown(gone).location == "not_home" && gone.attributes.room == nil)
     }
 
@@ -198,15 +213,17 @@ struct HomeAssistantTests {
         try FileManager.default.copyItem(at: CoordinatorHarness.museum, to: directory)
         defer { try? FileManager.default.removeItem(at: directory) }
         try """
-            role,uuid,major,address,name
-            client,\(uuid),1000,,Trolley
-            client,\(uuid),2000-2999,,
-            client,,,AC:23:3F:00:00:01,Wheelchair
-            """.write(to: directory.appendingPathComponent("clients.csv"), atomically: true, encoding: .utf8)
+        role,uuid,major,address,name
+        client,\(uuid),1000,,Trolley
+        client,\(uuid),2000-2999,,
+        client,,,AC:23:3F:00:00:01,Wheelchair
+        """.write(to: directory.appendingPathComponent("clients.csv"), atomically: true, encoding: .utf8)
         let topology = try Topology.load(directory: directory)
         func name(_ id: String, kind: String = "tag") -> String {
             HomeAssistantBridge.name(
-                of: ClientSnapshot(id: id, version: 1, regions: [], inside: [], position: nil, lastSeen: Date(), kind: kind, present: true, advertising: nil),
+                of: ClientSnapshot(
+                    id: id, version: 1, regions: [], inside: [], position: nil, lastSeen: Date(), kind: kind, present: true,
+                    advertising: nil),
                 topology: topology)
         }
         #expect(name("\(uuid).1000.7") == "Trolley 7")

@@ -40,7 +40,10 @@ struct IngestQueueTests {
     func lanes() {
         let queue = IngestQueue(sightingsLimit: 2)
         for _ in 0..<3 { queue.push(sightings(received: .now), isSightings: true) }
-        queue.push(QueuedMessage(topic: "beaconfleet/v1/clients/p1/report", bytes: MQTTPayload(copying: UnsafeRawBufferPointer(start: nil, count: 0))), isSightings: false)
+        queue.push(
+            QueuedMessage(
+                topic: "beaconfleet/v1/clients/p1/report", bytes: MQTTPayload(copying: UnsafeRawBufferPointer(start: nil, count: 0))),
+            isSightings: false)
         #expect(queue.depths.sightings == 2 && queue.depths.priority == 1 && queue.depths.shed == 1)
         // The report goes in a step of its own, not beside a window of sightings; they follow.
         #expect(queue.poll(upTo: 10).map(\.isSightings) == [false])

@@ -51,7 +51,10 @@ struct LateFirstAnswerBrokerTests {
         }
         // The answer to the last report: a plan made where the phone is now, near the last beacon it ranged.
         let last = try region(minor: minors.last!)
-        _ = try await withTimeout(.seconds(20), "a plan made near \(last.id) (plans at \(await collected.all.map { $0.position.map { "\($0.x),\($0.y)" } ?? "-" }))") {
+        _ = try await withTimeout(
+            .seconds(20),
+            "a plan made near \(last.id) (plans at \(await collected.all.map { $0.position.map { "\($0.x),\($0.y)" } ?? "-" }))"
+        ) {
             while true {
                 if let position = await collected.all.last?.position, let beacon = last.position,
                     (position.x - beacon.x) * (position.x - beacon.x) + (position.y - beacon.y) * (position.y - beacon.y) <= 100
@@ -80,7 +83,9 @@ struct LateFirstAnswerBrokerTests {
                 let phone = try Identifier("late-phone")
                 // The hall three times (the three reports before any answer), then walking up the corridor at
                 // about 1.3 m/s: corridor-1 (9 m on), then corridor-2 (8 m further).
-                let published = try await walk(client, messages: messages, phone: phone, minors: [0, 0, 0] + Array(repeating: 6, count: 7) + Array(repeating: 13, count: 7))
+                let published = try await walk(
+                    client, messages: messages, phone: phone,
+                    minors: [0, 0, 0] + Array(repeating: 6, count: 7) + Array(repeating: 13, count: 7))
                 #expect(published.count >= 2, "it followed the phone: \(published.map(\.reason))")
                 for message in published {
                     #expect(message.budget == 18, "v\(message.version) \(message.reason): budget \(message.budget)")
@@ -104,7 +109,10 @@ struct LateFirstAnswerBrokerTests {
                 let phone = try Identifier("applying-phone")
                 // The first two reports go out before any answer; from then on the phone reports the
                 // latest version it has and exactly its set.
-                let published = try await walk(client, messages: messages, phone: phone, minors: [0, 0] + Array(repeating: 6, count: 7) + Array(repeating: 13, count: 7)) { seen in
+                let published = try await walk(
+                    client, messages: messages, phone: phone,
+                    minors: [0, 0] + Array(repeating: 6, count: 7) + Array(repeating: 13, count: 7)
+                ) { seen in
                     seen.last?.version
                 }
                 #expect(published.allSatisfy { $0.budget == 18 && $0.regions.count == 18 }, "\(published.map { ($0.reason, $0.budget) })")

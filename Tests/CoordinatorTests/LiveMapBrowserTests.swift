@@ -46,16 +46,20 @@ struct LiveMapBrowserTests {
     /// Without the token: 401 with `WWW-Authenticate: Bearer` for the map, the API and the stream;
     /// `/healthz` and `/metrics` stay open; with it (header or query) the API answers.
     func checkAccess(port: Int, token: String) async throws {
-        for path in ["/", "/api/clients", "/api/topology", "/api/stream", "/api/clients/phone-a", "/api/stream?token=wrong-token-0123456789"] {
+        for path in [
+            "/", "/api/clients", "/api/topology", "/api/stream", "/api/clients/phone-a", "/api/stream?token=wrong-token-0123456789",
+        ] {
             let (code, headers, _) = try await CoordinatorHarness.get(port: port, path, headers: [])
             #expect(code == 401, "\(path) without the token")
             #expect(headers.contains { $0.lowercased().hasPrefix("www-authenticate: bearer") }, "\(path): \(headers)")
         }
-        let (wrong, _, _) = try await CoordinatorHarness.get(port: port, "/api/clients", headers: ["Authorization: Bearer nope-nope-nope-nope"])
+        let (wrong, _, _) = try await CoordinatorHarness.get(
+            port: port, "/api/clients", headers: ["Authorization: Bearer nope-nope-nope-nope"])
         #expect(wrong == 401)
         #expect(try await CoordinatorHarness.get(port: port, "/healthz").0 == 200)
         #expect(try await CoordinatorHarness.get(port: port, "/metrics").0 == 200)
-        let (code, _, body) = try await CoordinatorHarness.get(port: port, "/api/clients?kind=phone", headers: ["Authorization: Bearer \(token)"])
+        let (code, _, body) = try await CoordinatorHarness.get(
+            port: port, "/api/clients?kind=phone", headers: ["Authorization: Bearer \(token)"])
         #expect(code == 200)
         _ = try WireCoding.makeDecoder().decode(ClientList.self, from: body)
         let (bad, _, error) = try await CoordinatorHarness.get(port: port, "/api/clients?limit=none&token=\(token)", headers: [])

@@ -87,9 +87,13 @@ struct MapStreamTests {
 
     @Test("the client list's parameters: bad values and unknown names are errors naming the parameter")
     func clientQuery() throws {
-        let query = try ClientQuery(parameters: [("kind", "tag"), ("level", "G"), ("present", "true"), ("limit", "5"), ("offset", "10"), ("token", "x")])
+        let query = try ClientQuery(parameters: [
+            ("kind", "tag"), ("level", "G"), ("present", "true"), ("limit", "5"), ("offset", "10"), ("token", "x"),
+        ])
         #expect(query == ClientQuery(kind: .tag, level: "G", present: true, limit: 5, offset: 10))
-        for (name, value) in [("kind", "robot"), ("present", "yes"), ("limit", "0"), ("limit", "many"), ("offset", "-1"), ("colour", "red")] {
+        for (name, value) in [
+            ("kind", "robot"), ("present", "yes"), ("limit", "0"), ("limit", "many"), ("offset", "-1"), ("colour", "red"),
+        ] {
             #expect(throws: HTTPQueryError.self) { try ClientQuery(parameters: [(name, value)]) }
             do {
                 _ = try ClientQuery(parameters: [(name, value)])

@@ -58,17 +58,21 @@ struct PartitionCheckTests {
         let shared = Self.log + "\n109.0 0 pc-mall/v1/clients/p3/regions \(Self.set(20, by: "c3", token: 9, decided: "09.000"))"
         #expect(verdicts(shared)["fence"]?.text.contains("token 9 used by c2 and c3") == true)
         // The other level's partition has tokens of its own: no overlap with L1's.
-        let otherLevel = Self.log + "\n109.0 0 pc-mall/v1/clients/p3/regions \(Self.set(20, by: "c3", token: 7, decided: "01.000", level: "L2"))"
+        let otherLevel =
+            Self.log + "\n109.0 0 pc-mall/v1/clients/p3/regions \(Self.set(20, by: "c3", token: 7, decided: "01.000", level: "L2"))"
         #expect(verdicts(otherLevel)["fence"]?.passed == true)
     }
 
     @Test("answers: a report unanswered past 10 s fails, and so does a p99 above 3 s")
     func answers() {
-        let unanswered = Self.log + "\n110.0 0 pc-mall/v1/clients/p4/report \(Self.report)\n125.0 0 pc-mall/v1/clients/p9/report \(Self.quiet)"
+        let unanswered =
+            Self.log + "\n110.0 0 pc-mall/v1/clients/p4/report \(Self.report)\n125.0 0 pc-mall/v1/clients/p9/report \(Self.quiet)"
         let result = verdicts(unanswered)
         #expect(result["answers"]?.passed == false)
         #expect(result["answers"]?.text.contains("no answer by the end") == true)
-        let slow = Self.log + "\n110.0 0 pc-mall/v1/clients/p4/report \(Self.report)\n114.0 0 pc-mall/v1/clients/p4/regions \(Self.set(30, by: "c2", token: 9, decided: "14.000"))"
+        let slow =
+            Self.log
+            + "\n110.0 0 pc-mall/v1/clients/p4/report \(Self.report)\n114.0 0 pc-mall/v1/clients/p4/regions \(Self.set(30, by: "c2", token: 9, decided: "14.000"))"
         #expect(verdicts(slow)["answers"]?.passed == false, "4 s is the p99 of three stretches")
     }
 

@@ -91,7 +91,9 @@ struct PartitionTests {
         let served = Date()
         #expect(ownership.serves(1) && !ownership.serves(0))
         func report(_ region: String, at time: Date) -> Int {
-            ownership.partition(ofReport: ClientReport(events: [RegionEvent(type: .enter, region: region)]), client: "p", now: time) { _ in nil }
+            ownership.partition(ofReport: ClientReport(events: [RegionEvent(type: .enter, region: region)]), client: "p", now: time) { _ in
+                nil
+            }
         }
         // In L1 (the other member's), then in L2 30 ms later: not yet.
         #expect(report("L1-concourse-01", at: served) == 0)
@@ -182,7 +184,9 @@ struct PartitionTests {
         #expect(!ownership.unfence(0, token: 6), "not held under that token")
         #expect(ownership.unfence(0, token: 7))
         #expect(ownership.serves(0) && ownership.owned().fenced.isEmpty)
-        #expect(ownership.seen(regions(12, by: "b", token: 19), client: "p") == .fenced(partition: 0, token: 19), "a new higher token fences again")
+        #expect(
+            ownership.seen(regions(12, by: "b", token: 19), client: "p") == .fenced(partition: 0, token: 19),
+            "a new higher token fences again")
     }
 
     @Test("--coordination: etcd endpoints, TLS, user and password")
@@ -227,7 +231,8 @@ struct PartitionTests {
         engine.markHandedOver { $0 == "moved" }
         // Each phone says it holds nothing of its set: answered with a new version (a reconciliation).
         for client in ["kept", "moved"] {
-            let held = try WireCoding.encode(ClientReport(monitored: [], version: try #require(first[client])))
+            let version: UInt64 = try #require(first[client])
+            let held = try WireCoding.encode(ClientReport(monitored: [], version: version))
             try engine.feed(TestVenue.topics.clientReport(try Identifier(client)), held, at: 30)
         }
         let next = Dictionary(uniqueKeysWithValues: engine.step(at: 30).regionsMessages.map { ($0.0, $0.1.version) })

@@ -76,7 +76,8 @@ struct PartitionedCoordinatorBrokerTests {
         return entries.map { entry in
             let elapsed = (entry.at - origin).components
             return PartitionCheck.Message(
-                at: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18, retained: entry.message.retain, topic: entry.message.topic,
+                at: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18, retained: entry.message.retain,
+                topic: entry.message.topic,
                 payload: String(decoding: entry.message.payload, as: UTF8.self))
         }
     }
@@ -89,110 +90,125 @@ struct PartitionedCoordinatorBrokerTests {
         print("partitioned coordinators: members' logs in \(directory.path)")
         var problems: [String] = ["ended early"]
         defer {
-            if problems.isEmpty { try? FileManager.default.removeItem(at: directory) } else { print("partitioned coordinators: logs kept in \(directory.path)") }
+            if problems.isEmpty {
+                try? FileManager.default.removeItem(at: directory)
+            } else {
+                print("partitioned coordinators: logs kept in \(directory.path)")
+            }
         }
         let topics = self.topics
-        try await withEtcdCluster { etcd in try await withMosquittoBroker { broker in
-            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { observer in
-                let recorder = MessageLog(observer.messages)
-                defer { recorder.stop() }
-                for filter in [topics.allCoordinatorMembers, topics.allClientRegions, topics.allClientEvents, topics.allClientReports] {
-                    try await observer.subscribe(filter, qos: .atLeastOnce)
-                }
-                // Three members, each with its own state file, HTTP port, log and lease (Fault.leaseTTL).
-                var processes: [String: Process] = [:]
-                var ports: [Int] = []
-                defer {
-                    for process in processes.values where process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                    for port in ports { LoopbackPort.release(port) }
-                }
-                for n in 1...3 {
-                    let member = "member-\(n)"
-                    let port = try LoopbackPort.hold()
-                    ports.append(port)
-                    let log = directory.appendingPathComponent("\(member).log")
-                    let process = try CoordinatorHarness.launch(
-                        broker: broker, statePath: directory.appendingPathComponent("\(member).sqlite").path, httpPort: port, log: log,
-                        extraArguments: ["--coordination", etcd.url, "--member-id", member, "--lease-ttl", fault.leaseTTL, "--log-level", "info"])
-                    processes[member] = process
-                    try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
-                }
-                // Membership settles: all three online, exactly one owning the museum.
-                try await recorder.wait("the three members agreeing on one owner", within: .seconds(60)) { entries in
-                    let members = Self.members(entries, topics: topics)
-                    return members.count == 3 && members.values.allSatisfy { $0.state == .online && $0.partitions != nil }
-                        && members.values.filter { $0.partitions == ["museum"] }.map(\.member)
-                            == [Rendezvous.owner(of: "museum", among: ["member-1", "member-2", "member-3"])]
-                        && members.values.filter { $0.partitions == [] }.count == 2
-                }
-                let owner = try #require(Self.members(recorder.entries, topics: topics).values.first { $0.partitions == ["museum"] }?.member)
-                #expect(owner == Rendezvous.owner(of: "museum", among: ["member-1", "member-2", "member-3"]))
+        try await withEtcdCluster { etcd in
+            try await withMosquittoBroker { broker in
+                try await withConnectedClient(MQTTConfiguration(url: broker.url)) { observer in
+                    let recorder = MessageLog(observer.messages)
+                    defer { recorder.stop() }
+                    for filter in [topics.allCoordinatorMembers, topics.allClientRegions, topics.allClientEvents, topics.allClientReports] {
+                        try await observer.subscribe(filter, qos: .atLeastOnce)
+                    }
+                    // Three members, each with its own state file, HTTP port, log and lease (Fault.leaseTTL).
+                    var processes: [String: Process] = [:]
+                    var ports: [Int] = []
+                    defer {
+                        for process in processes.values where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                        for port in ports { LoopbackPort.release(port) }
+                    }
+                    for n in 1...3 {
+                        let member = "member-\(n)"
+                        let port = try LoopbackPort.hold()
+                        ports.append(port)
+                        let log = directory.appendingPathComponent("\(member).log")
+                        let process = try CoordinatorHarness.launch(
+                            broker: broker, statePath: directory.appendingPathComponent("\(member).sqlite").path, httpPort: port, log: log,
+                            extraArguments: [
+                                "--coordination", etcd.url, "--member-id", member, "--lease-ttl", fault.leaseTTL, "--log-level", "info",
+                            ])
+                        processes[member] = process
+                        try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
+                    }
+                    // Membership settles: all three online, exactly one owning the museum.
+                    try await recorder.wait("the three members agreeing on one owner", within: .seconds(60)) { entries in
+                        let members = Self.members(entries, topics: topics)
+                        return members.count == 3 && members.values.allSatisfy { $0.state == .online && $0.partitions != nil }
+                            && members.values.filter { $0.partitions == ["museum"] }.map(\.member)
+                                == [Rendezvous.owner(of: "museum", among: ["member-1", "member-2", "member-3"])]
+                            && members.values.filter { $0.partitions == [] }.count == 2
+                    }
+                    let owner = try #require(
+                        Self.members(recorder.entries, topics: topics).values.first { $0.partitions == ["museum"] }?.member)
+                    #expect(owner == Rendezvous.owner(of: "museum", among: ["member-1", "member-2", "member-3"]))
 
-                // Foreground phones (they report every simulated second) walking at twice real time.
-                var configuration = LiveSimulation.Configuration(broker: broker.url, topology: topology, topics: topics, clients: 3)
-                configuration.foreground = true
-                configuration.duration = 60
-                configuration.speedup = 2
-                configuration.tick = 0.25
-                configuration.seed = 16
-                let walk = LiveSimulation(configuration: configuration)
-                let simulation = Task { try await walk.run() }
-                let phones = (0..<3).map { "\(configuration.clientPrefix)-\($0)" }
-                // Mid-walk: the owner has answered every phone.
-                try await recorder.wait("the owner's first sets for every phone", within: .seconds(60)) { entries in
-                    let answered = Set(
+                    // Foreground phones (they report every simulated second) walking at twice real time.
+                    var configuration = LiveSimulation.Configuration(broker: broker.url, topology: topology, topics: topics, clients: 3)
+                    configuration.foreground = true
+                    configuration.duration = 60
+                    configuration.speedup = 2
+                    configuration.tick = 0.25
+                    configuration.seed = 16
+                    let walk = LiveSimulation(configuration: configuration)
+                    let simulation = Task { try await walk.run() }
+                    let phones = (0..<3).map { "\(configuration.clientPrefix)-\($0)" }
+                    // Mid-walk: the owner has answered every phone.
+                    try await recorder.wait("the owner's first sets for every phone", within: .seconds(60)) { entries in
+                        let answered = Set(
+                            entries.compactMap { entry -> String? in
+                                guard !entry.message.retain, case .clientRegions(let id)? = try? topics.route(entry.message.topic),
+                                    let message = try? WireCoding.decode(
+                                        RegionsMessage.self, from: entry.message.payload, topic: entry.message.topic),
+                                    message.coordinator == owner
+                                else { return nil }
+                                return id.rawValue
+                            })
+                        return answered.isSuperset(of: phones)
+                    }
+                    try await Task.sleep(for: .seconds(3))
+                    let ownerProcess = try #require(processes[owner])
+                    switch fault {
+                    case .owner:
+                        kill(ownerProcess.processIdentifier, SIGKILL)
+                        _ = await ownerProcess.exited()
+                    case .etcdLeader:
+                        try await etcd.kill(node: try await etcd.leader())
+                    }
+                    let killed = ContinuousClock.now
+                    // Each phone gets a set or an event after the fault (from a survivor, or the owner still).
+                    try await recorder.wait("every phone answered after the fault", within: .seconds(60)) { entries in
+                        Set(Self.answers(entries, topics: topics, after: killed).map(\.client)).isSuperset(of: phones)
+                    }
+                    let report = try await simulation.value
+                    let entries = recorder.entries
+
+                    // The partition check's verdicts on what the observer recorded: versions, answers, fence.
+                    let verdicts = PartitionCheck().verdicts(Self.monitorLog(entries), coverage: [:], baseline: [:]).filter {
+                        $0.name != "coverage"
+                    }
+                    print("partitioned coordinators, \(fault):\n" + verdicts.map { "  \($0)" }.joined(separator: "\n"))
+                    problems = verdicts.filter { $0.passed != true }.map(\.description)
+                    #expect(problems.isEmpty, "\(problems.joined(separator: "; ")) — members' logs in \(directory.path)")
+                    let publishers = Set(
                         entries.compactMap { entry -> String? in
-                            guard !entry.message.retain, case .clientRegions(let id)? = try? topics.route(entry.message.topic),
-                                let message = try? WireCoding.decode(RegionsMessage.self, from: entry.message.payload, topic: entry.message.topic),
-                                message.coordinator == owner
-                            else { return nil }
-                            return id.rawValue
+                            guard !entry.message.retain, case .clientRegions? = try? topics.route(entry.message.topic) else { return nil }
+                            return (try? WireCoding.decode(RegionsMessage.self, from: entry.message.payload, topic: entry.message.topic))?
+                                .coordinator
                         })
-                    return answered.isSuperset(of: phones)
-                }
-                try await Task.sleep(for: .seconds(3))
-                let ownerProcess = try #require(processes[owner])
-                switch fault {
-                case .owner:
-                    kill(ownerProcess.processIdentifier, SIGKILL)
-                    _ = await ownerProcess.exited()
-                case .etcdLeader:
-                    try await etcd.kill(node: try await etcd.leader())
-                }
-                let killed = ContinuousClock.now
-                // Each phone gets a set or an event after the fault (from a survivor, or the owner still).
-                try await recorder.wait("every phone answered after the fault", within: .seconds(60)) { entries in
-                    Set(Self.answers(entries, topics: topics, after: killed).map(\.client)).isSuperset(of: phones)
-                }
-                let report = try await simulation.value
-                let entries = recorder.entries
-
-                // The partition check's verdicts on what the observer recorded: versions, answers, fence.
-                let verdicts = PartitionCheck().verdicts(Self.monitorLog(entries), coverage: [:], baseline: [:]).filter { $0.name != "coverage" }
-                print("partitioned coordinators, \(fault):\n" + verdicts.map { "  \($0)" }.joined(separator: "\n"))
-                problems = verdicts.filter { $0.passed != true }.map(\.description)
-                #expect(problems.isEmpty, "\(problems.joined(separator: "; ")) — members' logs in \(directory.path)")
-                let publishers = Set(
-                    entries.compactMap { entry -> String? in
-                        guard !entry.message.retain, case .clientRegions? = try? topics.route(entry.message.topic) else { return nil }
-                        return (try? WireCoding.decode(RegionsMessage.self, from: entry.message.payload, topic: entry.message.topic))?.coordinator
-                    })
-                switch fault {
-                case .owner:
-                    let successor = Rendezvous.owner(of: "museum", among: processes.keys.filter { $0 != owner })
-                    #expect(publishers.contains(owner) && successor.map(publishers.contains) == true, "the owner, then its successor: \(publishers)")
-                case .etcdLeader:
-                    #expect(publishers == [owner], "the owner alone, throughout: \(publishers)")
-                }
-                #expect(report.versionRepeats == 0, "\(report.summary) — members' logs in \(directory.path)")
-                #expect(report.coverage >= 0.9, "\(report.summary) missed \(report.missed)")
-                if report.versionRepeats > 0 || report.coverage < 0.9 { problems.append(report.summary) }
-                for process in processes.values where process.isRunning {
-                    kill(process.processIdentifier, SIGTERM)
-                    _ = await process.exited()
+                    switch fault {
+                    case .owner:
+                        let successor = Rendezvous.owner(of: "museum", among: processes.keys.filter { $0 != owner })
+                        #expect(
+                            publishers.contains(owner) && successor.map(publishers.contains) == true,
+                            "the owner, then its successor: \(publishers)")
+                    case .etcdLeader:
+                        #expect(publishers == [owner], "the owner alone, throughout: \(publishers)")
+                    }
+                    #expect(report.versionRepeats == 0, "\(report.summary) — members' logs in \(directory.path)")
+                    #expect(report.coverage >= 0.9, "\(report.summary) missed \(report.missed)")
+                    if report.versionRepeats > 0 || report.coverage < 0.9 { problems.append(report.summary) }
+                    for process in processes.values where process.isRunning {
+                        kill(process.processIdentifier, SIGTERM)
+                        _ = await process.exited()
+                    }
                 }
             }
-        } }
+        }
     }
 
     /// `regions` and `events` messages for clients after `instant`, in arrival order.

@@ -78,10 +78,13 @@ struct PhoneWakeabilityTests {
     func gauge() async throws {
         let metrics = CoordinatorMetrics()
         let core = try CoordinatorCore(
-            venue: try TestVenue.make(budget: 10), configuration: .init(budget: 10), store: nil, metrics: metrics, logger: Logger(label: "test"))
+            venue: try TestVenue.make(budget: 10), configuration: .init(budget: 10), store: nil, metrics: metrics,
+            logger: Logger(label: "test"))
         let decoder = InboundDecoder(topics: topics)
         func send(_ id: String, _ phone: PhoneStatus) async throws {
-            _ = await core.process([InboundMessage(topic: report(id), payload: try WireCoding.encode(ClientReport(phone: phone)), decoder: decoder)])
+            _ = await core.process([
+                InboundMessage(topic: report(id), payload: try WireCoding.encode(ClientReport(phone: phone)), decoder: decoder)
+            ])
         }
         try await send("p1", PhoneStatus(authorization: .whenInUse))
         try await send("p2", PhoneStatus(backgroundRefresh: .restricted))

@@ -57,7 +57,8 @@ struct ReconciliationTests {
         let engine = try engine(budget: 10)
         var published: [RegionsMessage] = []
         for round in 0..<5 {
-            try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "r10")], monitored: [], budget: 10), at: Double(round))
+            try engine.feed(
+                report("p"), ClientReport(events: [RegionEvent(type: .enter, region: "r10")], monitored: [], budget: 10), at: Double(round))
             published += engine.step(at: Double(round)).regionsMessages.map(\.1)
         }
         #expect(!published.isEmpty && !published.contains { $0.reason == "reconcile" }, "\(published.map(\.reason))")

@@ -8,7 +8,9 @@ import WireProtocol
 
 @Suite("A phone report received twice")
 struct RepeatedReportsTests {
-    @Test("the same timed bytes on the same topic are a repeat; other bytes, another phone's topic or a report without time are not; forgotten after two windows")
+    @Test(
+        "the same timed bytes on the same topic are a repeat; other bytes, another phone's topic or a report without time are not; forgotten after two windows"
+    )
     func fingerprints() {
         let reports = RepeatedReports(window: .seconds(30))
         let start = ContinuousClock.now
@@ -28,14 +30,17 @@ struct RepeatedReportsTests {
         #expect(!reports.isRepeat(topic: "p/v1/clients/two/report", payload: a, now: start + .seconds(101)))
     }
 
-    @Test("through a real broker: a report sent at QoS 0 and again at QoS 1 is applied once and counted in /metrics; the next report is applied")
+    @Test(
+        "through a real broker: a report sent at QoS 0 and again at QoS 1 is applied once and counted in /metrics; the next report is applied"
+    )
     func throughBroker() async throws {
         try await withMosquittoBroker { broker in
             let coordinator = try await CoordinatorHarness.start(broker: broker)
             let topics = try Topics()
             let topic = topics.clientReport(try Identifier("phone-twice"))
             let first = try WireCoding.encode(
-                ClientReport(time: Date(timeIntervalSince1970: 1_795_000_000), events: [RegionEvent(type: .enter, region: "hall-entrance")]))
+                ClientReport(time: Date(timeIntervalSince1970: 1_795_000_000), events: [RegionEvent(type: .enter, region: "hall-entrance")])
+            )
             let second = try WireCoding.encode(
                 ClientReport(time: Date(timeIntervalSince1970: 1_795_000_001), events: [RegionEvent(type: .exit, region: "hall-entrance")]))
             let before = await coordinator.service.core.counters.reports
@@ -54,7 +59,9 @@ struct RepeatedReportsTests {
             await coordinator.stop()
             #expect(applied - before == 2)
             #expect(await coordinator.service.core.counters.reports - before == 2)
-            #expect(metrics.contains("beaconfleet_coordinator_repeated_reports_total 1"), "\(metrics.split(separator: "\n").filter { $0.contains("repeated") })")
+            #expect(
+                metrics.contains("beaconfleet_coordinator_repeated_reports_total 1"),
+                "\(metrics.split(separator: "\n").filter { $0.contains("repeated") })")
         }
     }
 }

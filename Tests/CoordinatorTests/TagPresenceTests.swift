@@ -14,7 +14,8 @@ import WireProtocol
     /// The test corridor (x 0…145) cut into two rooms at x = 50; the corridor's links cross it.
     static func venue() throws -> CoordinatorVenue {
         var files = TestVenue.files()
-        files["areas.csv"] = "id,level,name,kind,polygon\nwest,L0,West hall,room,-5 -5;50 -5;50 5;-5 5\neast,L0,East hall,room,50 -5;150 -5;150 5;50 5\n"
+        files["areas.csv"] =
+            "id,level,name,kind,polygon\nwest,L0,West hall,room,-5 -5;50 -5;50 5;-5 5\neast,L0,East hall,room,50 -5;150 -5;150 5;50 5\n"
         return try CoordinatorVenue(topology: TestVenue.load(files), budget: 20, estimator: .init())
     }
 
@@ -26,7 +27,9 @@ import WireProtocol
         for step in 0..<80 {
             let x = min(80, 20 + Double(step) * 1.2)  // from x = 20 (west) to x = 80 (east), then stays
             for g in 0...7 where abs(x - Double(g) * 20) < 25 {
-                try engine.feed(gw("g\(g)"), TestVenue.batch(seq: UInt64(step + 1), at: Double(step), tags: [(9, abs(x - Double(g) * 20))]), at: Double(step))
+                try engine.feed(
+                    gw("g\(g)"), TestVenue.batch(seq: UInt64(step + 1), at: Double(step), tags: [(9, abs(x - Double(g) * 20))]),
+                    at: Double(step))
             }
             outputs += engine.step(at: Double(step))
             shownRooms.append(engine.snapshot(of: TestVenue.tagID(9))?.position?.room)

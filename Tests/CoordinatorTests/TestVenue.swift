@@ -1,6 +1,7 @@
 import BeaconKit
 import Coordinator
 import Foundation
+import TestSupport
 import Topology
 import WireProtocol
 
@@ -44,11 +45,7 @@ enum TestVenue {
 
     /// Writes a venue's files to a new temporary directory (the caller removes it).
     static func write(_ files: [String: String]) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "coordinator-test-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        for (name, text) in files { try Data(text.utf8).write(to: directory.appendingPathComponent(name)) }
-        return directory
+        try writeTemporaryFiles(files, prefix: "coordinator-test")
     }
 
     /// The corridor as the coordinator uses it, planning `budget` slots at most with `planner`.
@@ -84,7 +81,8 @@ enum TestVenue {
             Sighting(
                 format: "ibeacon", uuid: regionUUID, major: 1, minor: $0, address: "AA:BB:CC:DD:EE:02", rssi: -70, rssiMax: -65, count: 5)
         }
-        return try! WireCoding.encode(SightingsBatch(seq: seq, epoch: epoch, start: start, end: start.addingTimeInterval(1), sightings: sightings))
+        return try! WireCoding.encode(
+            SightingsBatch(seq: seq, epoch: epoch, start: start, end: start.addingTimeInterval(1), sightings: sightings))
     }
 
     static func millis(_ seconds: Double) -> Int64 { Int64((1_795_424_400 + seconds) * 1000) }

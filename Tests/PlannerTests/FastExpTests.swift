@@ -39,7 +39,8 @@ import Topology
         // Where x·log₂e is an integer and where it lies halfway between two: n changes there.
         for k in 0...125 {
             let ln2 = Float(M_LN2)
-            let x = SIMD4<Float>(-Float(k) * ln2, -(Float(k) + 0.5) * ln2, (-(Float(k) + 0.5) * ln2).nextUp, (-(Float(k) + 0.5) * ln2).nextDown)
+            let x = SIMD4<Float>(
+                -Float(k) * ln2, -(Float(k) + 0.5) * ln2, (-(Float(k) + 0.5) * ln2).nextUp, (-(Float(k) + 0.5) * ln2).nextDown)
             let error = errors(x.replacing(with: 0, where: x .> 0))
             #expect(error.max() < 2.5e-7, "exp(\(x)) is off by \(error) relative")
         }

@@ -54,7 +54,8 @@ import Topology
                 rssiOffset: uniform(-3...3), exponent: index % 3 == 0 ? uniform(1.6...2.8) : nil)
         }
         let areas = [
-            PositionArea(level: "L0", minX: -2, minY: -2, maxX: 62, maxY: 42), PositionArea(level: "L1", minX: -2, minY: -2, maxX: 62, maxY: 42),
+            PositionArea(level: "L0", minX: -2, minY: -2, maxX: 62, maxY: 42),
+            PositionArea(level: "L1", minX: -2, minY: -2, maxX: 62, maxY: 42),
         ]
         let fast = try PositionEstimator(anchors: anchors, areas: areas)
         var reference = fast
@@ -73,7 +74,9 @@ import Topology
                 observations.append(PositionObservation(anchor: index, rssi: rssi.rounded(), count: 1 + Int(random.next() % 4)))
             }
             // Every third trial starts from a prior, as a tracked client's second window does.
-            let prior = trial % 3 == 0 ? PositionState(x: x + uniform(-3...3), y: y + uniform(-3...3), variance: uniform(0.5...9), time: 0, level: 0) : nil
+            let prior =
+                trial % 3 == 0
+                ? PositionState(x: x + uniform(-3...3), y: y + uniform(-3...3), variance: uniform(0.5...9), time: 0, level: 0) : nil
             let time = Date(timeIntervalSinceReferenceDate: 1)
             let exact = reference.update(prior, observations: observations, at: time)
             let quick = fast.update(prior, observations: observations, at: time)
@@ -82,7 +85,8 @@ import Topology
             compared += 1
             #expect(exact.level == quick.level)
             #expect(exact.anchorsUsed == quick.anchorsUsed && exact.rejected == quick.rejected)
-            #expect(hypot(exact.x - quick.x, exact.y - quick.y) < 1e-3, "trial \(trial): (\(exact.x), \(exact.y)) vs (\(quick.x), \(quick.y))")
+            #expect(
+                hypot(exact.x - quick.x, exact.y - quick.y) < 1e-3, "trial \(trial): (\(exact.x), \(exact.y)) vs (\(quick.x), \(quick.y))")
             #expect(abs(exact.confidence - quick.confidence) < 1e-3)
         }
         #expect(compared > 250)

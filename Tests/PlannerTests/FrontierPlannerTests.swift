@@ -138,7 +138,8 @@ import Topology
         let inside = Set(plan.regions.filter { $0.slot == .inside }.map(\.id))
         #expect(inside == ["c29", "c31"], "\(plan.regions)")
         // c27 (9 m, within the declared 20 m reach) was not heard: a shield now.
-        #expect(plan.regions.contains { $0.slot == .frontier && ["c26", "c27", "c28", "c32", "c33", "c34"].contains($0.id) }, "\(plan.regions)")
+        #expect(
+            plan.regions.contains { $0.slot == .frontier && ["c26", "c27", "c28", "c32", "c33", "c34"].contains($0.id) }, "\(plan.regions)")
     }
 
     /// A region ranged lately but longer ago than the phone's iOS counts as in range (``PlanRequest/warm``)

@@ -102,7 +102,9 @@ import Topology
             topology: venue, configuration: PlannerConfiguration(budget: 3, margin: 0, swapThreshold: 0, guardDistance: 0))
         // At x = 50 the nearest are r6, r5; the phone says it is still inside r1, 49 m away.
         let plan = planner.plan(
-            PlanRequest(location: try at(venue, 50), monitored: venue.indices(["all", "r1", "r2"]), inside: venue.indices(["r1"]), now: PlannerFixture.epoch))
+            PlanRequest(
+                location: try at(venue, 50), monitored: venue.indices(["all", "r1", "r2"]), inside: venue.indices(["r1"]),
+                now: PlannerFixture.epoch))
         #expect(plan.ids == ["all", "r6", "r1"])
         #expect(plan.regions.map(\.slot) == [.pinned, .inside, .inside])
         #expect(plan.regions[2].distance == 49)
@@ -149,7 +151,8 @@ import Topology
         let venue = try PlannerFixture.example("mall")
         let planner = NearestPlanner(topology: venue)
         let location = try venue.snap(VenuePoint(x: 50, y: 20, level: "L1"))
-        let two = planner.plan(PlanRequest(location: location, monitored: venue.indices(["L1-concourse-05"]), budget: 2, now: PlannerFixture.epoch))
+        let two = planner.plan(
+            PlanRequest(location: location, monitored: venue.indices(["L1-concourse-05"]), budget: 2, now: PlannerFixture.epoch))
         #expect(two.ids == ["mall", "mall-L1"])
         #expect(two.removedIDs(in: venue) == ["L1-concourse-05"])
         let none = planner.plan(PlanRequest(location: location, monitored: venue.indices(["mall"]), budget: 0, now: PlannerFixture.epoch))

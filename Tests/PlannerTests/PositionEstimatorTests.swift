@@ -237,7 +237,8 @@ import Topology
         defer { try? FileManager.default.removeItem(at: url) }
         let files = [
             "venue.conf": "uuid = 11111111-2222-3333-4444-555555555555\npower = -70\n", "levels.csv": "id\nL0\n",
-            "regions.csv": "id,uuid,major,minor,x,y,level,radius,power\nhot,,1,1,0,0,L0,1,-62\nplain,,1,2,10,0,L0,1,\ncold,,1,3,20,0,L0,1,-78\n",
+            "regions.csv":
+                "id,uuid,major,minor,x,y,level,radius,power\nhot,,1,1,0,0,L0,1,-62\nplain,,1,2,10,0,L0,1,\ncold,,1,3,20,0,L0,1,-78\n",
             "links.csv": "from,to\nhot,plain\nplain,cold\n",
         ]
         for (name, text) in files { try Data(text.utf8).write(to: url.appendingPathComponent(name)) }
@@ -245,7 +246,9 @@ import Topology
         let model = LogDistanceModel(referencePower: -70, exponent: 2.5)
         let estimator = try PositionEstimator(
             topology: topology, anchors: .regionBeacons, configuration: PositionEstimatorConfiguration(pathLoss: model))
-        let offsets = try ["hot", "plain", "cold"].map { id in estimator.anchors[try #require(estimator.anchorIndex(ofRegion: id))].rssiOffset }
+        let offsets = try ["hot", "plain", "cold"].map { id in
+            estimator.anchors[try #require(estimator.anchorIndex(ofRegion: id))].rssiOffset
+        }
         #expect(offsets == [8, 0, -8])
         // Readings of the beacons as they really are, from x = 6: the estimate lands there, not
         // pulled towards the hot beacon nor pushed away from the cold one.

@@ -169,7 +169,8 @@ import Topology
         for b in hall.beacons.indices { hall.beacons[b].power = -70 }
         let moved = 30
         let truth = hall.beacons[moved]
-        let pairs = hall.windowedPairs(power: -70, shadowing: 3, moved: [moved: (x: truth.x > 20 ? truth.x - 20 : truth.x + 20, y: truth.y)])
+        let pairs = hall.windowedPairs(
+            power: -70, shadowing: 3, moved: [moved: (x: truth.x > 20 ? truth.x - 20 : truth.x + 20, y: truth.y)])
         let fit = RadioCalibration.fit(gateways: hall.gateways, beacons: hall.beacons, pairs: pairs)
         #expect(fit.beacon(truth.id)?.flags.contains("moved") == true, "\(String(describing: fit.beacon(truth.id)))")
         #expect(fit.beacons.filter { $0.flags.contains("moved") }.count <= 2)

@@ -15,7 +15,8 @@ import Testing
         "regions.csv": "id,major,minor,x,y,level,radius\na,1,1,5,5,L0,1\nb,1,2,15,5,L0,1\nc,1,3,25,5,L0,1\nup,1,4,5,5,L1,1\n",
         "waypoints.csv":
             "id,x,y,level\nab,10,5,L0\nda,5,-2,L0\ndc,25,-2,L0\nad,5,0,L0\ncd,25,0,L0\nfoot,5,8,L0\ntop,5,8,L1\n",
-        "links.csv": "from,to,distance,kind\na,ab,,door\nab,b,,door\na,ad,,door\nad,da,,door\nda,dc,,walk\ndc,cd,,door\ncd,c,,door\na,foot,,walk\nfoot,top,5,stairs\ntop,up,,walk\n",
+        "links.csv":
+            "from,to,distance,kind\na,ab,,door\nab,b,,door\na,ad,,door\nad,da,,door\nda,dc,,walk\ndc,cd,,door\ncd,c,,door\na,foot,,walk\nfoot,top,5,stairs\ntop,up,,walk\n",
         "areas.csv":
             "id,level,name,kind,polygon\nA,L0,Room A,room,0 0;10 0;10 10;0 10\nB,L0,Room B,room,10 0;20 0;20 10;10 10\nC,L0,Room C,room,20 0;30 0;30 10;20 10\nD,L0,Corridor,walkway,0 -4;30 -4;30 0;0 0\nU,L1,Upstairs,room,0 0;10 0;10 10;0 10\n",
     ]

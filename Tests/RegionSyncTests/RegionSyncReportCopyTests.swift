@@ -107,7 +107,9 @@ final class StalledReportTransport: RegionSyncTransport {
         await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }  // never acknowledged
     }
     func publishCopy(_ payload: [UInt8], to topic: String) async throws(RegionSyncError) {
-        let first = copies.withLock { $0.append(payload); return $0.count == 1 }
+        let first = copies.withLock {
+            $0.append(payload); return $0.count == 1
+        }
         if first { _ = regions.withLock { $0?.yield(answer) } }
     }
     func disconnect() async { regions.withLock { $0?.finish() } }

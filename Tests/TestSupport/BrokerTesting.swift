@@ -18,6 +18,7 @@ public func withMosquittoBroker<Result>(
 }
 
 /// Runs `body` with a connected ``MQTTClient`` and disconnects it afterwards, also when `body` throws.
+@discardableResult
 public func withConnectedClient<Result>(
     _ configuration: MQTTConfiguration,
     timeout: Duration = .seconds(10),

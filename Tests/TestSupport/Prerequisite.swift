@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Testing
 
 /// What a test needs from outside the package: `../shared/data`, a built executable.

@@ -13,8 +13,7 @@ public struct TestCertificates: Sendable {
 
     /// Makes a new CA with server and client certificates in a fresh temporary directory.
     public static func make(commonName: String = "BeaconFleet Test CA") throws -> TestCertificates {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfleet-certs-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("beaconfleet-certs")
         let certificates = TestCertificates(directory: directory)
         let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         try certificates.openssl(

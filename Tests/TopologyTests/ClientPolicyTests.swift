@@ -48,7 +48,9 @@ import Testing
         #expect(policy.verdict(for: tag(1000), address: 0xAC_23_3F_00_00_10) == .venue, "venue rules before client rules")
         // A spare beacon with the regions' UUID but not in regions.csv, and a neighbour's iBeacon.
         #expect(policy.verdict(for: BeaconIdentity(uuid: regionUUID, major: 9, minor: 9), address: address) == .venue)
-        #expect(policy.verdict(for: BeaconIdentity(uuid: "FDA50693-A4E2-4FB1-AFCF-C6EB07647825", major: 1, minor: 1)!, address: address) == .unlisted)
+        #expect(
+            policy.verdict(for: BeaconIdentity(uuid: "FDA50693-A4E2-4FB1-AFCF-C6EB07647825", major: 1, minor: 1)!, address: address)
+                == .unlisted)
     }
 
     @Test("without clients.csv there is no policy, and check warns that every identity heard becomes a client")
@@ -56,7 +58,8 @@ import Testing
         let result = try load(nil)
         #expect(result.errors.isEmpty)
         #expect(try #require(result.topology).clientPolicy == nil)
-        #expect(messages(result).contains { $0.hasPrefix("clients.csv:0: missing: every identity the gateways hear") }, "\(messages(result))")
+        #expect(
+            messages(result).contains { $0.hasPrefix("clients.csv:0: missing: every identity the gateways hear") }, "\(messages(result))")
         #expect(try load(Self.policy).warnings.isEmpty)
     }
 
@@ -65,7 +68,10 @@ import Testing
         arguments: [
             ("friend,\(tagUUID),,,,", "clients.csv:2: role: 'friend' is not"),
             ("client,,,,,", "clients.csv:2: a rule needs one of uuid"),
-            ("client,\(tagUUID),,EDD1EBEAC04E5DEFA017,,", "clients.csv:2: a rule matches by one of uuid, namespace or address, not several"),
+            (
+                "client,\(tagUUID),,EDD1EBEAC04E5DEFA017,,",
+                "clients.csv:2: a rule matches by one of uuid, namespace or address, not several"
+            ),
             ("client,,5,EDD1EBEAC04E5DEFA017,,", "clients.csv:2: major: needs a uuid"),
             ("client,5A1D0000-BEAC,,,,", "clients.csv:2: uuid: '5A1D0000-BEAC' is not a UUID"),
             ("client,\(tagUUID),2000-1000,,,", "clients.csv:2: major: '2000-1000' is not a major or a range"),

@@ -36,14 +36,20 @@ import Testing
     }
 
     static func opening(_ id: String, level: String, line: [[Double]]) -> [String: Any] {
-        ["id": id, "type": "Feature", "feature_type": "opening", "geometry": ["type": "LineString", "coordinates": line],
-         "properties": ["category": "pedestrian", "level_id": level]]
+        [
+            "id": id, "type": "Feature", "feature_type": "opening", "geometry": ["type": "LineString", "coordinates": line],
+            "properties": ["category": "pedestrian", "level_id": level],
+        ]
     }
 
     static func relationship(_ id: String, category: String, from: String, to: String) -> [String: Any] {
-        ["id": id, "type": "Feature", "feature_type": "relationship", "geometry": NSNull(),
-         "properties": ["category": category, "direction": "undirected", "origin": ["id": from, "feature_type": "unit"],
-                        "intermediary": NSNull(), "destination": ["id": to, "feature_type": "unit"]]]
+        [
+            "id": id, "type": "Feature", "feature_type": "relationship", "geometry": NSNull(),
+            "properties": [
+                "category": category, "direction": "undirected", "origin": ["id": from, "feature_type": "unit"],
+                "intermediary": NSNull(), "destination": ["id": to, "feature_type": "unit"],
+            ],
+        ]
     }
 
     /// Level 0: rooms A and B with a door between them, stairs and a lift off B through doors.
@@ -51,24 +57,35 @@ import Testing
     static func archive(units extra: [[String: Any]] = [], levels: [[String: Any]]? = nil) -> [String: Data] {
         let (lat, lon) = (origin.latitude, origin.longitude)
         let venue: [String: Any] = [
-            "id": "venue", "type": "Feature", "feature_type": "venue", "geometry": ["type": "Polygon", "coordinates": [rectangle(0, 0, 24, 10)]],
-            "properties": ["category": "museum", "name": ["en": "Test, Hall #1"], "display_point": ["type": "Point", "coordinates": [lon, lat]]],
+            "id": "venue", "type": "Feature", "feature_type": "venue",
+            "geometry": ["type": "Polygon", "coordinates": [rectangle(0, 0, 24, 10)]],
+            "properties": [
+                "category": "museum", "name": ["en": "Test, Hall #1"], "display_point": ["type": "Point", "coordinates": [lon, lat]],
+            ],
         ]
-        let levelFeatures = levels ?? [
-            ["id": "lvl-0", "type": "Feature", "feature_type": "level", "geometry": ["type": "Polygon", "coordinates": [rectangle(0, 0, 24, 10)]],
-             "properties": ["ordinal": 0, "name": ["en": "Ground"], "short_name": ["en": "G"], "category": "unspecified"]],
-            ["id": "lvl-1", "type": "Feature", "feature_type": "level", "geometry": ["type": "Polygon", "coordinates": [rectangle(0, 0, 24, 10)]],
-             "properties": ["ordinal": 1, "name": ["en": "First"], "category": "unspecified"]],
-        ]
-        let units: [[String: Any]] = [
-            unit("room-a", level: "lvl-0", name: "Room A", ring: rectangle(0, 0, 10, 10)),
-            unit("room-b", level: "lvl-0", name: "Room B", ring: rectangle(10, 0, 20, 10)),
-            unit("stairs-0", level: "lvl-0", name: "Stairs", category: "stairs", ring: rectangle(20, 0, 24, 4)),
-            unit("lift-0", level: "lvl-0", name: "Lift", category: "elevator", ring: rectangle(20, 6, 24, 10)),
-            unit("hall-1", level: "lvl-1", name: "Hall", category: "walkway", ring: rectangle(0, 0, 24, 10)),
-            unit("stairs-1", level: "lvl-1", name: "Stairs", category: "stairs", ring: rectangle(20, 0, 24, 4)),
-            unit("lift-1", level: "lvl-1", name: "Lift", category: "elevator", ring: rectangle(20, 6, 24, 10)),
-        ] + extra
+        let levelFeatures =
+            levels ?? [
+                [
+                    "id": "lvl-0", "type": "Feature", "feature_type": "level",
+                    "geometry": ["type": "Polygon", "coordinates": [rectangle(0, 0, 24, 10)]],
+                    "properties": ["ordinal": 0, "name": ["en": "Ground"], "short_name": ["en": "G"], "category": "unspecified"],
+                ],
+                [
+                    "id": "lvl-1", "type": "Feature", "feature_type": "level",
+                    "geometry": ["type": "Polygon", "coordinates": [rectangle(0, 0, 24, 10)]],
+                    "properties": ["ordinal": 1, "name": ["en": "First"], "category": "unspecified"],
+                ],
+            ]
+        let units: [[String: Any]] =
+            [
+                unit("room-a", level: "lvl-0", name: "Room A", ring: rectangle(0, 0, 10, 10)),
+                unit("room-b", level: "lvl-0", name: "Room B", ring: rectangle(10, 0, 20, 10)),
+                unit("stairs-0", level: "lvl-0", name: "Stairs", category: "stairs", ring: rectangle(20, 0, 24, 4)),
+                unit("lift-0", level: "lvl-0", name: "Lift", category: "elevator", ring: rectangle(20, 6, 24, 10)),
+                unit("hall-1", level: "lvl-1", name: "Hall", category: "walkway", ring: rectangle(0, 0, 24, 10)),
+                unit("stairs-1", level: "lvl-1", name: "Stairs", category: "stairs", ring: rectangle(20, 0, 24, 4)),
+                unit("lift-1", level: "lvl-1", name: "Lift", category: "elevator", ring: rectangle(20, 6, 24, 10)),
+            ] + extra
         let openings = [
             opening("door-ab", level: "lvl-0", line: line(10, 4, 10, 6)),
             opening("door-stairs", level: "lvl-0", line: line(20, 1, 20, 3)),
@@ -144,11 +161,16 @@ import Testing
     func badInput() {
         var files = Self.archive(
             units: [
-                ["id": "pointy", "type": "Feature", "feature_type": "unit", "geometry": ["type": "Point", "coordinates": [0, 0]],
-                 "properties": ["category": "room", "level_id": "lvl-0"]],
+                [
+                    "id": "pointy", "type": "Feature", "feature_type": "unit", "geometry": ["type": "Point", "coordinates": [0, 0]],
+                    "properties": ["category": "room", "level_id": "lvl-0"],
+                ],
                 Self.unit("lost", level: "nowhere", name: "Lost", ring: Self.rectangle(0, 0, 1, 1)),
-                ["id": "bare", "type": "Feature", "feature_type": "unit", "geometry": ["type": "Polygon", "coordinates": [Self.rectangle(0, 0, 1, 1)]],
-                 "properties": ["category": "room"]],
+                [
+                    "id": "bare", "type": "Feature", "feature_type": "unit",
+                    "geometry": ["type": "Polygon", "coordinates": [Self.rectangle(0, 0, 1, 1)]],
+                    "properties": ["category": "room"],
+                ],
                 ["id": "junk", "geometry": ["type": "Polygon", "coordinates": [[["a", "b"]]]], "properties": ["level_id": "lvl-0"]],
             ],
             levels: [
@@ -157,7 +179,8 @@ import Testing
             ])
         let found = problems(files)
         #expect(found.contains("unit.geojson: feature 'pointy': geometry: expected a Polygon or MultiPolygon, got Point"), "\(found)")
-        #expect(found.contains("unit.geojson: feature 'lost': level_id: unknown level 'nowhere' (not a feature of level.geojson)"), "\(found)")
+        #expect(
+            found.contains("unit.geojson: feature 'lost': level_id: unknown level 'nowhere' (not a feature of level.geojson)"), "\(found)")
         #expect(found.contains("unit.geojson: feature 'bare': level_id: missing"), "\(found)")
         #expect(found.contains { $0.hasPrefix("unit.geojson: feature 'junk': geometry: ") }, "\(found)")
         #expect(found.contains("level.geojson: feature 'lvl-1': ordinal: missing"), "\(found)")
@@ -183,7 +206,9 @@ import Testing
             let ring = try #require(feature.polygons(problems: &problems)?.first)
             let back = Polygon(ring.map { topology.origin!.project(latitude: $0.lat, longitude: $0.lon) })
             #expect(back.points.count == area.polygon.points.count)
-            for (a, b) in zip(area.polygon.points, back.points) { worst = max(worst, ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()) }
+            for (a, b) in zip(area.polygon.points, back.points) {
+                worst = max(worst, ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot())
+            }
         }
         return worst
     }
@@ -204,7 +229,9 @@ import Testing
         var worst = 0.0
         for (a, b) in zip(source.areas, westport.areas) {
             #expect(a.id == b.id)
-            for (p, q) in zip(a.polygon.points, b.polygon.points) { worst = max(worst, ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot()) }
+            for (p, q) in zip(a.polygon.points, b.polygon.points) {
+                worst = max(worst, ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot())
+            }
         }
         #expect(worst < 0.001)
     }
@@ -239,7 +266,9 @@ enum StoredZip {
         var out = Data()
         var central = Data()
         func le16(_ value: Int, _ data: inout Data) { data.append(contentsOf: [UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF)]) }
-        func le32(_ value: UInt32, _ data: inout Data) { for shift in stride(from: 0, to: 32, by: 8) { data.append(UInt8((value >> UInt32(shift)) & 0xFF)) } }
+        func le32(_ value: UInt32, _ data: inout Data) {
+            for shift in stride(from: 0, to: 32, by: 8) { data.append(UInt8((value >> UInt32(shift)) & 0xFF)) }
+        }
         for (name, body) in files.sorted(by: { $0.key < $1.key }) {
             let offset = UInt32(out.count)
             let crc = crc32(body)

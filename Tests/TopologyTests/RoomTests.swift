@@ -34,7 +34,10 @@ import Testing
         #expect(topology.roomName(at: VenuePoint(x: 30, y: 5, level: "L0")) == nil)
         #expect(topology.regionRooms == [1, 0])
         let json = TopologyExporter().json(topology)
-        #expect(json.contains("\"areas\": [\n{\"id\": \"A\", \"level\": \"L0\", \"name\": \"Room A\", \"kind\": \"room\", \"polygon\": [[0, 0], [10, 0], [10, 10], [0, 10]]}"))
+        #expect(
+            json.contains(
+                "\"areas\": [\n{\"id\": \"A\", \"level\": \"L0\", \"name\": \"Room A\", \"kind\": \"room\", \"polygon\": [[0, 0], [10, 0], [10, 10], [0, 10]]}"
+            ))
     }
 
     @Test("a point 0.5 m from a beacon but behind a wall is not inside its region; without the rooms it is")

@@ -16,10 +16,7 @@ enum VenueFixture {
 
     /// A fresh temporary directory holding the given files (name → contents).
     static func directory(_ files: [String: String]) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("topology-test-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        for (name, text) in files { try Data(text.utf8).write(to: url.appendingPathComponent(name)) }
-        return url
+        try writeTemporaryFiles(files, prefix: "topology-test")
     }
 
     /// A small valid venue: two levels joined by stairs, a corridor of waypoints, six regions,

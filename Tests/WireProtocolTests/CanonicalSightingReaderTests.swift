@@ -109,7 +109,8 @@ struct CanonicalSightingReaderTests {
         }
         func batch(_ uuids: [String]) -> String {
             let sightings = uuids.enumerated().map { sighting($0.element, minor: $0.offset) }.joined(separator: ",")
-            return #"{"end":"2026-11-26T10:00:01Z","gateway":"gw-1","seq":1,"sightings":[\#(sightings)],"start":"2026-11-26T10:00:00Z","v":1}"#
+            return
+                #"{"end":"2026-11-26T10:00:01Z","gateway":"gw-1","seq":1,"sightings":[\#(sightings)],"start":"2026-11-26T10:00:00Z","v":1}"#
         }
         let lower = uuid.lowercased()
         let damaged = String(uuid.dropLast()) + "G"
@@ -122,7 +123,11 @@ struct CanonicalSightingReaderTests {
             expectSameAnswer(Array(text.utf8), text)
         }
         let decoded = try fast.decode(Array(batch([uuid, lower, other, uuid]).utf8), topic: topic, gateway: "gw-1")
-        #expect(decoded.sightings.map(\.key) == [uuid, uuid, other, uuid].enumerated().compactMap { BeaconIdentity(uuid: $0.element, major: 1, minor: UInt16($0.offset)) })
+        #expect(
+            decoded.sightings.map(\.key)
+                == [uuid, uuid, other, uuid].enumerated().compactMap {
+                    BeaconIdentity(uuid: $0.element, major: 1, minor: UInt16($0.offset))
+                })
     }
 
     @Test("damaged, reordered, blanked, truncated and respelled batches get the same values or the same error from both paths")
@@ -191,9 +196,13 @@ struct CanonicalSightingReaderTests {
                 members.insert(member, at: Int.random(in: 0...members.count, using: &rng))
             default:  // a key respelled with an escape
                 let i = Int.random(in: 0..<members.count, using: &rng)
-                if members[i].hasPrefix("\"a") { members[i] = "\"\\u0061" + members[i].dropFirst(2) }
-                else if members[i].hasPrefix("\"r") { members[i] = "\"\\u0072" + members[i].dropFirst(2) }
-                else { members[i] = " " + members[i] + " " }
+                if members[i].hasPrefix("\"a") {
+                    members[i] = "\"\\u0061" + members[i].dropFirst(2)
+                } else if members[i].hasPrefix("\"r") {
+                    members[i] = "\"\\u0072" + members[i].dropFirst(2)
+                } else {
+                    members[i] = " " + members[i] + " "
+                }
             }
             bytes = Array(bytes[...open]) + Array(members.joined(separator: ",").utf8) + Array(bytes[close...])
         }
@@ -223,7 +232,9 @@ struct CanonicalSightingReaderTests {
                 guard let read else {
                     // Declined: only what is longer than 15 digits, has an exponent, or is malformed.
                     let digits = literal.filter(\.isNumber).count
-                    #expect(digits > 15 || literal.contains("e") || literal.contains("E") || reference == nil || literal.hasSuffix("."), "\(literal)")
+                    #expect(
+                        digits > 15 || literal.contains("e") || literal.contains("E") || reference == nil || literal.hasSuffix("."),
+                        "\(literal)")
                     return
                 }
                 taken += 1
@@ -235,7 +246,8 @@ struct CanonicalSightingReaderTests {
             integer.withUnsafeBufferPointer { buffer in
                 var at = 0
                 var scanner = JSONScanner(buffer)
-                #expect(CanonicalSightingReader.integer(buffer.baseAddress!, &at, maxDigits: 5) == (try? scanner.integer(in: -99_999...99_999)))
+                #expect(
+                    CanonicalSightingReader.integer(buffer.baseAddress!, &at, maxDigits: 5) == (try? scanner.integer(in: -99_999...99_999)))
             }
         }
         #expect(taken > 100_000)

@@ -15,7 +15,9 @@ struct OutputWriterTests {
             return Position(
                 x: Double.random(in: -1000...1000, using: &rng), y: Double.random(in: 0...1, using: &rng) * 1e-6, level: "ground floor",
                 confidence: Double.random(in: 0...30, using: &rng))
-        default: return Position(x: (Double.random(in: 0...100, using: &rng) * 100).rounded() / 100, y: 12.5, level: "L-1", confidence: 5,
+        default:
+            return Position(
+                x: (Double.random(in: 0...100, using: &rng) * 100).rounded() / 100, y: 12.5, level: "L-1", confidence: 5,
                 room: Bool.random(using: &rng) ? "Meeting room \"2\"" : nil)
         }
     }

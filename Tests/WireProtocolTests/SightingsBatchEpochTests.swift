@@ -6,7 +6,8 @@ import WireProtocol
 @Suite("Sightings batch epoch")
 struct SightingsBatchEpochTests {
     let topic = "beaconfleet/v1/gateways/gw-1/sightings"
-    static let head = #"{"end":"2026-11-24T13:40:01.000Z","gateway":"gw-1","seq":42,"sightings":[],"start":"2026-11-24T13:40:00.000Z","v":1"#
+    static let head =
+        #"{"end":"2026-11-24T13:40:01.000Z","gateway":"gw-1","seq":42,"sightings":[],"start":"2026-11-24T13:40:00.000Z","v":1"#
 
     @Test(
         "decoding vectors: an epoch is read by both decoders; absent or null is none",
@@ -50,8 +51,11 @@ struct SightingsBatchEpochTests {
     func writer() throws {
         var writer = SightingsBatchWriter()
         let start: Int64 = 1_612_150_079_000_000
-        let written = writer.encode(gateway: "gw-1", seq: 3, epoch: 123_456_789, startMicros: start, endMicros: start + 1_000_000, sightings: [])
-        #expect(String(decoding: written, as: UTF8.self).hasPrefix(#"{"end":"2021-02-01T03:28:00.000Z","epoch":123456789,"gateway":"gw-1","seq":3,"#))
+        let written = writer.encode(
+            gateway: "gw-1", seq: 3, epoch: 123_456_789, startMicros: start, endMicros: start + 1_000_000, sightings: [])
+        #expect(
+            String(decoding: written, as: UTF8.self).hasPrefix(
+                #"{"end":"2021-02-01T03:28:00.000Z","epoch":123456789,"gateway":"gw-1","seq":3,"#))
         let reference = SightingsBatch(
             gateway: "gw-1", seq: 3, epoch: 123_456_789, start: Date(timeIntervalSince1970: Double(start) / 1e6),
             end: Date(timeIntervalSince1970: Double(start + 1_000_000) / 1e6), sightings: [])

@@ -9,3 +9,8 @@ public func verdict(_ figure: Double, measured: Bool = true, signed: Bool = fals
     guard measured, figure.isFinite, signed || figure > 0 else { return "not measured" }
     return meets(figure) ? "met" : "NOT met"
 }
+
+extension String {
+    /// The verdict as a sentence starts it: "Met", "NOT met", "Not measured".
+    public var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}

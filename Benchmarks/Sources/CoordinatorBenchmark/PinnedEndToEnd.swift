@@ -118,7 +118,9 @@ struct PinnedEndToEnd {
             sub.waitUntilExit()
             guard sub.terminationStatus == 0, let subEnd = exited.withLock({ $0 }) else {
                 // A baseline that failed read nothing: no ratio from it.
-                print("end to end pinned: mosquitto_sub exited with status \(sub.terminationStatus) in \(stage) | target >= 0.9: not measured")
+                print(
+                    "end to end pinned: mosquitto_sub exited with status \(sub.terminationStatus) in \(stage) | target >= 0.9: not measured"
+                )
                 exit(1)
             }
             let subCPU = childrenCPUSeconds() - subCPUBefore
@@ -143,8 +145,10 @@ struct PinnedEndToEnd {
                 coordinatorCPU: coordinatorCPU, coordinatorSeconds: end - start)
             print(
                 String(
-                    format: "  %@: coordinator binary %.0f sightings/s (%.2f s, %.0f position estimates, %.0f plans, %.0f page faults), mosquitto_sub %.0f sightings/s (%.2f s) | ratio %.2f",
-                    stage, round.coordinatorRate, round.coordinatorSeconds, estimates, plans, faults, round.baselineRate, round.baselineSeconds, round.ratio))
+                    format:
+                        "  %@: coordinator binary %.0f sightings/s (%.2f s, %.0f position estimates, %.0f plans, %.0f page faults), mosquitto_sub %.0f sightings/s (%.2f s) | ratio %.2f",
+                    stage, round.coordinatorRate, round.coordinatorSeconds, estimates, plans, faults, round.baselineRate,
+                    round.baselineSeconds, round.ratio))
             try await Task.sleep(for: .milliseconds(500))
             return round
         }
@@ -180,6 +184,14 @@ struct PinnedEndToEnd {
                 percentile(budgets.map(\.baselineRate), 0.5), median, ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "),
                 verdict(median, measured: !ratios.isEmpty && median > 0) { $0 >= 0.9 }, shed))
         if let budget = PinnedCPUBudget.median(budgets) { print(budget.line) }
+        BenchmarkResult.record(
+            id: "e2e-pinned", target: "end to end with a core of its own: the coordinator binary on one core ≥ 0.9 × `mosquitto_sub` on it",
+            figure: String(
+                format: "%@: median ratio %.2f over %d rounds (%@).",
+                verdict(median, measured: !ratios.isEmpty && median > 0) { $0 >= 0.9 }.capitalizedFirst,
+                median, rounds, ratios.map { String(format: "%.2f", $0) }.joined(separator: ", ")),
+            baseline: "`mosquitto_sub` alone on the same core, taking turns with the coordinator on the same batches",
+            command: "`scripts/bench coordinator` (section `e2e-pinned`)")
         await publisher.disconnect()
         coordinator.stop()
         await broker.stop()

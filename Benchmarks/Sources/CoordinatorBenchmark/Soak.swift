@@ -80,7 +80,8 @@ struct Soak {
                         walkingTagSighting($0, window: window, crowd: 0x16)
                     }
                     seq[g] += 1
-                    let batch = SightingsBatch(gateway: gateway, seq: seq[g], start: start, end: start.addingTimeInterval(1), sightings: sightings)
+                    let batch = SightingsBatch(
+                        gateway: gateway, seq: seq[g], start: start, end: start.addingTimeInterval(1), sightings: sightings)
                     try gatewayClient.enqueue(topic: topicsByGateway[g], payload: Array(try encoder.encode(batch)), qos: .atLeastOnce)
                 }
             }
@@ -91,7 +92,8 @@ struct Soak {
         let started = monotonicSeconds()
         for (i, id) in ids.enumerated() {
             ledger.sent(i, at: monotonicSeconds())
-            try phoneClient.enqueue(topic: topics.clientReport(id), payload: report(sides[0][i % sides[0].count], exit: nil), qos: .atLeastOnce)
+            try phoneClient.enqueue(
+                topic: topics.clientReport(id), payload: report(sides[0][i % sides[0].count], exit: nil), qos: .atLeastOnce)
         }
         while ledger.waiting > 0 || (coordinator.metric("beaconfleet_coordinator_clients") ?? 0) < Double(tags + phones) {
             try await Task.sleep(for: .milliseconds(500))
@@ -180,7 +182,8 @@ struct Soak {
         print("soak verdict (\(minutes) min, load average \(loadAverage())):")
         print(
             String(
-                format: "  RSS slope over the last %.1f min: %+.3f %%/min (%+.2f MiB/min, mean %.1f MiB, %d samples) | target < 1 %%/min: %@",
+                format:
+                    "  RSS slope over the last %.1f min: %+.3f %%/min (%+.2f MiB/min, mean %.1f MiB, %d samples) | target < 1 %%/min: %@",
                 span, slopePercent, slope, meanMiB, last.count, verdict(slopePercent, measured: last.count >= 10, signed: true) { $0 < 1 }))
         print(
             String(
@@ -191,6 +194,20 @@ struct Soak {
                 format: "  report -> regions over the run: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d answers) | target p99 <= 10 ms: %@",
                 percentile(all, 0.5) * 1000, p99, (all.max() ?? .nan) * 1000, all.count, verdict(p99, measured: !all.isEmpty) { $0 <= 10 }))
         print(String(format: "  shed sightings batches: %.0f (queue limit %d)", shed, queueLimit))
+        let verdicts = [
+            verdict(slopePercent, measured: last.count >= 10, signed: true) { $0 < 1 },
+            verdict(Double(lost), measured: totals.sent > phones, signed: true) { $0 == 0 },
+            verdict(p99, measured: !all.isEmpty) { $0 <= 10 },
+        ]
+        BenchmarkResult.record(
+            id: "soak",
+            target: "the soak, \(minutes) minutes: RSS slope < 1 %/min, no lost report, report → `regions` p99 ≤ 10 ms",
+            figure: String(
+                format: "%@: RSS %.1f MiB (slope %+.3f %%/min), %d lost of %d reports, %.0f shed batches, p99 %.2f ms.",
+                verdicts.allSatisfy { $0 == "met" } ? "Met" : verdicts.contains("NOT met") ? "Not met" : "Not measured", meanMiB,
+                slopePercent,
+                lost, totals.sent - phones, shed, p99),
+            baseline: "none: each verdict is against its target", command: "scripts/soak")
 
         let environment = ProcessInfo.processInfo.environment
         let artifacts = root.appendingPathComponent(".build/artifacts")

@@ -81,8 +81,11 @@ enum SoakPlot {
             let points = s.points.filter { $0.y.isFinite }
             let path = points.map { String(format: "%.1f,%.1f", px($0.x), py($0.y)) }.joined(separator: " ")
             text += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(s.colour)\" stroke-width=\"1.5\"/>\n"
-            for p in points { text += String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%@\"/>\n", px(p.x), py(p.y), s.colour) }
-            text += "<text x=\"\(x + width - 4)\" y=\"\(y + 14 + Double(k) * 13)\" text-anchor=\"end\" fill=\"\(s.colour)\">\(escape(s.name))</text>\n"
+            for p in points {
+                text += String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%@\"/>\n", px(p.x), py(p.y), s.colour)
+            }
+            text +=
+                "<text x=\"\(x + width - 4)\" y=\"\(y + 14 + Double(k) * 13)\" text-anchor=\"end\" fill=\"\(s.colour)\">\(escape(s.name))</text>\n"
         }
         return text
     }
@@ -99,6 +102,7 @@ enum SoakPlot {
     }
 
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(
+            of: ">", with: "&gt;")
     }
 }

@@ -43,7 +43,8 @@ struct SoakMinute: Sendable {
 
     var line: String {
         String(
-            format: "soak minute %2d: RSS %.1f MiB | report -> regions p50 %.2f ms, p99 %.2f ms (%d answers) | shed %.0f batches (%.0f in all) | lost %d",
+            format:
+                "soak minute %2d: RSS %.1f MiB | report -> regions p50 %.2f ms, p99 %.2f ms (%d answers) | shed %.0f batches (%.0f in all) | lost %d",
             index + 1, residentMiB, p50, p99, reports, shed, shedTotal, lost)
     }
 }

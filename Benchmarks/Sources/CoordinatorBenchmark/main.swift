@@ -1,13 +1,13 @@
 // Coordinator benchmarks (release): each figure next to a baseline measured in the same run.
-//   1. ingest in-process: sightings/s through decode + apply, against Foundation's JSONDecoder decoding alone;
-//      and the production path: the same with the estimator and the walking-distance planner after every window
+//   1. ingest in-process: moved to package-benchmark (Benchmarks/IngestBenchmarks, `scripts/bench ingest`)
 //   2. end to end through mosquitto: coordinator ingest rate against `mosquitto_sub` consuming the same stream
 //   3. rotation latency report → regions with 10,000 active clients, against a plain broker round trip
 //   4. memory per active client: heap bytes in use (mallinfo2), checked against a known allocation first
 //   5. the live map's stream: report → regions p99 with 10,000 tags moving at 1 Hz and a map subscribed, against none
 //   2b. end to end with a core of its own: the coordinator binary on CPU 1, publisher and broker on CPU 0, against mosquitto_sub on CPU 1
 //   6. the soak (only when named; `scripts/soak`): 10,000 clients, 200 gateways, 10 minutes, the coordinator binary (Soak.swift)
-// Usage: CoordinatorBenchmark [ingest] [e2e] [e2e-pinned] [latency] [memory] [stream] [soak]   (default: all but soak)
+// Usage: CoordinatorBenchmark [e2e] [e2e-pinned] [latency] [memory] [stream] [soak]   (default: all but soak)
+import BenchmarkCases
 import BenchmarkSupport
 import Coordinator
 import Foundation
@@ -71,46 +71,6 @@ func monotonicSeconds() -> Double {
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
-/// Gateways on the museum, each window hearing `perBatch` of the tags near it (tag t stays by
-/// gateway t mod G, at a steady distance: a crowd that lingers, as in a gallery). With `perBatch`
-/// at least the tags per gateway, every tag is in every window of its gateway, as a real gateway
-/// reports everything it heard; fewer makes each tag miss windows, which the coordinator rightly
-/// reads as the tag leaving and coming back (exit, enter, re-plan).
-///
-/// The ingest and end-to-end benchmarks use that steady crowd: 1,000 tags by each of the museum's
-/// gateways, every gateway reporting all of its tags each window (about 210 KB per batch; the wire
-/// contract's payload limit is 256 KiB).
-let tagsPerGateway = 1_000
-func makeBatches(gateways gatewayIDs: [String], tags: Int, perBatch: Int, windows: Int) -> [(String, [UInt8])] {
-    var batches: [(String, [UInt8])] = []
-    let encoder = WireCoding.makeEncoder()
-    var seq = [String: UInt64]()
-    let gateways = gatewayIDs.count
-    var cursor = [Int](repeating: 0, count: gateways)
-    for window in 0..<windows {
-        for (g, gateway) in gatewayIDs.enumerated() {
-            var sightings: [Sighting] = []
-            let own = max(1, (tags - g + gateways - 1) / gateways)
-            for _ in 0..<perBatch {
-                let tag = g + (cursor[g] % own) * gateways
-                cursor[g] += 1
-                sightings.append(
-                    Sighting(
-                        format: "ibeacon", uuid: "5A1D0000-BEAC-4F1E-9E70-000000000001", major: UInt16(tag / 60000),
-                        minor: UInt16(tag % 60000),
-                        address: String(format: "5A:1D:00:%02X:%02X:%02X", tag >> 16 & 0xFF, tag >> 8 & 0xFF, tag & 0xFF),
-                        rssi: -60.5 - Double(tag % 30), rssiMax: -55, count: 8, txPower: -59, distance: 2.25 + Double(tag % 17)))
-            }
-            seq[gateway, default: 0] += 1
-            let start = Date(timeIntervalSince1970: 1_795_424_400 + Double(window))
-            let batch = SightingsBatch(
-                gateway: gateway, seq: seq[gateway]!, start: start, end: start.addingTimeInterval(1), sightings: sightings)
-            batches.append((topics.sightings(try! Identifier(gateway)), Array(try! encoder.encode(batch))))
-        }
-    }
-    return batches
-}
-
 /// The byte-level decoder's best time over `rounds` passes of `batches` (this machine is noisy),
 /// with the sightings one pass decoded.
 func bestDecodeTime(_ batches: ArraySlice<(String, [UInt8])>, rounds: Int) -> (best: Duration, sightings: Int) {
@@ -140,97 +100,6 @@ func environmentInteger(_ name: String) -> Int? {
 let topology = try Topology.load(directory: museum)
 /// The museum's gateway ids, in id order.
 let gatewayIDs = topology.gateways.map(\.id).sorted()
-
-// MARK: 1. Ingest in-process
-if wanted("ingest") {
-    let venue = try CoordinatorVenue(topology: topology, budget: 20)
-    let perBatch = tagsPerGateway
-    // INGEST_WINDOWS=N: a shorter stream (e.g. to count instructions under callgrind).
-    let windows = environmentInteger("INGEST_WINDOWS") ?? 100
-    let batches = makeBatches(gateways: gatewayIDs, tags: tagsPerGateway * gatewayIDs.count, perBatch: perBatch, windows: windows)
-    let total = batches.count * perBatch
-    let bytes = batches.reduce(0) { $0 + $1.1.count }
-    print(
-        "ingest: \(batches.count) batches, \(total) sightings, \(bytes / batches.count) bytes per batch (largest \(batches.map(\.1.count).max() ?? 0)), \(tagsPerGateway * gatewayIDs.count) tags, each in every window"
-    )
-    let clock = ContinuousClock()
-    // Baseline: Foundation's JSONDecoder (WireCoding) decoding the same payloads, nothing applied.
-    var decoded = 0
-    let baseline = clock.measure {
-        for (topic, payload) in batches {
-            decoded += (try? WireCoding.decode(SightingsBatch.self, from: payload, topic: topic))?.sightings.count ?? 0
-        }
-    }
-    precondition(decoded == total)
-    // Decode only, with the byte-level decoder: the best of five rounds (this machine is noisy).
-    let (decodeOnly, fastDecoded) = bestDecodeTime(batches[...], rounds: 5)
-    precondition(fastDecoded == total)
-    // Decode + apply (route, validate, per-client state, coverage), two rounds; flush (estimate + plan) measured apart, below.
-    var best = Duration.seconds(1000)
-    for _ in 0..<2 {
-        let engine = CoordinatorEngine(venue: venue)
-        let decoder = InboundDecoder(topics: topics)
-        let elapsed = clock.measure {
-            for (topic, payload) in batches {
-                payload.withUnsafeBytes { try? engine.apply(decoder.decode(topic: topic, payload: $0), now: 1_795_424_500_000) }
-            }
-        }
-        precondition(engine.counters.sightings == UInt64(total) && engine.counters.invalid == 0)
-        best = min(best, elapsed)
-    }
-    let rate = Double(total) / seconds(best)
-    let baseRate = Double(total) / seconds(baseline)
-    print(
-        String(
-            format:
-                "ingest (decode + apply): %.0f sightings/s  | decode only: %.0f/s | JSONDecoder decode only (baseline): %.0f/s | ratio %.1fx | target >= 1,000,000/s: %@",
-            rate, Double(total) / seconds(decodeOnly), baseRate, rate / baseRate, verdict(rate) { $0 >= 1_000_000 }))
-    // The production path: the same stream with the production estimator and walking-distance
-    // planner after every window (CoordinatorEngine.flush, as the coordinator does once a second,
-    // each window's clock a second on), best of two rounds over the first 30 windows.
-    let fullWindows = min(windows, 30)
-    var bestFull = Duration.seconds(1000)
-    var fullPlans: UInt64 = 0
-    for _ in 0..<2 {
-        let engine = CoordinatorEngine(venue: venue)
-        let decoder = InboundDecoder(topics: topics)
-        let elapsed = clock.measure {
-            for window in 0..<fullWindows {
-                let now = 1_795_424_400_000 + Int64(window + 1) * 1_000
-                for (topic, payload) in batches[(window * gatewayIDs.count)..<((window + 1) * gatewayIDs.count)] {
-                    payload.withUnsafeBytes { try? engine.apply(decoder.decode(topic: topic, payload: $0), now: now) }
-                }
-                _ = engine.flush(now: now)
-                _ = engine.take()
-            }
-        }
-        precondition(engine.counters.sightings == UInt64(fullWindows * gatewayIDs.count * perBatch) && engine.counters.invalid == 0)
-        fullPlans = engine.counters.plans
-        bestFull = min(bestFull, elapsed)
-    }
-    let fullRate = Double(fullWindows * gatewayIDs.count * perBatch) / seconds(bestFull)
-    print(
-        String(
-            format:
-                "ingest, production path (decode + apply + a flush every window: every tag estimated, planned when it needs it, %@ planner; %d tags, %d windows): %.0f sightings/s, %llu plans | decode + apply alone: %.0f/s | ratio %.2f",
-            venue.plannerChoice.rawValue, tagsPerGateway * gatewayIDs.count, fullWindows, fullRate, fullPlans, rate, fullRate / rate))
-    // The radio filter and walking-distance planning: one flush after one window of every gateway
-    // (each tag's first estimate and plan), then one after the next window.
-    let engine = CoordinatorEngine(venue: venue)
-    let decoder = InboundDecoder(topics: topics)
-    var flushes: [Duration] = []
-    for window in 0..<2 {
-        for (topic, payload) in batches[(window * gatewayIDs.count)..<((window + 1) * gatewayIDs.count)] {
-            payload.withUnsafeBytes { try? engine.apply(decoder.decode(topic: topic, payload: $0), now: 1_795_424_500_000) }
-        }
-        flushes.append(clock.measure { engine.flush(now: 1_795_424_500_000 + Int64(window) * 1_000) })
-    }
-    let tags = tagsPerGateway * gatewayIDs.count
-    print(
-        String(
-            format: "  radio filter + walking distance, one window of %d tags: first flush %.1f ms, next %.1f ms (%.1f µs per tag)",
-            tags, seconds(flushes[0]) * 1000, seconds(flushes[1]) * 1000, seconds(flushes[1]) * 1e6 / Double(tags)))
-}
 
 // MARK: helpers for the broker benchmarks
 func startCoordinator(_ broker: MosquittoBroker, httpPort: Int? = nil, logger: Logger) async throws -> (
@@ -384,6 +253,16 @@ if wanted("e2e") {
                 "end to end (QoS 1, %d batches of %d): coordinator %.0f sightings/s, mosquitto_sub %.0f sightings/s (baseline) | ratio %.2f | target >= 0.9: %@ | shed %d",
             batches.count - half, perBatch, rate, subRate, rate / subRate, verdict(rate / subRate, measured: subRate > 0) { $0 >= 0.9 },
             shed))
+    BenchmarkResult.record(
+        id: "e2e",
+        target:
+            "end to end on shared cores: the coordinator's ingest ≥ 0.9 × `mosquitto_sub`'s on the same stream (QoS 1, batches of \(perBatch))",
+        figure: String(
+            format: "%@: %.2f M sightings/s, a ratio of %.2f.",
+            verdict(rate / subRate, measured: subRate > 0) { $0 >= 0.9 }.capitalizedFirst,
+            rate / 1e6, rate / subRate),
+        baseline: String(format: "`mosquitto_sub` on the same stream: %.2f M sightings/s", subRate / 1e6),
+        command: "`scripts/bench coordinator` (section `e2e`)")
     // The CPU budget the target leaves the coordinator on this machine. When the baseline keeps
     // every core busy, the coordinator's run at 0.9 × its rate has cores / (0.9 × rate) CPU seconds
     // per sighting for the publisher, the broker and the coordinator together. The publisher and
@@ -496,7 +375,7 @@ if wanted("latency") {
     }
     // Report → regions for random clients, one at a time, while the others stay active.
     var latencies: [Double] = []
-    var where_ = (0..<clients).map { (side: $0 % 2, place: sides[$0 % 2][$0 % sides[$0 % 2].count]) }
+    var places = (0..<clients).map { (side: $0 % 2, place: sides[$0 % 2][$0 % sides[$0 % 2].count]) }
     var rng = SystemRandomNumberGenerator()
     let stalled = Task {
         try await Task.sleep(for: .seconds(120))
@@ -505,7 +384,7 @@ if wanted("latency") {
     }
     for _ in 0..<2000 {
         let i = Int.random(in: 0..<clients, using: &rng)
-        latencies.append(try await rotate(i, prefix: "p", places: &where_, client: phone, messages: messages, using: &rng))
+        latencies.append(try await rotate(i, prefix: "p", places: &places, client: phone, messages: messages, using: &rng))
     }
     stalled.cancel()
     let p50 = percentile(latencies, 0.5) * 1000
@@ -517,6 +396,16 @@ if wanted("latency") {
             format:
                 "rotation report -> regions (%d clients): p50 %.2f ms, p99 %.2f ms | broker round trip (baseline): p50 %.2f ms, p99 %.2f ms | p99 ratio %.1fx | target p99 <= 10 ms: %@",
             clients, p50, p99, e50, e99, p99 / max(e99, 0.001), verdict(p99, measured: !latencies.isEmpty) { $0 <= 10 }))
+    let homeAssistant = ProcessInfo.processInfo.environment["BENCH_HOME_ASSISTANT"] != nil
+    BenchmarkResult.record(
+        id: homeAssistant ? "latency-home-assistant" : "latency",
+        target: homeAssistant
+            ? "rotation latency with Home Assistant discovery announcing all 10,000 clients: p99 ≤ 10 ms"
+            : "rotation latency: report → `regions` p99 ≤ 10 ms through a local broker with 10,000 active clients",
+        figure: String(
+            format: "%@: p50 %.2f ms, p99 %.2f ms.", verdict(p99, measured: !latencies.isEmpty) { $0 <= 10 }.capitalizedFirst, p50, p99),
+        baseline: String(format: "a plain broker round trip: p50 %.2f ms, p99 %.2f ms", e50, e99),
+        command: homeAssistant ? "BENCH_HOME_ASSISTANT=1 scripts/bench coordinator" : "`scripts/bench coordinator` (section `latency`)")
     await phone.disconnect()
     await stopCoordinator(coordinator, task, broker)
 }
@@ -687,6 +576,14 @@ if wanted("stream") {
             percentile(watched, 0.5) * 1000, p99Watched, watched.count, (cpu2 - cpu1) / Double(phaseSeconds + 1) * 100, markersPerSecond,
             Double(after.bytes - before.bytes) / Double(phaseSeconds) / 1000, after.events - before.events,
             p99Watched / max(p99Alone, 0.001), verdict(p99Watched, measured: !watched.isEmpty && markersPerSecond > 0) { $0 <= 10 }))
+    BenchmarkResult.record(
+        id: "stream",
+        target: "the live map's stream: report → `regions` p99 ≤ 10 ms with 10,000 tags moving at 1 Hz and a map subscribed",
+        figure: String(
+            format: "%@: p99 %.2f ms with the map.",
+            verdict(p99Watched, measured: !watched.isEmpty && markersPerSecond > 0) { $0 <= 10 }.capitalizedFirst, p99Watched),
+        baseline: String(format: "the same without a map: p99 %.2f ms", p99Alone),
+        command: "`scripts/bench coordinator` (section `stream`)")
     await publisher.disconnect()
     await stopCoordinator(coordinator, task, broker)
 }
@@ -714,6 +611,14 @@ if wanted("memory") {
                 "memory: %d active clients (each planned, with observations and coverage), %.0f bytes each (heap in use, mallinfo2%@) | target <= 1024: %@",
             engine.clientCount, perClient, calibrated ? "" : "; it did not see a known allocation",
             verdict(perClient, measured: calibrated && engine.clientCount > 0) { $0 <= 1024 }))
+    BenchmarkResult.record(
+        id: "memory", target: "coordinator memory: ≤ 1 KiB per active client",
+        figure: String(
+            format: "%@: %.0f bytes per client with %d clients, heap in use.",
+            verdict(perClient, measured: calibrated && engine.clientCount > 0) { $0 <= 1024 }.capitalizedFirst, perClient,
+            engine.clientCount),
+        baseline: "a known allocation, checked first, so that a reading that cannot see the heap prints \"not measured\"",
+        command: "`scripts/bench coordinator` (section `memory`)")
     withExtendedLifetime(batches) {}
 }
 

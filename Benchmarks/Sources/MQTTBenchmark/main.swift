@@ -45,6 +45,8 @@ print(
     "MQTT publish throughput: \(payloadSize)-byte payloads, in-flight window \(maxInflight), mosquitto on 127.0.0.1:\(broker.port), \(rounds) rounds (median)"
 )
 var ratios: [Double] = []
+var figures: [String] = []
+var baselines: [String] = []
 for (qos, count) in cases {
     var swiftRates: [Double] = []
     var cRates: [Double] = []
@@ -64,5 +66,12 @@ for (qos, count) in cases {
         String(
             format: "%@ x %d: wrapper %.0f msg/s, C libmosquitto %.0f msg/s, ratio %.2f (target >= 0.80) %@",
             qos.description, count, swiftRate, cRate, ratio, verdict(ratio, measured: cRate > 0) { $0 >= 0.8 }))
+    figures.append(String(format: "%.2f at %@ (%.0f msg/s)", ratio, qos.description, swiftRate))
+    baselines.append(String(format: "%.0f", cRate))
 }
+BenchmarkResult.record(
+    id: "mqtt", target: "MQTT client: ≥ 0.80 × a plain C libmosquitto publisher",
+    figure: "\(ratios.allSatisfy { $0 >= 0.8 } ? "Met" : "Not met"): \(figures.joined(separator: " and ")).",
+    baseline: "the C publisher in the same rounds: \(baselines.joined(separator: " and ")) msg/s",
+    command: "scripts/bench mqtt")
 await broker.stop()

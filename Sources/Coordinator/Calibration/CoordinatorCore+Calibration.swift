@@ -1,5 +1,5 @@
 import Foundation
-public import Planner
+import Planner
 
 /// Self-calibration on the coordinator's actor: refits on the housekeeping tick, persisted to
 /// the state store, served at `GET /api/calibration`.

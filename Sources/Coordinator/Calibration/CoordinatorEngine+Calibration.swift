@@ -27,7 +27,9 @@ extension CoordinatorEngine {
     /// the new fit when one was made (to persist).
     @discardableResult
     public func recalibrateIfDue(now: Int64) -> RadioCalibration? {
-        guard calibration.enabled, calibration.lastAttempt.map({ Double(now - $0) >= calibration.interval * 1000 }) ?? true else { return nil }
+        guard calibration.enabled, calibration.lastAttempt.map({ Double(now - $0) >= calibration.interval * 1000 }) ?? true else {
+            return nil
+        }
         return recalibrate(now: now)
     }
 

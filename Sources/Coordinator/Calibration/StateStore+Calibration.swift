@@ -21,7 +21,8 @@ extension StateStore {
             try database.write { db in
                 try db.execute(sql: Self.calibrationTable)
                 try db.execute(
-                    sql: "INSERT INTO calibration (id, fitted, fit) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET fitted = excluded.fitted, fit = excluded.fit",
+                    sql:
+                        "INSERT INTO calibration (id, fitted, fit) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET fitted = excluded.fitted, fit = excluded.fit",
                     arguments: [fitted, text])
             }
         } catch {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import WireProtocol
 
 /// The commands that give a venue's broker per-phone credentials with mosquitto's dynamic

@@ -40,7 +40,8 @@ extension CoordinatorEngine {
         counters.sightingsBatches += 1
         counters.sightings += UInt64(batch.sightings.count)
         var resets: UInt64 = 0
-        let accepted = gateways.accept(gateway: gateway, seq: batch.seq, epoch: batch.epoch, missed: &counters.missedBatches, resets: &resets)
+        let accepted = gateways.accept(
+            gateway: gateway, seq: batch.seq, epoch: batch.epoch, missed: &counters.missedBatches, resets: &resets)
         counters.sequenceResets += resets
         guard accepted else {
             counters.duplicateBatches += 1
@@ -147,7 +148,8 @@ extension CoordinatorEngine {
                         count: UInt16(clamping: sighting.count), time: time)
                     let wasCovered = coverage.updateValue(0, forKey: index) != nil
                     records[i]!.absorb(
-                        observation, seenAt: seenAt, covered: wasCovered, maximum: maximum, horizon: horizon, persistInterval: persistInterval)
+                        observation, seenAt: seenAt, covered: wasCovered, maximum: maximum, horizon: horizon,
+                        persistInterval: persistInterval)
                     dirty.mark(index)
                 }
             }
@@ -227,8 +229,12 @@ extension CoordinatorEngine {
         let topology = venue.topology
         record.inRange.answer(
             version: report.version,
-            entered: Set(report.events.lazy.filter { $0.type == .enter }.compactMap { topology.regionIndex(id: $0.region).map(Int32.init) }),
-            ranged: Set(report.ranged.lazy.compactMap { BeaconIdentity(uuid: $0.uuid, major: $0.major, minor: $0.minor) }.compactMap { self.venue.regionByBeacon[$0] }),
+            entered: Set(
+                report.events.lazy.filter { $0.type == .enter }.compactMap { topology.regionIndex(id: $0.region).map(Int32.init) }),
+            ranged: Set(
+                report.ranged.lazy.compactMap { BeaconIdentity(uuid: $0.uuid, major: $0.major, minor: $0.minor) }.compactMap {
+                    self.venue.regionByBeacon[$0]
+                }),
             monitored: record.regions, at: now)
         // Reconciliation: what iOS monitors is the truth, but only about the version the phone says
         // it applied. A list sent before the phone applied our latest version (or before it applied

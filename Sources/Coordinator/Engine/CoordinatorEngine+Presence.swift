@@ -24,7 +24,8 @@ extension CoordinatorEngine {
         }
         let confidence = (Double(record.presence.confidence) * 100).rounded() / 100
         if levels, change.levelChanged, let level = change.toLevel {
-            emitPresence(.enter, level: topology.levels[level].id, confidence: confidence, client: record.id, position: position, time: time)
+            emitPresence(
+                .enter, level: topology.levels[level].id, confidence: confidence, client: record.id, position: position, time: time)
         }
         if change.roomChanged, let room = change.toRoom {
             emitPresence(.enter, room: topology.areas[room].id, confidence: confidence, client: record.id, position: position, time: time)

@@ -528,4 +528,3 @@ public final class CoordinatorEngine {
     }
 
 }
-

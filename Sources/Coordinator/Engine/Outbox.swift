@@ -42,7 +42,8 @@ struct Outbox {
     mutating func take() -> Taken {
         var seen = Set<Int32>(minimumCapacity: touched.count)
         let taken = Taken(
-            messages: messages, persist: persist, removed: removed, touched: touched.isEmpty ? [] : touched.filter { seen.insert($0).inserted })
+            messages: messages, persist: persist, removed: removed,
+            touched: touched.isEmpty ? [] : touched.filter { seen.insert($0).inserted })
         messages.removeAll(keepingCapacity: true)
         persist.removeAll(keepingCapacity: true)
         removed.removeAll()

@@ -23,13 +23,18 @@ extension GatewayConfiguration {
                 switch rule.match {
                 case .uuid(let uuid, let majors):
                     rules.append(
-                        KeepRule(uuid: uuid.description, majors: majors == 0...UInt16.max ? nil : [majors.lowerBound, majors.upperBound], why: "clients"))
+                        KeepRule(
+                            uuid: uuid.description, majors: majors == 0...UInt16.max ? nil : [majors.lowerBound, majors.upperBound],
+                            why: "clients"))
                 case .namespace(let namespace):
                     rules.append(KeepRule(namespace: namespace.description, why: "clients"))
                 case .addresses(let range):
                     rules.append(
                         KeepRule(
-                            addresses: [BluetoothAddress(rawValue: range.lowerBound).description, BluetoothAddress(rawValue: range.upperBound).description],
+                            addresses: [
+                                BluetoothAddress(rawValue: range.lowerBound).description,
+                                BluetoothAddress(rawValue: range.upperBound).description,
+                            ],
                             why: "clients"))
                 }
             }

@@ -111,7 +111,9 @@ public final class GatewayDirectory: Service, Sendable {
             guard let gateway = try? Identifier(id), let payload = try? WireCoding.encode(configuration) else { continue }
             send(topics.gatewayConfig(gateway), payload)
         }
-        logger.info("gateway configurations published", metadata: ["gateways": "\(configurations.count)", "topology": "\(topology.revision.prefix(8))"])
+        logger.info(
+            "gateway configurations published",
+            metadata: ["gateways": "\(configurations.count)", "topology": "\(topology.revision.prefix(8))"])
     }
 
     private func send(_ topic: String, _ payload: [UInt8]) {

@@ -32,7 +32,9 @@ public struct ClientQuery: Sendable, Equatable {
             guard seen.insert(name).inserted else { throw HTTPQueryError(parameter: name, "given more than once") }
             switch name {
             case "kind":
-                guard let kind = Kind(rawValue: value) else { throw HTTPQueryError(parameter: name, "expected phone or tag, got '\(value)'") }
+                guard let kind = Kind(rawValue: value) else {
+                    throw HTTPQueryError(parameter: name, "expected phone or tag, got '\(value)'")
+                }
                 self.kind = kind
             case "level":
                 guard !value.isEmpty, value.count <= 64 else { throw HTTPQueryError(parameter: name, "expected a level id") }

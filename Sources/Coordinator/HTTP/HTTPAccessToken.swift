@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The bearer token the map and the API require (`--http-token-file FILE` or
 /// `BEACONFLEET_HTTP_TOKEN`; never a command-line value, which `ps` would show).

@@ -43,7 +43,9 @@ extension HomeAssistantConfiguration {
     public static func validMapURL(_ text: String) throws(HomeAssistantError) -> String {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "homeassistant"].contains(scheme),
             scheme == "homeassistant" || !(url.host ?? "").isEmpty, !text.contains(where: { $0.isWhitespace })
-        else { throw HomeAssistantError("map URL '\(text)': Home Assistant takes an http://, https:// or homeassistant:// URL with a host") }
+        else {
+            throw HomeAssistantError("map URL '\(text)': Home Assistant takes an http://, https:// or homeassistant:// URL with a host")
+        }
         return text
     }
 }

@@ -73,7 +73,10 @@ struct HomeAssistantDiscovery: Encodable, Sendable, Equatable {
 extension HomeAssistantDiscovery {
     /// Available while the coordinator's retained status (also its last will) says `online`.
     static func coordinatorAvailability(_ topics: HomeAssistantTopics) -> [Availability] {
-        [Availability(topic: topics.topics.coordinatorStatus, valueTemplate: "{{ 'online' if value_json.state == 'online' else 'offline' }}")]
+        [
+            Availability(
+                topic: topics.topics.coordinatorStatus, valueTemplate: "{{ 'online' if value_json.state == 'online' else 'offline' }}")
+        ]
     }
 
     /// A tracked client (phone or tag), named `name`: a `device_tracker` whose state topic carries

@@ -21,7 +21,8 @@ public struct InboundMessage: Sendable {
 
     /// The message on `topic` with `payload`, read by `decoder`.
     public init(topic: String, payload: [UInt8], decoder: InboundDecoder, received: ContinuousClock.Instant = .now) {
-        self.init(QueuedMessage(topic: topic, bytes: payload.withUnsafeBytes { MQTTPayload(copying: $0) }, received: received), decoder: decoder)
+        self.init(
+            QueuedMessage(topic: topic, bytes: payload.withUnsafeBytes { MQTTPayload(copying: $0) }, received: received), decoder: decoder)
     }
 
     /// Whether this is a sightings window, valid or not (which the queue may shed under overload,

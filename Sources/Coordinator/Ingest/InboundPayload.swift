@@ -56,7 +56,8 @@ public final class InboundDecoder {
             return .rejected(error, .invalidTopic)
         }
         guard payload.count <= WireCoding.maximumPayloadBytes else {
-            return .rejected(.oversizedPayload(topic: topic, bytes: payload.count, limit: WireCoding.maximumPayloadBytes), .oversizedPayload)
+            return .rejected(
+                .oversizedPayload(topic: topic, bytes: payload.count, limit: WireCoding.maximumPayloadBytes), .oversizedPayload)
         }
         do throws(WireError) {
             switch route {

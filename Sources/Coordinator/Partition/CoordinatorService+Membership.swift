@@ -58,7 +58,9 @@ extension CoordinatorService {
                         case .disconnected:
                             wasDisconnected = true
                             resubscribing?.cancel()
-                            if !ownership.owned().owned.isEmpty { logger.warning("membership: disconnected from the broker; leaving the live set") }
+                            if !ownership.owned().owned.isEmpty {
+                                logger.warning("membership: disconnected from the broker; leaving the live set")
+                            }
                             coordination.setAvailable(false)
                             // Reports go unseen until it is back: what phones entered meanwhile is unknown here.
                             await core.missedReports()
@@ -102,7 +104,8 @@ extension CoordinatorService {
                 ownership.unfence(partition, token: token)
             else { continue }
             logger.warning(
-                "fence lifted: partition \(ownership.map.names[partition]) is still ours in etcd under token \(token); the higher token seen came from another etcd history")
+                "fence lifted: partition \(ownership.map.names[partition]) is still ours in etcd under token \(token); the higher token seen came from another etcd history"
+            )
         }
     }
 
@@ -175,7 +178,8 @@ extension CoordinatorService {
                             break
                         } catch {
                             logger.warning(
-                                "cannot \(subscribe ? "subscribe to" : "unsubscribe from") \(topics.sightings(id)) (attempt \(attempt) of 5): \(error)")
+                                "cannot \(subscribe ? "subscribe to" : "unsubscribe from") \(topics.sightings(id)) (attempt \(attempt) of 5): \(error)"
+                            )
                             try? await Task.sleep(for: .seconds(1))
                         }
                     }
@@ -189,7 +193,8 @@ extension CoordinatorService {
     func publishMemberStatus(_ ownership: PartitionOwnership, state: CoordinatorStatus.State) {
         guard let member = Identifier(validating: ownership.member) else { return }
         let owned = state == .online ? ownership.owned().owned.map { ownership.map.names[$0] } : []
-        let status = CoordinatorMemberStatus(member: ownership.member, state: state, venue: ownership.map.venue, partitions: owned, time: Date())
+        let status = CoordinatorMemberStatus(
+            member: ownership.member, state: state, venue: ownership.map.venue, partitions: owned, time: Date())
         guard let payload = try? WireCoding.encode(status) else { return }
         do {
             try publisher.enqueue(topic: configuration.topics.coordinatorMember(member), payload: payload, qos: .atLeastOnce, retain: true)

@@ -35,11 +35,14 @@ public struct PartitionMap: Sendable, Equatable {
             let listed = groups.flatMap { $0 }
             if groups.contains(where: \.isEmpty) { throw PartitionSpecError(description: "--partitions \(spec): an empty group") }
             if let unknown = listed.first(where: { !all.contains($0) }) {
-                throw PartitionSpecError(description: "--partitions \(spec): \(topology.name) has no level \(unknown) (levels: \(all.joined(separator: ", ")))")
+                throw PartitionSpecError(
+                    description: "--partitions \(spec): \(topology.name) has no level \(unknown) (levels: \(all.joined(separator: ", ")))")
             }
             if Set(listed).count != listed.count || Set(listed) != Set(all) {
                 throw PartitionSpecError(
-                    description: "--partitions \(spec): every level of \(topology.name) must be in exactly one group (levels: \(all.joined(separator: ", ")))")
+                    description:
+                        "--partitions \(spec): every level of \(topology.name) must be in exactly one group (levels: \(all.joined(separator: ", ")))"
+                )
             }
         } else {
             groups = [all]

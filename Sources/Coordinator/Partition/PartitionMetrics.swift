@@ -15,18 +15,19 @@ public final class PartitionMetrics: Sendable {
 
     public init(registry: PrometheusCollectorRegistry) {
         fences = registry.makeCounter(
-            name: "beaconfleet_coordinator_fences_total",
+            named: "beaconfleet_coordinator_fences_total",
             help: "Partitions fenced: another coordinator published a higher fencing token for a partition this one held")
         withheld = registry.makeCounter(
-            name: "beaconfleet_coordinator_withheld_outputs_total",
+            named: "beaconfleet_coordinator_withheld_outputs_total",
             help: "Outputs not published because their client's partition is another member's, fenced, or the lease is not known valid")
-        owned = registry.makeGauge(name: "beaconfleet_coordinator_partitions", labels: [("state", "owned")], help: "Partitions")
-        fenced = registry.makeGauge(name: "beaconfleet_coordinator_partitions", labels: [("state", "fenced")], help: "Partitions")
-        live = registry.makeGauge(name: "beaconfleet_coordinator_live_members", help: "Coordinators of this venue live (their member key in etcd)")
+        owned = registry.makeGauge(named: "beaconfleet_coordinator_partitions", labels: [("state", "owned")], help: "Partitions")
+        fenced = registry.makeGauge(named: "beaconfleet_coordinator_partitions", labels: [("state", "fenced")], help: "Partitions")
+        live = registry.makeGauge(
+            named: "beaconfleet_coordinator_live_members", help: "Coordinators of this venue live (their member key in etcd)")
         membershipChanges = registry.makeCounter(
-            name: "beaconfleet_coordinator_membership_changes_total", help: "Changes of the live member set")
+            named: "beaconfleet_coordinator_membership_changes_total", help: "Changes of the live member set")
         relayedReports = registry.makeCounter(
-            name: "beaconfleet_coordinator_relayed_reports_total",
+            named: "beaconfleet_coordinator_relayed_reports_total",
             help: "Phone reports held unanswered after a membership change and relayed once for the partition's owner")
     }
 }

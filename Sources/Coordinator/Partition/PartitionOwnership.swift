@@ -174,7 +174,9 @@ public final class PartitionOwnership: Sendable {
     {
         var votes: [Int: Int] = [:]
         for event in report.events { if let p = map.partition(ofRegion: event.region) { votes[p, default: 0] += 1 } }
-        for beacon in report.ranged { if let id = regionOfBeacon(beacon), let p = map.partition(ofRegion: id) { votes[p, default: 0] += 1 } }
+        for beacon in report.ranged {
+            if let id = regionOfBeacon(beacon), let p = map.partition(ofRegion: id) { votes[p, default: 0] += 1 }
+        }
         return state.withLock { state in
             let chosen = votes.max { ($0.value, -$0.key) < ($1.value, -$1.key) }?.key ?? state.clientPartition[client] ?? 0
             state.clientPartition[client] = chosen

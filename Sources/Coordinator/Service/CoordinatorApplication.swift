@@ -66,7 +66,8 @@ public final class CoordinatorApplication: Service, Sendable {
         if let homeAssistant { services += [homeAssistant.client, homeAssistant] }
         if let (host, port) = configuration.http {
             if configuration.httpToken == nil, !["127.0.0.1", "::1", "localhost"].contains(host) {
-                logger.warning("HTTP on \(host):\(port): the map and the API are open to the network without a token; see --http-token-file")
+                logger.warning(
+                    "HTTP on \(host):\(port): the map and the API are open to the network without a token; see --http-token-file")
             }
             services.append(
                 CoordinatorHTTPServer.make(

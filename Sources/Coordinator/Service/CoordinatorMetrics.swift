@@ -31,7 +31,7 @@ public final class CoordinatorMetrics: Sendable {
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         func counter(_ name: String, _ kind: String, _ help: String) -> Counter {
-            registry.makeCounter(name: name, labels: [("kind", kind)], help: help)
+            registry.makeCounter(named: name, labels: [("kind", kind)], help: help)
         }
         messagesIn = Dictionary(
             uniqueKeysWithValues: ["sightings", "sighting", "report", "gateway_status"].map {
@@ -46,23 +46,24 @@ public final class CoordinatorMetrics: Sendable {
                 ($0, counter("beaconfleet_coordinator_messages_out_total", $0, "Messages published, by kind"))
             })
         shed = registry.makeCounter(
-            name: "beaconfleet_coordinator_shed_sightings_batches_total", help: "Sightings batches shed because the ingest queue was full")
+            named: "beaconfleet_coordinator_shed_sightings_batches_total", help: "Sightings batches shed because the ingest queue was full")
         duplicates = registry.makeCounter(
-            name: "beaconfleet_coordinator_duplicate_batches_total", help: "Sightings batches skipped as repeated or late")
+            named: "beaconfleet_coordinator_duplicate_batches_total", help: "Sightings batches skipped as repeated or late")
         repeatedReports = registry.makeCounter(
-            name: "beaconfleet_coordinator_repeated_reports_total",
+            named: "beaconfleet_coordinator_repeated_reports_total",
             help: "Phone reports received again (the same bytes within 30 s: a QoS 0 copy, a redelivery) and dropped")
         sequenceResets = registry.makeCounter(
-            name: "beaconfleet_coordinator_sequence_resets_total",
+            named: "beaconfleet_coordinator_sequence_resets_total",
             help: "Gateways whose duplicate check started over (a new spool epoch, or online after offline without epochs)")
         departures = registry.makeCounter(
-            name: "beaconfleet_coordinator_departures_total", help: "Clients judged gone by absence from healthy gateways' windows")
+            named: "beaconfleet_coordinator_departures_total", help: "Clients judged gone by absence from healthy gateways' windows")
         reconciliations = registry.makeCounter(
-            name: "beaconfleet_coordinator_reconciliations_total", help: "Re-plans because a phone's monitored list differed from its plan")
+            named: "beaconfleet_coordinator_reconciliations_total", help: "Re-plans because a phone's monitored list differed from its plan"
+        )
         estimates = registry.makeCounter(
-            name: "beaconfleet_coordinator_estimates_total", help: "Position estimates (a client's new evidence folded into its position)")
-        plans = registry.makeCounter(name: "beaconfleet_coordinator_plans_total", help: "Planner runs")
-        clients = registry.makeGauge(name: "beaconfleet_coordinator_clients", help: "Clients known")
+            named: "beaconfleet_coordinator_estimates_total", help: "Position estimates (a client's new evidence folded into its position)")
+        plans = registry.makeCounter(named: "beaconfleet_coordinator_plans_total", help: "Planner runs")
+        clients = registry.makeGauge(named: "beaconfleet_coordinator_clients", help: "Clients known")
         unwakeablePhones = registry.makeGauge(
             descriptor: MetricNameDescriptor(
                 namespace: "beaconfleet", subsystem: "coordinator", metricName: "unwakeable", unitName: "phones",
@@ -70,22 +71,22 @@ public final class CoordinatorMetrics: Sendable {
                     "Phones whose last report said iOS cannot wake them for region events (authorization, Background App Refresh, Low Power Mode)"
             ))
         lastSightings = registry.makeGauge(
-            name: "beaconfleet_coordinator_last_sightings_timestamp_seconds", help: "Unix time at which sightings were last applied")
+            named: "beaconfleet_coordinator_last_sightings_timestamp_seconds", help: "Unix time at which sightings were last applied")
         sightingsQueue = registry.makeGauge(
-            name: "beaconfleet_coordinator_queue_depth", labels: [("queue", "sightings")], help: "Messages waiting")
+            named: "beaconfleet_coordinator_queue_depth", labels: [("queue", "sightings")], help: "Messages waiting")
         priorityQueue = registry.makeGauge(
-            name: "beaconfleet_coordinator_queue_depth", labels: [("queue", "reports")], help: "Messages waiting")
+            named: "beaconfleet_coordinator_queue_depth", labels: [("queue", "reports")], help: "Messages waiting")
         publishQueue = registry.makeGauge(
-            name: "beaconfleet_coordinator_queue_depth", labels: [("queue", "publish")], help: "Messages waiting")
+            named: "beaconfleet_coordinator_queue_depth", labels: [("queue", "publish")], help: "Messages waiting")
         let buckets: [Duration] = [
             .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
             .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(500),
         ]
         planLatency = registry.makeDurationHistogram(
-            name: "beaconfleet_coordinator_plan_seconds", buckets: buckets,
+            named: "beaconfleet_coordinator_plan_seconds", buckets: buckets,
             help: "Time to apply a batch of messages and plan the clients they touched")
         rotationLatency = registry.makeDurationHistogram(
-            name: "beaconfleet_coordinator_rotation_seconds", buckets: buckets,
+            named: "beaconfleet_coordinator_rotation_seconds", buckets: buckets,
             help: "From a message's arrival to the publication of what it caused")
     }
 
@@ -114,8 +115,9 @@ public final class CoordinatorMetrics: Sendable {
             let before = previous.notAdmitted[gateway] ?? AdmissionCounts()
             for ((reason, now), (_, then)) in zip(counts.byReason, before.byReason) where now > then {
                 registry.makeCounter(
-                    name: "beaconfleet_coordinator_unadmitted_sightings_total", labels: [("gateway", gateway), ("reason", reason)],
-                    help: "Sightings that made no client, by gateway and reason (region beacon, the venue's other beacons, not admitted by clients.csv)"
+                    named: "beaconfleet_coordinator_unadmitted_sightings_total", labels: [("gateway", gateway), ("reason", reason)],
+                    help:
+                        "Sightings that made no client, by gateway and reason (region beacon, the venue's other beacons, not admitted by clients.csv)"
                 ).increment(by: Int64(now - then))
             }
         }

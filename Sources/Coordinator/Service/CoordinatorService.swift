@@ -67,7 +67,8 @@ public final class CoordinatorService: Service, Sendable {
         if let partitions = configuration.partitions {
             let ownership: PartitionOwnership
             do {
-                ownership = PartitionOwnership(configuration: partitions, map: try PartitionMap(topology: venue.topology, spec: partitions.spec))
+                ownership = PartitionOwnership(
+                    configuration: partitions, map: try PartitionMap(topology: venue.topology, spec: partitions.spec))
             } catch {
                 throw CoordinatorError("\(error)")
             }
@@ -163,7 +164,9 @@ public final class CoordinatorService: Service, Sendable {
                     group.addTask { [self] in await self.flushLoop() }
                     group.addTask { [self] in await self.topologyLoop() }
                     if let ownership, let coordination, let partitionMetrics {
-                        group.addTask { [self] in await self.membershipLoop(ownership, coordination: coordination, metrics: partitionMetrics) }
+                        group.addTask { [self] in
+                            await self.membershipLoop(ownership, coordination: coordination, metrics: partitionMetrics)
+                        }
                     }
                 }
             } onCancel: { [queue] in

@@ -48,7 +48,8 @@ public struct CalibrationConfiguration: Sendable, Hashable, Codable {
     public init(
         minimumBeacons: Int = 4, minimumReadings: Double = 50, minimumPairReadings: Double = 5,
         exponentRange: ClosedRange<Double> = 1.5...4.5, maximumOffset: Double = 20, defaultExponent: Double = 2,
-        exponentPrior: Double = 20, completeness: Double = 0.9, censoredShare: Double = 0.05, minimumDistance: Double = 1, huber: Double = 1.345, movedThreshold: Double = 4,
+        exponentPrior: Double = 20, completeness: Double = 0.9, censoredShare: Double = 0.05, minimumDistance: Double = 1,
+        huber: Double = 1.345, movedThreshold: Double = 4,
         minimumGateways: Int = 3, halfLife: Double = 900, rounds: Int = 20
     ) {
         self.minimumBeacons = minimumBeacons

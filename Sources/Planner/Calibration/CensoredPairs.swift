@@ -33,7 +33,9 @@ struct CensoredPairs {
         minimumShare = min(configuration.censoredShare, Self.steadyShare)
         var steady = [[Double]](repeating: [], count: gateways)
         for pair in pairs {
-            guard let share = pair.heardShare, share >= Self.steadyShare, (pair.windows ?? 0) >= 3, let deviation = pair.deviation else { continue }
+            guard let share = pair.heardShare, share >= Self.steadyShare, (pair.windows ?? 0) >= 3, let deviation = pair.deviation else {
+                continue
+            }
             steady[pair.gateway].append(deviation)
         }
         var all = steady.flatMap { $0 }

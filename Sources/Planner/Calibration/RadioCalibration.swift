@@ -247,10 +247,13 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
             // With censored pairs among the points the Huber threshold comes from the heard pairs'
             // scatter (their expected values would understate it).
             let knownScale = lines.contains { $0 != nil } && censoredByGateway.contains { !$0.isEmpty } ? scatter : nil
-            let freeGateways = gateways.indices.filter { gateways[$0].fixedExponent == nil }.map { (data: data($0), offset: gateways[$0].fixedOffset) }
+            let freeGateways = gateways.indices.filter { gateways[$0].fixedExponent == nil }.map {
+                (data: data($0), offset: gateways[$0].fixedOffset)
+            }
             let pooled =
                 RobustLine.pooledSlope(
-                    freeGateways.map { ($0.data.points, $0.offset) }, fallbackSlope: -10 * configuration.defaultExponent, slopeRange: slopeRange,
+                    freeGateways.map { ($0.data.points, $0.offset) }, fallbackSlope: -10 * configuration.defaultExponent,
+                    slopeRange: slopeRange,
                     huber: configuration.huber, scale: knownScale, unweighted: freeGateways.map(\.data.unweighted))
                 ?? -10 * configuration.defaultExponent
             for (g, gateway) in gateways.enumerated() {
@@ -258,7 +261,8 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
                 lines[g] = RobustLine.fit(
                     data, fixedIntercept: gateway.fixedOffset, fixedSlope: gateway.fixedExponent.map { -10 * $0 },
                     slopePrior: (min(max(pooled, slopeRange.lowerBound), slopeRange.upperBound), configuration.exponentPrior),
-                    fallbackSlope: -10 * configuration.defaultExponent, slopeRange: slopeRange, huber: configuration.huber, scale: knownScale,
+                    fallbackSlope: -10 * configuration.defaultExponent, slopeRange: slopeRange, huber: configuration.huber,
+                    scale: knownScale,
                     unweighted: unweighted)
                 if var line = lines[g], gateway.fixedOffset == nil, abs(line.intercept) > configuration.maximumOffset {
                     // An offset out of bounds: hold it at the bound and refit the exponent through it.
@@ -338,7 +342,8 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
                     beaconSpread[b] > max(configuration.movedThreshold, 3 * typicalSpread)
                     && beaconSquares[b] > scatter * scatter * StandardNormal.chiSquareQuantile(0.999, degrees: k - 1)
                 let powerOff =
-                    !beacons[b].powerFixed && abs(correction[b]) > max(configuration.movedThreshold, 3 * typical, 3 * 1.2533 * scatter / k.squareRoot())
+                    !beacons[b].powerFixed
+                    && abs(correction[b]) > max(configuration.movedThreshold, 3 * typical, 3 * 1.2533 * scatter / k.squareRoot())
                 excluded[b] = scattered || powerOff
             }
             // Converged: no line moved by more than a hundredth of a dB (at 1 m or per decade) and
@@ -360,7 +365,9 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
             let enough = used.count >= configuration.minimumBeacons && readings >= configuration.minimumReadings
             if !enough { flags.append("insufficient") }
             if line?.clamped == true { flags.append("exponent-clamped") }
-            if let line, gateway.fixedOffset == nil, abs(line.intercept) >= configuration.maximumOffset - 1e-9 { flags.append("offset-clamped") }
+            if let line, gateway.fixedOffset == nil, abs(line.intercept) >= configuration.maximumOffset - 1e-9 {
+                flags.append("offset-clamped")
+            }
             var xs = used.map { points[$0].x }
             let xMean = xs.isEmpty ? 0 : xs.reduce(0, +) / Double(xs.count)
             xs = xs.map { ($0 - xMean) * ($0 - xMean) }
@@ -368,7 +375,9 @@ public struct RadioCalibration: Sendable, Hashable, Codable {
                 flags.append("exponent-default")
             }
             let offset = gateway.fixedOffset ?? (enough ? line?.intercept ?? 0 : 0)
-            let exponent = gateway.fixedExponent ?? (enough ? line.map { -$0.slope / 10 } ?? configuration.defaultExponent : configuration.defaultExponent)
+            let exponent =
+                gateway.fixedExponent
+                ?? (enough ? line.map { -$0.slope / 10 } ?? configuration.defaultExponent : configuration.defaultExponent)
             gatewayFits.append(
                 GatewayFit(
                     id: gateway.id, offset: offset, exponent: exponent, spread: line?.spread ?? 0, beacons: used.count, readings: readings,

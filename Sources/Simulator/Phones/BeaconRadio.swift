@@ -23,7 +23,8 @@ public struct BeaconRadio: Sendable {
 
     /// A radio on `topology`; `shadowing` defaults to the venue's (``RadioEnvironment/shadowing``);
     /// `family` says whether the beacons' true powers are the declared ones or drawn (with `seed`).
-    public init(topology: Topology, seed: UInt64, shadowing: Double? = nil, floorAttenuation: Double = 15, family: PhoneFamily = .declared) {
+    public init(topology: Topology, seed: UInt64, shadowing: Double? = nil, floorAttenuation: Double = 15, family: PhoneFamily = .declared)
+    {
         self.topology = topology
         self.shadowing = shadowing ?? topology.radio.shadowing
         self.floorAttenuation = floorAttenuation

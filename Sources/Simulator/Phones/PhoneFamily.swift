@@ -77,7 +77,8 @@ public struct PhoneFamily: Sendable, Hashable, Codable {
     public mutating func setting(_ text: String) throws(SimulationError) {
         let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2, Self.settings.contains(parts[0]) else {
-            throw .invalidParameter(name: "phones", reason: "'\(text)' is not NAME=VALUE with NAME one of \(Self.settings.joined(separator: ", "))")
+            throw .invalidParameter(
+                name: "phones", reason: "'\(text)' is not NAME=VALUE with NAME one of \(Self.settings.joined(separator: ", "))")
         }
         let (name, value) = (parts[0], parts[1])
         func range() throws(SimulationError) -> ClosedRange<Double> {
@@ -104,7 +105,8 @@ public struct PhoneFamily: Sendable, Hashable, Codable {
             if !(wakeWindow.lowerBound > 0) { throw .invalidParameter(name: "phones", reason: "wake: must be positive") }
         case "budget":
             let slots = try range()
-            guard slots.lowerBound >= 1, slots.upperBound <= 20, slots.lowerBound == slots.lowerBound.rounded(), slots.upperBound == slots.upperBound.rounded()
+            guard slots.lowerBound >= 1, slots.upperBound <= 20, slots.lowerBound == slots.lowerBound.rounded(),
+                slots.upperBound == slots.upperBound.rounded()
             else { throw .invalidParameter(name: "phones", reason: "budget: whole slots from 1 to 20, got '\(value)'") }
             budget = Int(slots.lowerBound)...Int(slots.upperBound)
         default: inRangeWindow = try range()

@@ -29,7 +29,8 @@ extension PhoneSimulation.Report {
         for phone in phones {
             let coverages = phone.strategies.map { "   " + Self.percent($0.tally.coverage) }
             lines.append(
-                String(format: "%5d  %8d", phone.client, phone.strategies.first?.tally.entries ?? 0) + "  " + coverages.joined(separator: " ")
+                String(format: "%5d  %8d", phone.client, phone.strategies.first?.tally.entries ?? 0) + "  "
+                    + coverages.joined(separator: " ")
                     + "  " + phone.condition.summary)
         }
         for (index, result) in strategies.enumerated() {

@@ -230,7 +230,8 @@ public struct PhoneSimulation: Sendable {
             var lanes: [Lane] = []
             for (index, strategy) in configuration.strategies.enumerated() {
                 let phone = await SimulatedPhone(
-                    mode: configuration.mode, slots: configuration.slots, condition: condition, reportInterval: configuration.reportInterval,
+                    mode: configuration.mode, slots: configuration.slots, condition: condition,
+                    reportInterval: configuration.reportInterval,
                     seed: configuration.seed, client: client)
                 lanes.append(Lane(phone: phone, coordinator: PlanningState(strategy: strategy, engine: engines[index])))
             }
@@ -254,7 +255,8 @@ public struct PhoneSimulation: Sendable {
                 let beacons = heard.compactMap { topology.regions[$0.region].identity.beacon }
                 let ranged = heard.map { reading in
                     let identity = topology.regions[reading.region].identity
-                    return RangedBeacon(uuid: identity.uuidString, major: identity.major ?? 0, minor: identity.minor ?? 0, rssi: reading.rssi)
+                    return RangedBeacon(
+                        uuid: identity.uuidString, major: identity.major ?? 0, minor: identity.minor ?? 0, rssi: reading.rssi)
                 }
                 let withinNow = venueRadio.regionsWithin(truth)
 

@@ -1,5 +1,5 @@
 import BeaconKit
-public import Coordinator
+import Coordinator
 public import Foundation
 import Planner
 public import Topology
@@ -42,7 +42,9 @@ public struct FlatWalkPresence: Sendable {
         guard let text = try? String(contentsOf: file, encoding: .utf8) else {
             throw SimulationError.unreadable(file: file.path, reason: "no such file, or not UTF-8")
         }
-        var lines = text.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        var lines = text.split(whereSeparator: \.isNewline).map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
         guard let header = lines.first else { throw SimulationError.malformed(file: file.path, line: 1, reason: "empty") }
         lines.removeFirst()
         func column(_ name: String) throws -> Int {
@@ -61,7 +63,9 @@ public struct FlatWalkPresence: Sendable {
             rows.append(Row(time: t / 1e9, x: 0.874 - rx, y: 5.970 - ry, rssi: rssi.map { Double(fields[$0]) }))
         }
         guard let first = rows.first?.time else { throw SimulationError.malformed(file: file.path, line: 2, reason: "no rows") }
-        self.rows = rows.map { var row = $0; row.time -= first; return row }
+        self.rows = rows.map {
+            var row = $0; row.time -= first; return row
+        }
     }
 
     /// Replays the run through a fresh engine on `topology` and scores the room shown and the

@@ -158,12 +158,18 @@ public struct PresenceSimulation: Sendable {
                 case .event(let client, let event):
                     guard let index = byID[client] else { continue }
                     if let room = event.room {
-                        if event.type == .enter { shown[index].room = roomByID[room] } else if shown[index].room == roomByID[room] {
+                        if event.type == .enter {
+                            shown[index].room = roomByID[room]
+                        } else if shown[index].room == roomByID[room] {
                             shown[index].room = nil
                         }
                     }
                     if let level = event.level {
-                        if event.type == .enter { shown[index].level = level } else if shown[index].level == level { shown[index].level = nil }
+                        if event.type == .enter {
+                            shown[index].level = level
+                        } else if shown[index].level == level {
+                            shown[index].level = nil
+                        }
                     }
                 case .regions(let client, let message):
                     if let index = byID[client], config.kind == .phones { phones[index].deliver(message, at: now + config.latency) }
@@ -186,15 +192,21 @@ public struct PresenceSimulation: Sendable {
                         var sightings: [Sighting] = []
                         for (i, walker) in walkers.enumerated() {
                             let floors = (levelIndex[gateway.position.level] ?? 0) - (levelIndex[walker.position.level] ?? 0)
-                            let (dx, dy, dz) = (gateway.position.x - walker.position.x, gateway.position.y - walker.position.y, (gateway.height ?? 2.5) - 1)
+                            let (dx, dy, dz) = (
+                                gateway.position.x - walker.position.x, gateway.position.y - walker.position.y, (gateway.height ?? 2.5) - 1
+                            )
                             let d = (dx * dx + dy * dy + dz * dz).squareRoot()
-                            guard let rssi = config.radio.reading(distance: d, floors: floors, standardNormal: noise.normal(windowNumber, UInt64(g), UInt64(i)))
+                            guard
+                                let rssi = config.radio.reading(
+                                    distance: d, floors: floors, standardNormal: noise.normal(windowNumber, UInt64(g), UInt64(i)))
                             else { continue }
                             let minor = UInt16(truncatingIfNeeded: i)
                             sightings.append(
                                 Sighting(
-                                    format: "ibeacon", uuid: LiveSimulation.Configuration.tagUUID, major: LiveSimulation.Configuration.tagMajor,
-                                    minor: minor, address: String(format: "5A:1D:00:00:%02X:%02X", minor >> 8, minor & 0xFF), rssi: Double(rssi),
+                                    format: "ibeacon", uuid: LiveSimulation.Configuration.tagUUID,
+                                    major: LiveSimulation.Configuration.tagMajor,
+                                    minor: minor, address: String(format: "5A:1D:00:00:%02X:%02X", minor >> 8, minor & 0xFF),
+                                    rssi: Double(rssi),
                                     rssiMax: rssi, count: 5, txPower: -59, distance: nil))
                         }
                         seq[g] += 1
@@ -204,7 +216,9 @@ public struct PresenceSimulation: Sendable {
                             end: Date(timeIntervalSince1970: end), sightings: sightings)
                         guard let id = Identifier(validating: gateway.id) else { continue }
                         let payload = try encoder.encode(batch)
-                        try payload.withUnsafeBytes { raw in try engine.apply(decoder.decode(topic: topics.sightings(id), payload: raw), now: millis) }
+                        try payload.withUnsafeBytes { raw in
+                            try engine.apply(decoder.decode(topic: topics.sightings(id), payload: raw), now: millis)
+                        }
                     }
                     engine.flush(now: millis)
                     take(now: now)
@@ -216,7 +230,8 @@ public struct PresenceSimulation: Sendable {
                     _ = await phones[i].applyDue(at: now)
                     let ranged = heard.map { reading in
                         let identity = topology.regions[reading.region].identity
-                        return RangedBeacon(uuid: identity.uuidString, major: identity.major ?? 0, minor: identity.minor ?? 0, rssi: reading.rssi)
+                        return RangedBeacon(
+                            uuid: identity.uuidString, major: identity.major ?? 0, minor: identity.minor ?? 0, rssi: reading.rssi)
                     }
                     if let report = await phones[i].report(at: now, ranged: ranged) {
                         try? engine.apply(.report(client: ids[i], report), now: millis)

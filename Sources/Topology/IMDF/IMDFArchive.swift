@@ -39,7 +39,8 @@ public struct IMDFArchive: Sendable {
         let candidates = ["/usr/bin/unzip", "/bin/unzip", "/usr/local/bin/unzip", "/opt/homebrew/bin/unzip"]
         guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw IMDFError([
-                .init(file: archive.path, message: "reading a .zip needs unzip (apt-get install unzip); or unpack it and give the directory")
+                .init(
+                    file: archive.path, message: "reading a .zip needs unzip (apt-get install unzip); or unpack it and give the directory")
             ])
         }
         let process = Process()
@@ -57,7 +58,11 @@ public struct IMDFArchive: Sendable {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let text = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw IMDFError([.init(file: archive.path, message: "not a readable ZIP archive (unzip: \(text.isEmpty ? "status \(process.terminationStatus)" : text))")])
+            throw IMDFError([
+                .init(
+                    file: archive.path,
+                    message: "not a readable ZIP archive (unzip: \(text.isEmpty ? "status \(process.terminationStatus)" : text))")
+            ])
         }
     }
 
@@ -89,7 +94,12 @@ public struct IMDFArchive: Sendable {
             }
         }
         guard files["venue.geojson"] != nil else {
-            throw IMDFError([.init(file: name, message: "no venue.geojson: not an IMDF archive (expected manifest.json, venue.geojson, level.geojson, unit.geojson, …)")])
+            throw IMDFError([
+                .init(
+                    file: name,
+                    message: "no venue.geojson: not an IMDF archive (expected manifest.json, venue.geojson, level.geojson, unit.geojson, …)"
+                )
+            ])
         }
         return IMDFArchive(files: files)
     }

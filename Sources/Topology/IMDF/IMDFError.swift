@@ -32,6 +32,7 @@ public struct IMDFError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "invalid IMDF archive (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n" + problems.map(\.description).joined(separator: "\n")
+        "invalid IMDF archive (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n"
+            + problems.map(\.description).joined(separator: "\n")
     }
 }

@@ -31,7 +31,8 @@ struct IMDFFeature {
             } else if let number = feature["id"] as? NSNumber {
                 id = number.stringValue
             } else {
-                problems.append(.init(file: file, featureID: "#\(index + 1)", field: "id", message: "missing (every IMDF feature has an id)"))
+                problems.append(
+                    .init(file: file, featureID: "#\(index + 1)", field: "id", message: "missing (every IMDF feature has an id)"))
                 continue
             }
             result.append(
@@ -85,7 +86,8 @@ struct IMDFFeature {
     /// The outer rings of a Polygon or MultiPolygon geometry, as [lon, lat] lists.
     func polygons(problems: inout [IMDFError.Problem]) -> [[(lon: Double, lat: Double)]]? {
         guard let geometry else {
-            problems.append(problem("geometry", "missing (a \(file.replacingOccurrences(of: ".geojson", with: "")) needs a Polygon or MultiPolygon)"))
+            problems.append(
+                problem("geometry", "missing (a \(file.replacingOccurrences(of: ".geojson", with: "")) needs a Polygon or MultiPolygon)"))
             return nil
         }
         let type = geometry["type"] as? String ?? "(none)"
@@ -129,7 +131,10 @@ struct IMDFFeature {
     ) -> [(lon: Double, lat: Double)]? {
         let points = list.compactMap(Self.position)
         guard points.count == list.count, points.count >= count else {
-            problems.append(problem("geometry", "\(what) needs at least \(count) [longitude, latitude] positions, got \(list.count) (\(points.count) readable)"))
+            problems.append(
+                problem(
+                    "geometry",
+                    "\(what) needs at least \(count) [longitude, latitude] positions, got \(list.count) (\(points.count) readable)"))
             return nil
         }
         return points

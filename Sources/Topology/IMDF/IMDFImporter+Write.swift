@@ -55,7 +55,8 @@ extension IMDFImporter.Result {
             },
             record: { row in
                 let id = row.string(columns["id"] ?? -1)
-                guard !id.isEmpty, case .success(let x)? = row.number(columns["x"] ?? -1), case .success(let y)? = row.number(columns["y"] ?? -1)
+                guard !id.isEmpty, case .success(let x)? = row.number(columns["x"] ?? -1),
+                    case .success(let y)? = row.number(columns["y"] ?? -1)
                 else { return }
                 let level = row.string(columns["level"] ?? -1)
                 guard let room = rooms.room(x: x, y: y, level: level), roomsWithWaypoint.contains(areas[room].id) else { return }

@@ -86,7 +86,9 @@ public struct IMDFImporter: Sendable {
         }
         let origin = GeoOrigin(latitude: display.lat, longitude: display.lon)
         let name = sanitized(venue.label("name", language: language) ?? "imdf-venue")
-        func project(_ position: (lon: Double, lat: Double)) -> PlanarPoint { origin.project(latitude: position.lat, longitude: position.lon) }
+        func project(_ position: (lon: Double, lat: Double)) -> PlanarPoint {
+            origin.project(latitude: position.lat, longitude: position.lon)
+        }
 
         // Levels by ordinal.
         var levelID: [String: String] = [:]
@@ -124,7 +126,8 @@ public struct IMDFImporter: Sendable {
         for feature in features("unit.geojson", required: true) {
             let level = level(of: feature)
             guard let rings = feature.polygons(problems: &problems), let level else { continue }
-            if let geometry = feature.geometry, geometry["type"] as? String == "Polygon", let coordinates = geometry["coordinates"] as? [Any],
+            if let geometry = feature.geometry, geometry["type"] as? String == "Polygon",
+                let coordinates = geometry["coordinates"] as? [Any],
                 coordinates.count > 1
             {
                 holes += 1
@@ -142,10 +145,17 @@ public struct IMDFImporter: Sendable {
                     if polygon.contains(x: projected.x, y: projected.y) { inside = projected }
                 }
                 if part == 0 { unitIndexByFeature[feature.id] = units.count }
-                units.append(Unit(feature: feature, areaID: rings.count == 1 ? baseID : "\(baseID)-\(part + 1)", level: level, polygon: polygon, waypoint: inside))
+                units.append(
+                    Unit(
+                        feature: feature, areaID: rings.count == 1 ? baseID : "\(baseID)-\(part + 1)", level: level, polygon: polygon,
+                        waypoint: inside))
             }
         }
-        if holes > 0 { warnings.append("unit.geojson: \(holes) unit\(holes == 1 ? " has" : "s have") holes; only the outer outline is kept (rooms drawn inside it take their own area)") }
+        if holes > 0 {
+            warnings.append(
+                "unit.geojson: \(holes) unit\(holes == 1 ? " has" : "s have") holes; only the outer outline is kept (rooms drawn inside it take their own area)"
+            )
+        }
 
         // Openings → door waypoints, linked to the units whose outline they lie on.
         var waypoints: [(id: String, point: PlanarPoint, level: String)] = []
@@ -238,7 +248,9 @@ public struct IMDFImporter: Sendable {
                 units[index].linked = true
                 units[container].linked = true
             } else if !units[index].linked {
-                warnings.append("unit.geojson: feature '\(units[index].feature.id)': no opening and inside no other unit; its room is kept, with no waypoint")
+                warnings.append(
+                    "unit.geojson: feature '\(units[index].feature.id)': no opening and inside no other unit; its room is kept, with no waypoint"
+                )
             }
         }
         guard problems.isEmpty else { throw IMDFError(problems) }

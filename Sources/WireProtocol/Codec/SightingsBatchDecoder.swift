@@ -403,7 +403,8 @@ extension BeaconIdentity {
         case .eddystoneUID:
             guard let namespace else { return .failure(MissingSightingField(name: "namespace")) }
             guard let instance else { return .failure(MissingSightingField(name: "instance")) }
-            return .success(BeaconIdentity(high: namespace.high, low: namespace.low << 48 | instance, major: 0, minor: 0, kind: .eddystoneUID))
+            return .success(
+                BeaconIdentity(high: namespace.high, low: namespace.low << 48 | instance, major: 0, minor: 0, kind: .eddystoneUID))
         case .eddystoneURL, .eddystoneTLM, .eddystoneUnknown:
             return .success(BeaconIdentity(high: 0, low: address, major: 0, minor: 0, kind: .address))
         }

@@ -38,7 +38,8 @@ public struct GatewayConfiguration: VersionedPayload, Equatable {
         /// Why it is kept: `regions` (the venue's region beacons, for self-calibration) or `clients`.
         public var why: String?
 
-        public init(uuid: String? = nil, majors: [UInt16]? = nil, namespace: String? = nil, addresses: [String]? = nil, why: String? = nil) {
+        public init(uuid: String? = nil, majors: [UInt16]? = nil, namespace: String? = nil, addresses: [String]? = nil, why: String? = nil)
+        {
             self.uuid = uuid
             self.majors = majors
             self.namespace = namespace

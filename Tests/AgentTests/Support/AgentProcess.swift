@@ -13,7 +13,7 @@ final class AgentProcess: @unchecked Sendable {
             throw AgentProcessError(message: BuiltProduct.missingMessage("beaconfleet"))
         }
         output = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         process.executableURL = executable
         process.arguments = ["agent"] + arguments

@@ -41,8 +41,7 @@ struct VenueBroker {
     static func start() async throws -> VenueBroker {
         // openssl runs synchronously: on a new thread of its own, not one of the cooperative pool (nor behind heavyWork's queue of simulations).
         let certificates = try await onOwnThread { try TestCertificates.make() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("venue-broker-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("venue-broker")
         let file = directory.appendingPathComponent("dynamic-security.json").path
         let initialize = Process()
         initialize.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_ctrl")

@@ -1,0 +1,7 @@
+// `decode`: see BenchmarkCases for the workload, its figure and its baseline.
+import Benchmark
+import BenchmarkRegistration
+
+let benchmarks: @Sendable () -> Void = {
+    registerWorkloadPair("decode")
+}
