@@ -100,10 +100,14 @@ struct GatewayConfigurationBrokerTests {
         return GatewayConfiguration.plan(for: try #require(topology.gateways.first { $0.id == "gw-1" }), in: topology).revision
     }
 
-    @Test("a gateway whose filter is changed at the coordinator applies it within one window")
-    func changeAppliesWithinOneWindow() async throws {
-        // 100 beacons: majors 100 (0–49) and 101 (50–99), each every 0.1 s, for 40 s of real time.
-        let capture = try SyntheticCapture(beacons: 100, duration: 40).write()
+    /// What both broker tests start from: a capture of 100 beacons for `captureSeconds`, a venue
+    /// admitting major 100, a spool path, a broker, a collector of gw-1's output and a coordinator
+    /// on the venue; all removed or stopped afterwards.
+    func withCoordinatedGateway(
+        captureSeconds: Double,
+        _ body: (String, URL, String, MosquittoBroker, SightingsCollector, Task<Void, any Error>) async throws -> Void
+    ) async throws {
+        let capture = try SyntheticCapture(beacons: 100, duration: captureSeconds).write()
         defer { try? FileManager.default.removeItem(atPath: capture) }
         let venue = try venue(admitting: 100)
         defer { try? FileManager.default.removeItem(at: venue) }
@@ -113,6 +117,14 @@ struct GatewayConfigurationBrokerTests {
             let collector = try await SightingsCollector(broker: broker.url, topics: topics, gateway: gateway)
             let coordinator = try startCoordinator(venue, broker)
             defer { coordinator.cancel() }
+            try await body(capture, venue, spool, broker, collector, coordinator)
+        }
+    }
+
+    @Test("a gateway whose filter is changed at the coordinator applies it within one window")
+    func changeAppliesWithinOneWindow() async throws {
+        // 100 beacons: majors 100 (0–49) and 101 (50–99), each every 0.1 s, for 40 s of real time.
+        try await withCoordinatedGateway(captureSeconds: 40) { capture, venue, spool, broker, collector, coordinator in
             let agent = try startAgent(capture, broker, spool: spool)
 
             // The retained configuration (admit major 100) is applied: batches hold major 100 only.
@@ -147,16 +159,7 @@ struct GatewayConfigurationBrokerTests {
 
     @Test("a gateway offline during the change applies it when it returns (the configuration is retained)")
     func offlineGatewayAppliesOnReturn() async throws {
-        let capture = try SyntheticCapture(beacons: 100, duration: 60).write()
-        defer { try? FileManager.default.removeItem(atPath: capture) }
-        let venue = try venue(admitting: 100)
-        defer { try? FileManager.default.removeItem(at: venue) }
-        let spool = FileManager.default.temporaryDirectory.appendingPathComponent("spool-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: spool) }
-        try await withMosquittoBroker { broker in
-            let collector = try await SightingsCollector(broker: broker.url, topics: topics, gateway: gateway)
-            let coordinator = try startCoordinator(venue, broker)
-            defer { coordinator.cancel() }
+        try await withCoordinatedGateway(captureSeconds: 60) { capture, venue, spool, broker, collector, coordinator in
             var running = try startAgent(capture, broker, spool: spool)
             _ = try await waitForRevision(try expectedRevision(venue), collector, within: .seconds(20))
             #expect(running.agent.configurationRevision == (try expectedRevision(venue)))
