@@ -225,17 +225,20 @@ extension CoordinatorEngine {
         }
         counters.unknownReferences += absorbRanged(report.ranged, into: &record, time: time)
         // A region the version this report applied added started inside (an enter: its
-        // requestState answer) or outside: what the phone's iOS counts as "in range".
-        let topology = venue.topology
-        record.inRange.answer(
-            version: report.version,
-            entered: Set(
-                report.events.lazy.filter { $0.type == .enter }.compactMap { topology.regionIndex(id: $0.region).map(Int32.init) }),
-            ranged: Set(
-                report.ranged.lazy.compactMap { BeaconIdentity(uuid: $0.uuid, major: $0.major, minor: $0.minor) }.compactMap {
-                    self.venue.regionByBeacon[$0]
-                }),
-            monitored: record.regions, at: now)
+        // requestState answer) or outside: what the phone's iOS counts as "in range". Only while
+        // a probe waits for its answer (most reports have none to give).
+        if record.inRange.isWaiting {
+            let topology = venue.topology
+            record.inRange.answer(
+                version: report.version,
+                entered: Set(
+                    report.events.lazy.filter { $0.type == .enter }.compactMap { topology.regionIndex(id: $0.region).map(Int32.init) }),
+                ranged: Set(
+                    report.ranged.lazy.compactMap { BeaconIdentity(uuid: $0.uuid, major: $0.major, minor: $0.minor) }.compactMap {
+                        self.venue.regionByBeacon[$0]
+                    }),
+                monitored: record.regions, at: now)
+        }
         // Reconciliation: what iOS monitors is the truth, but only about the version the phone says
         // it applied. A list sent before the phone applied our latest version (or before it applied
         // any: no `version`) is stale and says nothing; a phone that has applied nothing has refused

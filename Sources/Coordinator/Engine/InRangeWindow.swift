@@ -35,6 +35,9 @@ struct InRangeWindow: Equatable {
     private(set) var outsideAfter: Int64 = Self.assumed
     private var probes: [Probe] = []
 
+    /// Whether a probe waits for the phone's answer.
+    var isWaiting: Bool { !probes.isEmpty }
+
     /// The window the planner assumes for this phone, milliseconds.
     var window: Int64 { Swift.max(Self.shortest, Swift.min(outsideAfter, Self.assumed)) }
 
@@ -55,7 +58,6 @@ struct InRangeWindow: Equatable {
     /// ranges again once it applied the version says nothing: an enter then may be a detection
     /// after the add as well as the answer that it started inside.
     mutating func answer(version: UInt64?, entered: Set<Int32>, ranged: Set<Int32>, monitored: [Int32], at now: Int64) {
-        guard !probes.isEmpty else { return }
         var kept: [Probe] = []
         for var probe in probes {
             if let version, version >= probe.version, probe.applied == nil { probe.applied = now }
