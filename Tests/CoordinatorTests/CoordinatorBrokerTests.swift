@@ -127,12 +127,17 @@ struct CoordinatorBrokerTests {
                 process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: named)
                 let messages = phone.messages
                 try await phone.subscribe(topics.clientRegions(try Identifier("phone-late")))
-                let answer: MQTTMessage? = try await withTimeout(.seconds(30), "regions for phone-late") {
-                    () async throws -> MQTTMessage? in
-                    for await message in messages where message.topic.hasSuffix("/phone-late/regions") && !message.payload.isEmpty {
-                        return message
+                let answer: MQTTMessage?
+                do {
+                    answer = try await withTimeout(.seconds(30), "regions for phone-late") { () async throws -> MQTTMessage? in
+                        for await message in messages where message.topic.hasSuffix("/phone-late/regions") && !message.payload.isEmpty {
+                            return message
+                        }
+                        return nil
                     }
-                    return nil
+                } catch {
+                    let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                    throw CoordinatorError("\(error); the coordinator's log:\n\(text)")
                 }
                 let regions = try WireCoding.decode(RegionsMessage.self, from: try #require(answer).payload, topic: "regions")
                 #expect(regions.version >= 1)

@@ -91,13 +91,20 @@ enum CoordinatorHarness {
         return process
     }
 
-    /// Waits until the launched coordinator answers `/healthz`: up to 60 s, since a debug binary
-    /// starting beside a loaded machine's other work (a release build, in one CI run) can take more
-    /// than 20. A bound, not a measure of speed. On failure the error says whether the process is
-    /// still running and ends with its log.
-    static func waitUntilServing(port: Int, process: Process, log: URL) async throws {
+    /// Waits until the launched coordinator's `/healthz` answers `200`: connected, and the broker
+    /// acknowledged its subscriptions, so a report sent from now on is answered or, for a named
+    /// coordinator, kept by the broker (`subscribed: false`: any answer, a `503` too). Up to 60 s,
+    /// since a debug binary starting beside a loaded machine's other work (a release build, in one
+    /// CI run) can take more than 20. A bound, not a measure of speed. On failure the error says
+    /// whether the process is still running and ends with its log.
+    static func waitUntilServing(port: Int, process: Process, log: URL, subscribed: Bool = true) async throws {
         do {
-            _ = try await get(port: port, "/healthz", within: .seconds(60))
+            try await withTimeout(.seconds(60), "GET /healthz answering \(subscribed ? "200" : "at all")") {
+                while true {
+                    if let (code, _, _) = try? await httpGet(port: port, "/healthz", headers: []), code == 200 || !subscribed { return }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
         } catch {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             let state = process.isRunning ? "still running" : "exited with \(process.terminationStatus)"

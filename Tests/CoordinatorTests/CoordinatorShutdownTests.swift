@@ -129,7 +129,7 @@ struct CoordinatorShutdownTests {
             broker: broker, statePath: directory.appendingPathComponent("state.sqlite").path, httpPort: port, log: log,
             extraArguments: ["--home-assistant"])
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)  // /healthz answers 503
+        try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log, subscribed: false)  // /healthz answers 503
         kill(process.processIdentifier, SIGTERM)
         let status = try await withTimeout(.seconds(30), "the coordinator to exit after SIGTERM without a broker") { [process] in
             while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }

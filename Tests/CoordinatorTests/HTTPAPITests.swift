@@ -42,7 +42,7 @@ struct HTTPAPITests {
         let (healthCode, healthBody) = try await CoordinatorHarness.get(port: port, "/healthz")
         #expect(healthCode == 200)
         let health = try #require(try JSONSerialization.jsonObject(with: healthBody) as? [String: Any])
-        #expect(health["status"] as? String == "ok" && health["clients"] as? Int == 0, "\(health)")
+        #expect(health["status"] as? String == "ok" && health["subscribed"] as? Bool == true && health["clients"] as? Int == 0, "\(health)")
 
         let (pageCode, page) = try await CoordinatorHarness.get(port: port, "/")
         #expect(pageCode == 200)

@@ -14,15 +14,18 @@ enum CoordinatorHTTPServer {
     /// An HTTP application (a `Service`) serving `core` on `host`:`port`; `onServerRunning` is told
     /// the port it listens on. ``CoordinatorApplication`` runs it after the ``CoordinatorService``.
     static func make(
-        core: CoordinatorCore, metrics: CoordinatorMetrics, client: MQTTClient, gateways: GatewayDirectory? = nil, host: String, port: Int,
+        core: CoordinatorCore, metrics: CoordinatorMetrics, client: MQTTClient, subscribed: @escaping @Sendable () -> Bool,
+        gateways: GatewayDirectory? = nil, host: String, port: Int,
         token: HTTPAccessToken? = nil, onServerRunning: @escaping @Sendable (Int?) async -> Void = { _ in }, logger: Logger
     ) -> some ApplicationProtocol {
         let router = Router()
         if let token { router.add(middleware: BearerTokenMiddleware(token: token)) }
         router.get("/healthz") { _, _ -> Response in
             let state = client.connectionState
-            let health = Health(status: state.isConnected ? "ok" : "degraded", broker: "\(state)", clients: await core.clientCount)
-            return try JSONLine.response(health, status: state.isConnected ? .ok : .serviceUnavailable)
+            let ready = state.isConnected && subscribed()
+            let health = Health(
+                status: ready ? "ok" : "degraded", broker: "\(state)", subscribed: subscribed(), clients: await core.clientCount)
+            return try JSONLine.response(health, status: ready ? .ok : .serviceUnavailable)
         }
         router.get("/metrics") { _, _ -> Response in
             Response(
@@ -97,11 +100,12 @@ enum CoordinatorHTTPServer {
     }
 }
 
-/// `GET /healthz`'s answer: `{"broker": "connected…", "clients": N, "status": "ok"}` (`degraded`,
-/// with a `503`, while the broker is not connected).
+/// `GET /healthz`'s answer: `{"broker": "connected", "clients": N, "status": "ok", "subscribed": true}`
+/// (`degraded`, with a `503`, until the broker is connected and has acknowledged the subscriptions).
 struct Health: Encodable, Sendable {
     var status: String
     var broker: String
+    var subscribed: Bool
     var clients: Int
 }
 

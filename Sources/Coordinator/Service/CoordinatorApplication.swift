@@ -71,7 +71,8 @@ public final class CoordinatorApplication: Service, Sendable {
             }
             services.append(
                 CoordinatorHTTPServer.make(
-                    core: service.core, metrics: service.metrics, client: client, gateways: gateways, host: host, port: port,
+                    core: service.core, metrics: service.metrics, client: client, subscribed: { service.isSubscribed }, gateways: gateways,
+                    host: host, port: port,
                     token: configuration.httpToken,
                     onServerRunning: { port in boundPort.set(port) }, logger: logger))
         } else {

@@ -33,6 +33,10 @@ public final class CoordinatorService: Service, Sendable {
     private let topologyStamp: TopologyStamp
     /// Whether the subscriptions went through (a shutdown before that closes the client at once).
     private let subscribed = Mutex(false)
+
+    /// Whether the broker acknowledged every subscription: from then on a message for this
+    /// coordinator is delivered or, with a persistent session, kept for it while it is away.
+    public var isSubscribed: Bool { subscribed.withLock { $0 } }
     /// Partitioned coordinators: the `regions` topics whose last set went out without a live copy
     /// (``enqueueLiveCopy(topic:payload:)``).
     let liveCopyGaps = Mutex<Set<String>>([])
