@@ -13,8 +13,11 @@ public import Topology
 /// 2. **inside**: regions whose beacon the phone may detect now (reported inside, or within
 ///    detection range plus the position's uncertainty) and that it has not yet arrived at
 ///    (within their radius), nearest first: monitoring one now is iOS telling the app about it
-///    (`requestState` answers *inside*), which is all an approach needs. At most the slots left
-///    less ``FrontierPlannerConfiguration/frontierReserve``;
+///    (`requestState` answers *inside*), which is all an approach needs. So only those iOS has not
+///    yet told the app about on this approach (``PlanRequest/told``) are taken here, arrived at or
+///    not (the estimate may run ahead): where more regions are in range than slots, the set
+///    rotates through them while the phone is awake, and a told one leaves its slot to the
+///    frontier. At most the slots left less ``FrontierPlannerConfiguration/frontierReserve``;
 /// 3. **frontier**: quiet regions (not detectable now) chosen so that every quiet region within
 ///    ``FrontierPlannerConfiguration/horizon`` metres of walking is *shielded*: monitored itself,
 ///    or lying, arrival disk and ``FrontierPlannerConfiguration/wakeMargin`` included, inside the
@@ -48,6 +51,7 @@ public struct FrontierPlanner: RegionPlanning {
         let reportedInside = Set(request.inside)
         let heard = Set(request.heard)
         let warm = Set(request.warm)
+        let told = Set(request.told)
         let stateUnknown = Set(request.stateUnknown)
 
         var chosen: [PlannedRegion] = []
@@ -83,7 +87,8 @@ public struct FrontierPlanner: RegionPlanning {
             candidates.append(
                 Candidate(
                     region: entry.region, walking: entry.distance, straight: straight, detectable: detectable,
-                    arrived: straight <= regions[entry.region].radius, warm: !detectable && warm.contains(entry.region)))
+                    arrived: straight <= regions[entry.region].radius, warm: !detectable && warm.contains(entry.region),
+                    told: told.contains(entry.region)))
         }
         // Reported-inside regions beyond the ranking still count as inside.
         let ranked = Set(candidates.map(\.region))
@@ -91,7 +96,8 @@ public struct FrontierPlanner: RegionPlanning {
         for (region, distance) in zip(missing, search.distances(from: request.location, toRegions: missing)) {
             candidates.append(
                 Candidate(
-                    region: region, walking: distance ?? .infinity, straight: .infinity, detectable: true, arrived: false, warm: false))
+                    region: region, walking: distance ?? .infinity, straight: .infinity, detectable: true, arrived: false, warm: false,
+                    told: told.contains(region)))
         }
 
         func take(_ candidate: Candidate, _ slot: PlannedRegion.Slot) {
@@ -108,11 +114,13 @@ public struct FrontierPlanner: RegionPlanning {
         // A phone that runs in the foreground reports every second and is planned as it walks: it
         // needs few trip wires until it is suspended again.
         let reserve = Swift.min(free / 2, request.awake ? configuration.foregroundReserve : configuration.frontierReserve)
-        // Nearest first; those already monitored count as `incumbency` metres nearer (less churn).
+        // Only those not yet told (iOS telling the app is what the approach needs; a told one has
+        // had it, and keeps a slot only if one is left at the end). Nearest first; those already
+        // monitored count as `incumbency` metres nearer (less churn).
         func rank(_ c: Candidate) -> (Double, String) {
             (c.walking - (monitored.contains(c.region) ? configuration.incumbency : 0), regions[c.region].id)
         }
-        let approaching = candidates.filter { $0.detectable && !$0.arrived }.sorted { rank($0) < rank($1) }
+        let approaching = candidates.filter { $0.isApproaching && !$0.told }.sorted { rank($0) < rank($1) }
         for candidate in approaching.prefix(Swift.max(0, free - reserve)) { take(candidate, .inside) }
 
         // 3. Frontier: shield every quiet region within the horizon, nearest first.
@@ -198,7 +206,7 @@ public struct FrontierPlanner: RegionPlanning {
         let pinned = Set(topology.pinnedRegions.prefix(budget))
         guard pinned.isSubset(of: monitored) else { return nil }
         let byRegion = Dictionary(candidates.map { ($0.region, $0) }, uniquingKeysWith: { first, _ in first })
-        func approaching(_ region: Int) -> Bool { byRegion[region].map { $0.detectable && !$0.arrived } ?? false }
+        func approaching(_ region: Int) -> Bool { byRegion[region]?.isApproaching ?? false }
         // In range and monitored by the new set, but not by the old: these are added.
         let missing = candidates.filter { approaching($0.region) && freshSet.contains($0.region) && !monitored.contains($0.region) }.map(
             \.region)
@@ -257,6 +265,12 @@ public struct FrontierPlanner: RegionPlanning {
         /// Quiet by what the phone showed, but its beacon was ranged lately (``PlanRequest/warm``):
         /// added now it may start inside; a trip wire of last resort.
         var warm: Bool
+        /// iOS has told the app it is inside on this approach (``PlanRequest/told``).
+        var told: Bool
+
+        /// In range and still to be told: not yet arrived at (by the estimate), or arrived at but
+        /// never told (the estimate may run ahead of the phone).
+        var isApproaching: Bool { detectable && (!arrived || !told) }
     }
 }
 

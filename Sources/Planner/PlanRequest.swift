@@ -24,6 +24,10 @@ public struct PlanRequest: Sendable, Hashable {
     /// range (as far as its reports showed): quiet, though added now iOS might still count them
     /// *inside* (real phones take up to 30 s): trip wires of last resort.
     public var warm: [Int]
+    /// Regions in range that iOS has already told the app it is inside on this approach (an enter,
+    /// or the answer to `requestState`): the approach is covered, so a region in range not yet
+    /// told takes the slot first.
+    public var told: [Int]
     /// The phone says its app is in the foreground: it reports every second and is planned as it
     /// walks (a phone that does not say is planned for its next wake).
     public var awake: Bool
@@ -44,7 +48,8 @@ public struct PlanRequest: Sendable, Hashable {
     public var uncertainty: Double
 
     public init(
-        location: GraphLocation, monitored: [Int] = [], inside: [Int] = [], heard: [Int] = [], warm: [Int] = [], awake: Bool = false,
+        location: GraphLocation, monitored: [Int] = [], inside: [Int] = [], heard: [Int] = [], warm: [Int] = [], told: [Int] = [],
+        awake: Bool = false,
         stateUnknown: [Int] = [], budget: Int? = nil, uncertainty: Double = 0, now: Date
     ) {
         self.location = location
@@ -52,6 +57,7 @@ public struct PlanRequest: Sendable, Hashable {
         self.inside = inside
         self.heard = heard
         self.warm = warm
+        self.told = told
         self.awake = awake
         self.stateUnknown = stateUnknown
         self.budget = budget

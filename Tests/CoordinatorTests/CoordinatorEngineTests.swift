@@ -431,6 +431,28 @@ struct CoordinatorEngineTests {
         for tag: UInt16 in [1, 3, 4] { #expect(engine.snapshot(of: TestVenue.tagID(tag)) != nil, "tag \(tag)") }
     }
 
+    @Test("regions iOS told the app about (enters, requestState answers) leave their slots to regions in range it has not told yet")
+    func toldRegionsRotate() throws {
+        let engine = engine()  // 5 slots: the pinned region, 2 for the frontier, 2 in range
+        let inRange = (8...12).map { "r\($0)" }
+        let ranged = (8...12).map { minor in
+            RangedBeacon(
+                uuid: TestVenue.regionUUID, major: 1, minor: UInt16(minor), rssi: Int(TestVenue.rssi(distance: abs(Double(minor * 5) - 50)))
+            )
+        }
+        try engine.feed(report("p"), ClientReport(ranged: ranged), at: 0)
+        let first = try #require(engine.step(at: 0).regionsMessages.last?.1)
+        let firstInRange = Set(first.regions.map(\.id)).intersection(inRange)
+        #expect(firstInRange.count == 2, "\(first.regions.map(\.id))")
+        // The phone applied it and iOS answered inside for those (reported as enters).
+        let answers = firstInRange.sorted().map { RegionEvent(type: .enter, region: $0) }
+        try engine.feed(
+            report("p"), ClientReport(ranged: ranged, events: answers, monitored: first.regions.map(\.id), version: first.version), at: 1)
+        let second = try #require(engine.step(at: 1).regionsMessages.last?.1)
+        let secondInRange = Set(second.regions.map(\.id)).intersection(inRange)
+        #expect(secondInRange.count == 2 && secondInRange.isDisjoint(with: firstInRange), "\(second.regions.map(\.id))")
+    }
+
     @Test("restored clients continue their versions; idle ones expire and their regions are cleared")
     func restoreAndExpire() throws {
         let engine = engine()

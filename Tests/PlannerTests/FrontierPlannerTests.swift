@@ -49,9 +49,9 @@ import Topology
         #expect(plan.regions.first?.id == "all" && plan.regions.first?.slot == .pinned)
         let inside = plan.regions.filter { $0.slot == .inside }.map(\.id)
         // Within the 20 m reach (10 m detection range, a lucky reading 1.5 × 5 dB stronger) of
-        // x = 90 and not within 1.5 m: x = 72 … 108 but 90 → c24…c36 less c30.
+        // x = 90: x = 72 … 108 → c24…c36, c30 too (the phone is there, but iOS has not told it yet).
         #expect(venue.reachRanges[0].rounded() == 20)
-        #expect(Set(inside) == Set((24...36).filter { $0 != 30 }.map { "c\($0)" }), "\(inside)")
+        #expect(Set(inside) == Set((24...36).map { "c\($0)" }), "\(inside)")
         let frontier = plan.regions.filter { $0.slot == .frontier }.map { venue.regionIndex(id: $0.id)! }
         #expect(frontier.count >= Self.handWorked.frontierReserve)
         // Every frontier region is quiet: out of reach now.
@@ -117,6 +117,28 @@ import Topology
         #expect(try Set(plan(inside: seen, unknown: monitored.filter { !seen.contains($0) })) == Set(truth))
     }
 
+    /// A region iOS has already told the app about on this approach has had what the approach
+    /// needs: the regions in range not yet told take the inside slots, the frontier the rest, and a
+    /// told one keeps a slot only when one is left.
+    @Test func toldRegionsLeaveTheirSlotsToThoseNotYetToldAndToTheFrontier() throws {
+        let venue = try Self.corridor(count: 60, spacing: 3)
+        let planner = FrontierPlanner(
+            topology: venue, configuration: FrontierPlannerConfiguration(budget: 8, wakeMargin: 3, frontierReserve: 3))
+        var request = try request(venue, x: 90)
+        request.heard = venue.indices((26...34).map { "c\($0)" })
+        request.told = venue.indices(["c29", "c30", "c31"])
+        let plan = planner.plan(request)
+        // 8 slots: the pinned one, 3 for the frontier, 4 in range: the nearest not yet told.
+        let inside = plan.regions.filter { $0.slot == .inside }.map(\.id)
+        #expect(Set(inside) == ["c27", "c28", "c32", "c33"], "\(plan.regions)")
+        #expect(plan.regions.count == 8)
+        #expect(!plan.regions.contains { ["c29", "c30", "c31"].contains($0.id) }, "\(plan.regions)")
+        // Without what iOS told, the nearest in range hold those slots.
+        request.told = []
+        let untold = planner.plan(request).regions.filter { $0.slot == .inside }.map(\.id)
+        #expect(Set(untold) == ["c29", "c30", "c31", "c28"] || Set(untold) == ["c29", "c30", "c31", "c32"], "\(untold)")
+    }
+
     @Test func aShieldCoversTheRegionsWhoseArrivalLiesWellInsideItsRange() throws {
         let venue = try Self.corridor(count: 10, spacing: 3)
         let planner = FrontierPlanner(topology: venue, configuration: Self.handWorked)
@@ -133,8 +155,9 @@ import Topology
         let planner = FrontierPlanner(topology: venue, configuration: Self.handWorked)
         var request = try request(venue, x: 90)
         request.heard = venue.indices(["c29", "c30", "c31"])
+        request.told = venue.indices(["c30"])
         let plan = planner.plan(request)
-        // In range: the two heard and not yet arrived at (c30 is), none of the others.
+        // In range: the two heard and not yet told (c30, where the phone is, was), none of the others.
         let inside = Set(plan.regions.filter { $0.slot == .inside }.map(\.id))
         #expect(inside == ["c29", "c31"], "\(plan.regions)")
         // c27 (9 m, within the declared 20 m reach) was not heard: a shield now.

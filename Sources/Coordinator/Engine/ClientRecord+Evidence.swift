@@ -90,13 +90,19 @@ extension ClientRecord {
     }
 
     /// Notes that the phone ranged `region` at `time`, and forgets regions not ranged within
-    /// `window` milliseconds of it (see ``CoordinatorEngine/heard(by:now:)``).
+    /// `window` milliseconds of it: their approach ended (see ``CoordinatorEngine/heard(by:now:)``).
     mutating func hear(_ region: Int32, at time: Int64, window: Int64) {
         if let at = heard.firstIndex(where: { $0.region == region }) {
             heard[at].time = max(heard[at].time, time)
         } else {
-            heard.append((region, time))
+            heard.append(HeardRegion(region: region, time: time, told: false))
         }
         if heard.contains(where: { time - $0.time >= window }) { heard.removeAll { time - $0.time >= window } }
+    }
+
+    /// iOS told the app it is inside `region` (an enter, or the answer to `requestState`) or, with
+    /// `false`, that it left: marks the approach of a region the phone ranges as told or not.
+    mutating func tell(_ region: Int32, _ told: Bool) {
+        if let at = heard.firstIndex(where: { $0.region == region }) { heard[at].told = told }
     }
 }

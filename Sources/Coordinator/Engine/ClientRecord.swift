@@ -50,8 +50,9 @@ struct ClientRecord: Sendable {
     var regionEvidence: [RegionEvidence] = []
     var regionEvidenceTime = Timestamp.never
     /// The regions whose beacons a phone ranged lately, each with the newest time (milliseconds
-    /// since 1970, the report's clock): all of them, not only the strongest the estimate keeps.
-    var heard: [(region: Int32, time: Int64)] = []
+    /// since 1970, the report's clock) and whether iOS told the app it is inside: all of them, not
+    /// only the strongest the estimate keeps.
+    var heard: [HeardRegion] = []
     /// How recently this phone's iOS must have detected a beacon for a region added now to start
     /// inside, as its reports show it (see ``InRangeWindow``).
     var inRange = InRangeWindow()
@@ -130,4 +131,14 @@ extension ClientRecord {
     mutating func noteStateKnown(_ region: Int32) {
         if !stateUnknown.isEmpty { stateUnknown.removeAll { $0 == region } }
     }
+}
+
+/// A region whose beacon a phone ranged lately (``ClientRecord/heard``).
+struct HeardRegion: Sendable, Equatable {
+    var region: Int32
+    /// When it was last ranged (milliseconds since 1970, the report's clock).
+    var time: Int64
+    /// iOS told the app it is inside (an enter, or the answer to `requestState`) since the phone
+    /// started hearing it: this approach is covered, and the slot can go to a region not yet told.
+    var told: Bool
 }

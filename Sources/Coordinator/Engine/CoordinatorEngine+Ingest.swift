@@ -204,6 +204,7 @@ extension CoordinatorEngine {
                 continue
             }
             record.noteStateKnown(region)
+            let at = event.time.map(Milliseconds.of) ?? time
             switch event.type {
             case .enter:
                 if !record.inside.contains(region) {
@@ -220,10 +221,15 @@ extension CoordinatorEngine {
                 }
                 record.regionEvidence.append(.exit(region))
             }
-            let at = event.time.map(Milliseconds.of) ?? time
             record.regionEvidenceTime = max(record.regionEvidenceTime, Timestamp(rawValue: at))
         }
         counters.unknownReferences += absorbRanged(report.ranged, into: &record, time: time)
+        // What iOS told the app about the regions it ranges (after the ranging, which a wake's
+        // first report carries with the enter that woke it).
+        for event in report.events {
+            guard let region = venue.topology.regionIndex(id: event.region) else { continue }
+            record.tell(Int32(region), event.type == .enter)
+        }
         // A region the version this report applied added started inside (an enter: its
         // requestState answer) or outside: what the phone's iOS counts as "in range". Only while
         // a probe waits for its answer (most reports have none to give).

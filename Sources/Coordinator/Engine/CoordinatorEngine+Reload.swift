@@ -25,6 +25,12 @@ extension CoordinatorEngine {
             record.vanished += record.regions.map { old.regions[Int($0)].id }.filter { topology.regionIndex(id: $0) == nil }
             record.regions = mapped
             record.inside = remap(record.inside)
+            record.stateUnknown = remap(record.stateUnknown)
+            record.heard = record.heard.compactMap { entry in
+                topology.regionIndex(id: old.regions[Int(entry.region)].id).map {
+                    HeardRegion(region: Int32($0), time: entry.time, told: entry.told)
+                }
+            }
             record.observations = record.observations.compactMap { o in
                 let anchor: Anchor
                 if let gateway = o.anchor.gateway {

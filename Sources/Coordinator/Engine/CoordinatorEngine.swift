@@ -382,21 +382,23 @@ public final class CoordinatorEngine {
     /// inside, so it cannot wake the phone) and *warm* before that (quiet by what the phone showed,
     /// a trip wire of last resort). Ages are measured on the report's own clock (a phone's clock
     /// may be off; a simulation's runs faster).
-    func heard(by record: ClientRecord, now: Int64) -> (hot: [Int], warm: [Int]) {
+    func heard(by record: ClientRecord, now: Int64) -> (hot: [Int], warm: [Int], told: [Int]) {
         guard record.isPhone, now - record.lastSeen <= Self.warmWindow, let newest = record.heard.lazy.map(\.time).max() else {
-            return ([], [])
+            return ([], [], [])
         }
         let window = record.inRange.window
         var hot: [Int] = []
         var warm: [Int] = []
+        var told: [Int] = []
         for entry in record.heard where newest - entry.time + (now - record.lastSeen) < Self.warmWindow {
             if newest - entry.time + (now - record.lastSeen) < window {
                 hot.append(Int(entry.region))
             } else {
                 warm.append(Int(entry.region))
             }
+            if entry.told { told.append(Int(entry.region)) }
         }
-        return (hot, warm)
+        return (hot, warm, told)
     }
 
     /// How long before `now` the phone last ranged each of `regions` (those it never ranged, or not
@@ -426,7 +428,7 @@ public final class CoordinatorEngine {
             let plan = venue.planner.plan(
                 PlanRequest(
                     location: location, monitored: previous.map(Int.init), inside: record.inside.map(Int.init),
-                    heard: ranged.hot, warm: ranged.warm, awake: record.phone?.foreground == true,
+                    heard: ranged.hot, warm: ranged.warm, told: ranged.told, awake: record.phone?.foreground == true,
                     stateUnknown: record.stateUnknown.map(Int.init), budget: budget,
                     uncertainty: record.confidence, now: Milliseconds.date(now)),
                 using: search)
