@@ -155,7 +155,9 @@ actor LiveWorld {
                 missedEntries.append("\(phones[i].id) \(region) at \(Int(seconds))s")
             }
             _ = await handset.applyDue(at: seconds)
-            let ranged = heard.sorted { $0.rssi > $1.rssi }.prefix(24).map { reading in  // the strongest: a report stays small
+            // All of them, as RegionSync reports what Core Location ranged (the coordinator plans with
+            // every beacon a phone ranged, and reads a region it did not as quiet).
+            let ranged = heard.sorted { $0.rssi > $1.rssi }.map { reading in
                 let identity = topology.regions[reading.region].identity
                 return RangedBeacon(uuid: identity.uuidString, major: identity.major ?? 0, minor: identity.minor ?? 0, rssi: reading.rssi)
             }
