@@ -39,26 +39,30 @@ public func withConnectedClient<Result>(
 
 /// Runs `body` with a fresh ``NATSCluster`` (`scripts/nats-cluster`) and stops it afterwards, also when `body` throws.
 public func withNATSCluster<Result>(_ body: (NATSCluster) async throws -> Result) async throws -> Result {
-    let cluster = try await NATSCluster.start(script: SharedData.packageRoot.appendingPathComponent("scripts/nats-cluster"))
-    do {
-        let result = try await body(cluster)
-        await cluster.stop()
-        return result
-    } catch {
-        await cluster.stop()
-        throw error
-    }
+    try await using(
+        try await NATSCluster.start(script: SharedData.packageRoot.appendingPathComponent("scripts/nats-cluster")),
+        stop: { await $0.stop() },
+        body)
 }
 
 /// Runs `body` with a fresh ``EtcdCluster`` (`scripts/etcd-cluster`) and stops it afterwards, also when `body` throws.
 public func withEtcdCluster<Result>(_ body: (EtcdCluster) async throws -> Result) async throws -> Result {
-    let cluster = try await EtcdCluster.start(script: SharedData.packageRoot.appendingPathComponent("scripts/etcd-cluster"))
+    try await using(
+        try await EtcdCluster.start(script: SharedData.packageRoot.appendingPathComponent("scripts/etcd-cluster")),
+        stop: { await $0.stop() },
+        body)
+}
+
+/// Runs `body` with `resource`, then `stop`s it, also when `body` throws.
+private func using<Resource, Result>(
+    _ resource: Resource, stop: (Resource) async -> Void, _ body: (Resource) async throws -> Result
+) async throws -> Result {
     do {
-        let result = try await body(cluster)
-        await cluster.stop()
+        let result = try await body(resource)
+        await stop(resource)
         return result
     } catch {
-        await cluster.stop()
+        await stop(resource)
         throw error
     }
 }
