@@ -198,6 +198,7 @@ extension CoordinatorEngine {
         // Region events are the phone's own truth about inside and outside, and evidence of range
         // for its estimate: an enter means iOS detected the beacon (within its detection range),
         // an exit that it has not for about 30 s. Neither puts the phone at the beacon.
+        let reported = record.regionEvidence.count
         for event in report.events {
             guard let region = venue.topology.regionIndex(id: event.region).map(Int32.init) else {
                 counters.unknownReferences += 1
@@ -226,19 +227,14 @@ extension CoordinatorEngine {
         counters.unknownReferences += absorbRanged(report.ranged, into: &record, time: time)
         // What iOS told the app about the regions it ranges (after the ranging, which a wake's
         // first report carries with the enter that woke it).
-        for event in report.events {
-            guard let region = venue.topology.regionIndex(id: event.region) else { continue }
-            record.tell(Int32(region), event.type == .enter)
-        }
+        for event in record.regionEvidence[reported...] { record.tell(event.region, event.isEnter) }
         // A region the version this report applied added started inside (an enter: its
         // requestState answer) or outside: what the phone's iOS counts as "in range". Only while
         // a probe waits for its answer (most reports have none to give).
         if record.inRange.isWaiting {
-            let topology = venue.topology
             record.inRange.answer(
                 version: report.version,
-                entered: Set(
-                    report.events.lazy.filter { $0.type == .enter }.compactMap { topology.regionIndex(id: $0.region).map(Int32.init) }),
+                entered: Set(record.regionEvidence[reported...].lazy.filter(\.isEnter).map(\.region)),
                 ranged: Set(
                     report.ranged.lazy.compactMap { BeaconIdentity(uuid: $0.uuid, major: $0.major, minor: $0.minor) }.compactMap {
                         self.venue.regionByBeacon[$0]
