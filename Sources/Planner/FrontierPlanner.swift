@@ -86,7 +86,8 @@ public struct FrontierPlanner: RegionPlanning {
                 }
             candidates.append(
                 Candidate(
-                    region: entry.region, walking: entry.distance, straight: straight, detectable: detectable,
+                    region: entry.region, walking: walking(entry.distance, straight: straight, radius: regions[entry.region].radius),
+                    straight: straight, detectable: detectable,
                     arrived: straight <= regions[entry.region].radius, warm: !detectable && warm.contains(entry.region),
                     told: told.contains(entry.region)))
         }
@@ -252,6 +253,15 @@ public struct FrontierPlanner: RegionPlanning {
         return apart + topology.regions[target].radius + configuration.wakeMargin <= topology.detectionRanges[shield]
     }
 
+    /// The walking distance to a region's edge the plan goes by: the graph's, but never more than
+    /// ``FrontierPlannerConfiguration/detourLimit`` times the straight line on the same level. The
+    /// estimate is snapped to the walkable graph, and on a sparse one (a waypoint per room) a few
+    /// metres of position error put it on a segment whose route to a region nearby goes round:
+    /// the phone may be walking the short way.
+    func walking(_ distance: Double, straight: Double, radius: Double) -> Double {
+        Swift.min(distance, Swift.max(0, straight - radius) * configuration.detourLimit)
+    }
+
     private struct Candidate {
         var region: Int
         /// Walking distance to the region's edge.
@@ -299,11 +309,16 @@ public struct FrontierPlannerConfiguration: Sendable, Hashable {
     /// Metres of walking a monitored region counts as nearer than it is when regions in range
     /// compete for slots: a region is swapped out only for one clearly nearer.
     public var incumbency: Double
+    /// A region's walking distance counts as at most this many times its straight-line distance
+    /// (same level): a detour longer than that is more likely the snapped estimate on the wrong
+    /// segment than the phone's real route.
+    public var detourLimit: Double
 
     public init(
         budget: Int = 20, wakeMargin: Double = 8, horizon: Double = 40, frontierReserve: Int = 8, candidates: Int = 120,
-        keepTolerance: Double = 10, incumbency: Double = 5, foregroundReserve: Int = 2
+        keepTolerance: Double = 10, incumbency: Double = 5, foregroundReserve: Int = 2, detourLimit: Double = 1.5
     ) {
+        self.detourLimit = detourLimit
         self.foregroundReserve = foregroundReserve
         self.keepTolerance = keepTolerance
         self.incumbency = incumbency

@@ -41,6 +41,37 @@ import Topology
             uncertainty: uncertainty, now: Date(timeIntervalSince1970: 0))
     }
 
+    /// Two parallel corridors 8 m apart, joined only at their far end, 60 m away: a region across
+    /// the gap is 8 m away in a straight line and 128 m by the graph. The plan counts at most
+    /// `detourLimit` times the straight line (a snapped estimate on the wrong corridor is likelier
+    /// than a phone walking round), and the graph's distance without a limit.
+    @Test func aDetourLongerThanTheLimitCountsAsTheShortWay() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("detour-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        var regions = "id,uuid,major,minor,x,y,level,radius,tags\n"
+        var links = "from,to\na10,b10\n"
+        for index in 0...10 {
+            regions += "a\(index),,1,\(index + 1),\(index * 6),0,L0,1.5,\nb\(index),,2,\(index + 1),\(index * 6),8,L0,1.5,\n"
+            if index > 0 { links += "a\(index - 1),a\(index)\nb\(index - 1),b\(index)\n" }
+        }
+        let files = [
+            "venue.conf": "uuid = 11111111-2222-3333-4444-555555555555\n", "levels.csv": "id\nL0\n", "regions.csv": regions,
+            "links.csv": links,
+        ]
+        for (name, text) in files { try Data(text.utf8).write(to: url.appendingPathComponent(name)) }
+        let venue = try Topology.load(directory: url)
+        func distance(to id: String, limit: Double) throws -> Double? {
+            let planner = FrontierPlanner(topology: venue, configuration: FrontierPlannerConfiguration(detourLimit: limit))
+            return try #require(planner.plan(try request(venue, x: 0)).regions.first { $0.id == id }).distance
+        }
+        let limited = try #require(try distance(to: "b0", limit: 1.5))
+        #expect(abs(limited - (8 - 1.5) * 1.5) < 0.01)
+        let graph = try #require(try distance(to: "b0", limit: .infinity))
+        #expect(graph > 120)
+        // A region on the phone's own corridor keeps its walking distance.
+        #expect(abs((try distance(to: "a2", limit: 1.5) ?? 0) - (12 - 1.5)) < 0.01)
+    }
+
     @Test func detectableRegionsFirstThenShieldsForEveryQuietRegionWithinTheHorizon() throws {
         let venue = try Self.corridor(count: 60, spacing: 3)  // 177 m, detection 10 m
         let planner = FrontierPlanner(topology: venue, configuration: Self.handWorked)
