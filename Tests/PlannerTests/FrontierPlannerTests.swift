@@ -12,20 +12,13 @@ import Topology
     /// `count` regions every `spacing` metres along a corridor at y = 0 (radius 1.5, detection 10 m
     /// at the default power), a pinned UUID-only region, linked in a line.
     static func corridor(count: Int, spacing: Double) throws -> Topology {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("frontier-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         var regions = "id,uuid,major,minor,x,y,level,radius,tags\nall,,,,,,,,pinned\n"
         var links = "from,to\n"
         for index in 0..<count {
             regions += "c\(index),,1,\(index + 1),\(Double(index) * spacing),0,L0,1.5,\n"
             if index > 0 { links += "c\(index - 1),c\(index)\n" }
         }
-        let files = [
-            "venue.conf": "uuid = 11111111-2222-3333-4444-555555555555\n", "levels.csv": "id\nL0\n", "regions.csv": regions,
-            "links.csv": links,
-        ]
-        for (name, text) in files { try Data(text.utf8).write(to: url.appendingPathComponent(name)) }
-        return try Topology.load(directory: url)
+        return try PlannerFixture.venue(regions: regions, links: links)
     }
 
     /// The configuration the hand-worked corridor cases below were drawn for: a 3 m wake margin and
@@ -46,20 +39,13 @@ import Topology
     /// `detourLimit` times the straight line (a snapped estimate on the wrong corridor is likelier
     /// than a phone walking round), and the graph's distance without a limit.
     @Test func aDetourLongerThanTheLimitCountsAsTheShortWay() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("detour-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         var regions = "id,uuid,major,minor,x,y,level,radius,tags\n"
         var links = "from,to\na10,b10\n"
         for index in 0...10 {
             regions += "a\(index),,1,\(index + 1),\(index * 6),0,L0,1.5,\nb\(index),,2,\(index + 1),\(index * 6),8,L0,1.5,\n"
             if index > 0 { links += "a\(index - 1),a\(index)\nb\(index - 1),b\(index)\n" }
         }
-        let files = [
-            "venue.conf": "uuid = 11111111-2222-3333-4444-555555555555\n", "levels.csv": "id\nL0\n", "regions.csv": regions,
-            "links.csv": links,
-        ]
-        for (name, text) in files { try Data(text.utf8).write(to: url.appendingPathComponent(name)) }
-        let venue = try Topology.load(directory: url)
+        let venue = try PlannerFixture.venue(regions: regions, links: links)
         func distance(to id: String, limit: Double) throws -> Double? {
             let planner = FrontierPlanner(topology: venue, configuration: FrontierPlannerConfiguration(detourLimit: limit))
             return try #require(planner.plan(try request(venue, x: 0)).regions.first { $0.id == id }).distance

@@ -12,14 +12,20 @@ enum PlannerFixture {
     /// Six regions r1…r6 on a straight corridor at x = 0, 10, …, 50 (radius 1), plus a pinned
     /// UUID-only region: distances can be worked out by hand.
     static func corridor() throws -> Topology {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("planner-test-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         var regions = "id,uuid,major,minor,x,y,level,radius,tags\nall,,,,,,,,pinned\n"
         var links = "from,to\n"
         for index in 1...6 {
             regions += "r\(index),,1,\(index),\((index - 1) * 10),0,L0,1,\n"
             if index > 1 { links += "r\(index - 1),r\(index)\n" }
         }
+        return try venue(regions: regions, links: links)
+    }
+
+    /// A one-level venue of these `regions.csv` and `links.csv` (the regions are the graph's
+    /// nodes), written to a directory of its own and loaded.
+    static func venue(regions: String, links: String) throws -> Topology {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("planner-test-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         let files = [
             "venue.conf": "uuid = 11111111-2222-3333-4444-555555555555\n",
             "levels.csv": "id\nL0\n",
