@@ -453,6 +453,36 @@ struct CoordinatorEngineTests {
         #expect(secondInRange.count == 2 && secondInRange.isDisjoint(with: firstInRange), "\(second.regions.map(\.id))")
     }
 
+    @Test("a region the phone monitors while it ranges it is told without an enter, until it goes unranged for a window")
+    func monitoredWhileRangedIsTold() throws {
+        let engine = engine()  // 5 slots: the pinned region, 2 for the frontier, 2 in range
+        let inRange = (8...12).map { "r\($0)" }
+        let ranged = (8...12).map { minor in
+            RangedBeacon(
+                uuid: TestVenue.regionUUID, major: 1, minor: UInt16(minor), rssi: Int(TestVenue.rssi(distance: abs(Double(minor * 5) - 50)))
+            )
+        }
+        try engine.feed(report("p"), ClientReport(ranged: ranged), at: 0)
+        let first = try #require(engine.step(at: 0).regionsMessages.last?.1)
+        let firstInRange = Set(first.regions.map(\.id)).intersection(inRange)
+        #expect(firstInRange.count == 2, "\(first.regions.map(\.id))")
+        // iOS monitors them while the phone ranges them; their enters never reached the coordinator
+        // (an enter is sent once per stay inside, and this stay began before the record of it).
+        try engine.feed(report("p"), ClientReport(ranged: ranged, monitored: first.regions.map(\.id), version: first.version), at: 1)
+        let second = try #require(engine.step(at: 1).regionsMessages.last?.1)
+        let secondInRange = Set(second.regions.map(\.id)).intersection(inRange)
+        #expect(secondInRange.count == 2 && secondInRange.isDisjoint(with: firstInRange), "\(second.regions.map(\.id))")
+        // The phone slept 40 s, ranging nothing: at the next wake the first two are on a new
+        // approach, not told yet, and take the slots back from the second two (told now). (Ranged
+        // first: the others' records are dropped as stale once a newer hearing is noted.)
+        let firstRangedFirst =
+            ranged.filter { firstInRange.contains("r\($0.minor)") } + ranged.filter { !firstInRange.contains("r\($0.minor)") }
+        try engine.feed(
+            report("p"), ClientReport(ranged: firstRangedFirst, monitored: second.regions.map(\.id), version: second.version), at: 41)
+        let third = try #require(engine.step(at: 41).regionsMessages.last?.1)
+        #expect(Set(third.regions.map(\.id)).intersection(inRange) == firstInRange, "\(third.regions.map(\.id))")
+    }
+
     @Test("restored clients continue their versions; idle ones expire and their regions are cleared")
     func restoreAndExpire() throws {
         let engine = engine()

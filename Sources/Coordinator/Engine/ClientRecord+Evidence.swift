@@ -91,8 +91,14 @@ extension ClientRecord {
 
     /// Notes that the phone ranged `region` at `time`, and forgets regions not ranged within
     /// `window` milliseconds of it: their approach ended (see ``CoordinatorEngine/heard(by:now:)``).
+    /// A region told on its last approach and not ranged for a window since (the phone slept
+    /// through the gap) is on a new one, not told yet: the plan is due again.
     mutating func hear(_ region: Int32, at time: Int64, window: Int64) {
         if let at = heard.firstIndex(where: { $0.region == region }) {
+            if heard[at].told, time - heard[at].time >= window {
+                heard[at].told = false
+                forcePlan = true
+            }
             heard[at].time = max(heard[at].time, time)
         } else {
             heard.append(HeardRegion(region: region, time: time, told: false))
@@ -104,5 +110,13 @@ extension ClientRecord {
     /// `false`, that it left: marks the approach of a region the phone ranges as told or not.
     mutating func tell(_ region: Int32, _ told: Bool) {
         if let at = heard.firstIndex(where: { $0.region == region }) { heard[at].told = told }
+    }
+
+    /// iOS monitors `region` (the report of `time` says so): told, if the phone ranged it in that
+    /// same report (monitored while detected: its approach is covered). Answers whether that is news.
+    mutating func tellIfRanged(_ region: Int32, at time: Int64) -> Bool {
+        guard let at = heard.firstIndex(where: { $0.region == region }), heard[at].time == time, !heard[at].told else { return false }
+        heard[at].told = true
+        return true
     }
 }

@@ -138,7 +138,8 @@ struct HeardRegion: Sendable, Equatable {
     var region: Int32
     /// When it was last ranged (milliseconds since 1970, the report's clock).
     var time: Int64
-    /// iOS told the app it is inside (an enter, or the answer to `requestState`) since the phone
-    /// started hearing it: this approach is covered, and the slot can go to a region not yet told.
+    /// iOS told the app it is inside (an enter, or the answer to `requestState`), or monitored it
+    /// while the phone ranged it, since the phone started hearing it: this approach is covered, and
+    /// the slot can go to a region not yet told.
     var told: Bool
 }

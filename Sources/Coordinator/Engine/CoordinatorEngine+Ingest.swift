@@ -228,6 +228,13 @@ extension CoordinatorEngine {
         // What iOS told the app about the regions it ranges (after the ranging, which a wake's
         // first report carries with the enter that woke it).
         for event in record.regionEvidence[reported...] { record.tell(event.region, event.isEnter) }
+        // A region iOS monitors while the phone ranges its beacon is covered on this approach,
+        // whether or not an enter for it reached us: iOS sends one per stay inside, and a stay
+        // outlives our record of the hearing (iOS exits 30–90 s after the last detection; a phone
+        // asleep ranges nothing). Its slot can go to a region not yet told: plan again.
+        for id in report.monitored ?? [] {
+            if let region = venue.topology.regionIndex(id: id), record.tellIfRanged(Int32(region), at: time) { record.forcePlan = true }
+        }
         // A region the version this report applied added started inside (an enter: its
         // requestState answer) or outside: what the phone's iOS counts as "in range". Only while
         // a probe waits for its answer (most reports have none to give).
