@@ -431,10 +431,13 @@ struct CoordinatorEngineTests {
         for tag: UInt16 in [1, 3, 4] { #expect(engine.snapshot(of: TestVenue.tagID(tag)) != nil, "tag \(tag)") }
     }
 
-    @Test("regions iOS told the app about (enters, requestState answers) leave their slots to regions in range it has not told yet")
-    func toldRegionsRotate() throws {
-        let engine = engine()  // 5 slots: the pinned region, 2 for the frontier, 2 in range
-        let inRange = (8...12).map { "r\($0)" }
+    /// A phone ranging r8…r12 (around r10) with 5 slots (the pinned region, 2 for the frontier, 2 in
+    /// range), given its first set, then reporting that it monitors it while still ranging them,
+    /// with the enters iOS answered for them or (`enters: false`) without: the second set.
+    private func toldRotation(enters: Bool) throws -> (
+        engine: CoordinatorEngine, ranged: [RangedBeacon], first: Set<String>, second: RegionsMessage
+    ) {
+        let engine = engine()
         let ranged = (8...12).map { minor in
             RangedBeacon(
                 uuid: TestVenue.regionUUID, major: 1, minor: UInt16(minor), rssi: Int(TestVenue.rssi(distance: abs(Double(minor * 5) - 50)))
@@ -442,45 +445,40 @@ struct CoordinatorEngineTests {
         }
         try engine.feed(report("p"), ClientReport(ranged: ranged), at: 0)
         let first = try #require(engine.step(at: 0).regionsMessages.last?.1)
-        let firstInRange = Set(first.regions.map(\.id)).intersection(inRange)
+        let firstInRange = Self.inRange(first)
         #expect(firstInRange.count == 2, "\(first.regions.map(\.id))")
-        // The phone applied it and iOS answered inside for those (reported as enters).
-        let answers = firstInRange.sorted().map { RegionEvent(type: .enter, region: $0) }
+        let answers = enters ? firstInRange.sorted().map { RegionEvent(type: .enter, region: $0) } : []
         try engine.feed(
             report("p"), ClientReport(ranged: ranged, events: answers, monitored: first.regions.map(\.id), version: first.version), at: 1)
-        let second = try #require(engine.step(at: 1).regionsMessages.last?.1)
-        let secondInRange = Set(second.regions.map(\.id)).intersection(inRange)
-        #expect(secondInRange.count == 2 && secondInRange.isDisjoint(with: firstInRange), "\(second.regions.map(\.id))")
+        return (engine, ranged, firstInRange, try #require(engine.step(at: 1).regionsMessages.last?.1))
     }
 
-    @Test("a region the phone monitors while it ranges it is told without an enter, until it goes unranged for a window")
-    func monitoredWhileRangedIsTold() throws {
-        let engine = engine()  // 5 slots: the pinned region, 2 for the frontier, 2 in range
-        let inRange = (8...12).map { "r\($0)" }
-        let ranged = (8...12).map { minor in
-            RangedBeacon(
-                uuid: TestVenue.regionUUID, major: 1, minor: UInt16(minor), rssi: Int(TestVenue.rssi(distance: abs(Double(minor * 5) - 50)))
-            )
-        }
-        try engine.feed(report("p"), ClientReport(ranged: ranged), at: 0)
-        let first = try #require(engine.step(at: 0).regionsMessages.last?.1)
-        let firstInRange = Set(first.regions.map(\.id)).intersection(inRange)
-        #expect(firstInRange.count == 2, "\(first.regions.map(\.id))")
-        // iOS monitors them while the phone ranges them; their enters never reached the coordinator
-        // (an enter is sent once per stay inside, and this stay began before the record of it).
-        try engine.feed(report("p"), ClientReport(ranged: ranged, monitored: first.regions.map(\.id), version: first.version), at: 1)
-        let second = try #require(engine.step(at: 1).regionsMessages.last?.1)
-        let secondInRange = Set(second.regions.map(\.id)).intersection(inRange)
-        #expect(secondInRange.count == 2 && secondInRange.isDisjoint(with: firstInRange), "\(second.regions.map(\.id))")
+    /// The regions of `message` among r8…r12, those ``toldRotation(enters:)``'s phone ranges.
+    private static func inRange(_ message: RegionsMessage) -> Set<String> {
+        Set(message.regions.map(\.id)).intersection((8...12).map { "r\($0)" })
+    }
+
+    @Test(
+        "regions iOS told the app about (enters, requestState answers) or monitored while ranged leave their slots to regions in range not told yet",
+        arguments: [true, false])
+    func toldRegionsRotate(enters: Bool) throws {
+        // Without enters: iOS sends one per stay inside, and this stay began before the record of it.
+        let (_, _, first, second) = try toldRotation(enters: enters)
+        let secondInRange = Self.inRange(second)
+        #expect(secondInRange.count == 2 && secondInRange.isDisjoint(with: first), "\(second.regions.map(\.id))")
+    }
+
+    @Test("a region told on one approach is not told on the next (the phone did not range it for a window between them)")
+    func toldEndsWithTheApproach() throws {
+        let (engine, ranged, first, second) = try toldRotation(enters: false)
         // The phone slept 40 s, ranging nothing: at the next wake the first two are on a new
         // approach, not told yet, and take the slots back from the second two (told now). (Ranged
         // first: the others' records are dropped as stale once a newer hearing is noted.)
-        let firstRangedFirst =
-            ranged.filter { firstInRange.contains("r\($0.minor)") } + ranged.filter { !firstInRange.contains("r\($0.minor)") }
+        let firstRangedFirst = ranged.filter { first.contains("r\($0.minor)") } + ranged.filter { !first.contains("r\($0.minor)") }
         try engine.feed(
             report("p"), ClientReport(ranged: firstRangedFirst, monitored: second.regions.map(\.id), version: second.version), at: 41)
         let third = try #require(engine.step(at: 41).regionsMessages.last?.1)
-        #expect(Set(third.regions.map(\.id)).intersection(inRange) == firstInRange, "\(third.regions.map(\.id))")
+        #expect(Self.inRange(third) == first, "\(third.regions.map(\.id))")
     }
 
     @Test("restored clients continue their versions; idle ones expire and their regions are cleared")
