@@ -231,10 +231,11 @@ extension CoordinatorEngine {
         // A region iOS monitors while the phone ranges its beacon is covered on this approach,
         // whether or not an enter for it reached us: iOS sends one per stay inside, and a stay
         // outlives our record of the hearing (iOS exits 30–90 s after the last detection; a phone
-        // asleep ranges nothing). Its slot can go to a region not yet told: plan again.
-        for id in report.monitored ?? [] {
-            if let region = venue.topology.regionIndex(id: id), record.tellIfRanged(Int32(region), at: time) { record.forcePlan = true }
-        }
+        // asleep ranges nothing). Its slot can go to a region not yet told: plan again. Ids the
+        // topology does not know are the app's own regions (or ones a reload removed, already
+        // being removed): not BeaconFleet's.
+        let held = report.monitored.map { ids in ids.compactMap { venue.topology.regionIndex(id: $0).map(Int32.init) } }
+        for region in held ?? [] where record.tellIfRanged(region, at: time) { record.forcePlan = true }
         // A region the version this report applied added started inside (an enter: its
         // requestState answer) or outside: what the phone's iOS counts as "in range". Only while
         // a probe waits for its answer (most reports have none to give).
@@ -251,13 +252,8 @@ extension CoordinatorEngine {
         // Reconciliation: what iOS monitors is the truth, but only about the version the phone says
         // it applied. A list sent before the phone applied our latest version (or before it applied
         // any: no `version`) is stale and says nothing; a phone that has applied nothing has refused
-        // nothing. Ids the topology does not know are the app's own regions (or ones a reload
-        // removed, already being removed): not BeaconFleet's to compare.
-        if let monitored = report.monitored, !record.version.isFirst, report.version == record.version.current {
-            var held: [Int32] = []
-            for id in monitored {
-                if let region = venue.topology.regionIndex(id: id) { held.append(Int32(region)) }
-            }
+        // nothing.
+        if let held, !record.version.isFirst, report.version == record.version.current {
             reconcile(&record, held: held, now: now)
         }
         dirty.mark(index)
