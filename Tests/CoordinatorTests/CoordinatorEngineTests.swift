@@ -473,7 +473,7 @@ struct CoordinatorEngineTests {
         let (engine, ranged, first, second) = try toldRotation(enters: false)
         // The phone slept 40 s, ranging nothing: at the next wake the first two are on a new
         // approach, not told yet, and take the slots back from the second two (told now). (Ranged
-        // first: the others' records are dropped as stale once a newer hearing is noted.)
+        // first: a stale record swept only after a hearing was noted would keep the first's told.)
         let firstRangedFirst = ranged.filter { first.contains("r\($0.minor)") } + ranged.filter { !first.contains("r\($0.minor)") }
         try engine.feed(
             report("p"), ClientReport(ranged: firstRangedFirst, monitored: second.regions.map(\.id), version: second.version), at: 41)

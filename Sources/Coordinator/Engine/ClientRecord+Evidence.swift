@@ -89,21 +89,20 @@ extension ClientRecord {
         }
     }
 
-    /// Notes that the phone ranged `region` at `time`, and forgets regions not ranged within
-    /// `window` milliseconds of it: their approach ended (see ``CoordinatorEngine/heard(by:now:)``).
-    /// A region told on its last approach and not ranged for a window since (the phone slept
-    /// through the gap) is on a new one, not told yet: the plan is due again.
+    /// Notes that the phone ranged `region` at `time`, first forgetting regions not ranged within
+    /// `window` milliseconds of it: their approach ended (see ``CoordinatorEngine/heard(by:now:)``),
+    /// so `region` itself, after such a gap (the phone slept through it), starts a new one, not
+    /// told yet. Forgetting a told region re-plans: its slot may be wanted again.
     mutating func hear(_ region: Int32, at time: Int64, window: Int64) {
+        if heard.contains(where: { time - $0.time >= window }) {
+            if heard.contains(where: { $0.told && time - $0.time >= window }) { forcePlan = true }
+            heard.removeAll { time - $0.time >= window }
+        }
         if let at = heard.firstIndex(where: { $0.region == region }) {
-            if heard[at].told, time - heard[at].time >= window {
-                heard[at].told = false
-                forcePlan = true
-            }
             heard[at].time = max(heard[at].time, time)
         } else {
             heard.append(HeardRegion(region: region, time: time, told: false))
         }
-        if heard.contains(where: { time - $0.time >= window }) { heard.removeAll { time - $0.time >= window } }
     }
 
     /// iOS told the app it is inside `region` (an enter, or the answer to `requestState`) or, with
