@@ -170,6 +170,14 @@ struct SimulateCommand: AsyncParsableCommand {
     var wakeSeconds: Double?
 
     @Option(
+        name: .customLong("round-trip"),
+        help: "--offline: seconds from a phone's report to the answer it applies, while it is connected (the venue's network, the plan).")
+    var roundTrip: Double = 0.2
+
+    @Option(name: .long, help: "--offline: seconds a woken phone takes to connect to the broker, added to its first report's round trip.")
+    var connect: Double = 0.5
+
+    @Option(
         name: .customLong("gain-error"),
         help:
             "--offline: tags heard by gateways whose gains are off by a seeded error within ± this many dB; prints the tags' entry coverage calibrated, mis-set and self-calibrated, and each gateway's recovered offset (docs/calibration.md)."
@@ -269,7 +277,7 @@ struct SimulateCommand: AsyncParsableCommand {
         let phones = try phoneFamily()
         let configuration = PhoneSimulation.Configuration(
             clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, mode: foreground ? .foreground : .suspended,
-            family: phones)
+            family: phones, latency: roundTrip, connect: connect)
         let report = await (try PhoneSimulation(topology: venue, configuration: configuration)).run()
         try emit(report, text: report.text)
     }

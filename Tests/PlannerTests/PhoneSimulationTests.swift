@@ -46,9 +46,35 @@ import WireProtocol
         let events = await phone.detect([beacon], at: 30)
         #expect(events == [.enter(identifier: "beaconfleet:r1")])
         #expect(phone.wakes == 1 && phone.isAwake(at: 39.9) && !phone.isAwake(at: 40))
+        #expect(phone.awakeSince == 30, "its connection is made from the wake on")
         let woken = try #require(await phone.report(at: 30, ranged: []))
         #expect(woken.events.map(\.region) == ["r1"] && woken.version == 1 && woken.monitored == ["r1"])
         #expect(await phone.applyDue(at: 30)?.version == 2)
         #expect(phone.held.isEmpty && phone.stopped == 1)
+    }
+
+    /// The answer to a report is applied when it arrives, if the app still runs then: one that
+    /// comes a round trip after the last report of a wake is not lost (RegionSync waits for it),
+    /// one that comes after the wake waits for the next.
+    @Test(arguments: [(0.2, 0.0, true), (0.2, 0.5, false), (1.0, 0.0, false)])
+    func anAnswerIsAppliedOnArrivalWhileTheAppRuns(roundTrip: Double, connect: Double, applied: Bool) async throws {
+        let topology = try PlannerFixture.example("museum")
+        var phone = await SimulatedPhone(mode: .suspended, slots: 20, appRegions: 2, wakeDuration: 10)
+        _ = try #require(await phone.report(at: 9.5, ranged: []))
+        let region = topology.regions[0]
+        let ref = RegionRef(id: region.id, uuid: region.identity.uuidString, major: region.identity.major, minor: region.identity.minor)
+        let message = RegionsMessage(version: 1, budget: 18, regions: [ref], add: [ref], remove: [], position: nil, reason: "initial")
+        // The launch's wake ends at 10 s; the last report went at 9.5 s.
+        let arrives = 9.5 + roundTrip + connect
+        phone.deliver(message, at: arrives)
+        #expect((await phone.applyDue(at: arrives) != nil) == applied)
+        #expect(phone.held == (applied ? [region.id] : []))
+    }
+
+    @Test func aNegativeRoundTripIsRefused() throws {
+        let topology = try PlannerFixture.example("museum")
+        #expect(throws: SimulationError.self) {
+            try PhoneSimulation(topology: topology, configuration: .init(clients: 1, latency: -1))
+        }
     }
 }

@@ -25,8 +25,9 @@ import WireProtocol
 /// - **The coordinator** is the production one, one per strategy for all the phones together: the
 ///   reports go to a `CoordinatorEngine` (its estimator, its reading of enter/exit/ranged/monitored,
 ///   its planner: `frontier` or `nearest`), on the simulated clock; the `regions` message it
-///   publishes reaches the phone ``Configuration/latency`` seconds later, or at its next wake (it is
-///   retained). The first-set and clairvoyant baselines are the simulation's own.
+///   publishes reaches the phone ``Configuration/latency`` seconds later (plus
+///   ``Configuration/connect`` for a wake's first report) and is applied then if the app still
+///   runs, else at its next wake (it is retained). The first-set and clairvoyant baselines are the simulation's own.
 /// - **Coverage**: an *arrival* is coming within a region's radius of its beacon; it is covered
 ///   when the region was held at some moment between the beacon's first detection on that
 ///   approach (detections less than 30 s apart are one approach) and the arrival.
@@ -77,8 +78,12 @@ public struct PhoneSimulation: Sendable {
         public var slots: Int
         /// The phones' radios and iOS timings.
         public var family: PhoneFamily
-        /// Seconds from a report to the set applied (connect, report, plan, publish, apply).
+        /// Seconds from a report to its answer applied while the app is connected: the round trip
+        /// to the coordinator over the venue's network, the plan and the apply.
         public var latency: Double
+        /// Seconds a woken app takes to connect to the broker (TCP, TLS, MQTT `CONNECT`), added to
+        /// ``latency`` for the first report of each wake.
+        public var connect: Double
         /// Seconds between reports while awake.
         public var reportInterval: Double
         /// Simulation step, seconds.
@@ -90,8 +95,8 @@ public struct PhoneSimulation: Sendable {
 
         public init(
             clients: Int = 10, duration: Double = 900, seed: UInt64 = 1, mode: Mode = .suspended,
-            strategies: [Strategy] = Strategy.allCases, slots: Int = 20, family: PhoneFamily = .declared, latency: Double = 1,
-            reportInterval: Double = 1, tick: Double = 0.25, floorAttenuation: Double = 15, foresight: Double = 120
+            strategies: [Strategy] = Strategy.allCases, slots: Int = 20, family: PhoneFamily = .declared, latency: Double = 0.2,
+            connect: Double = 0.5, reportInterval: Double = 1, tick: Double = 0.25, floorAttenuation: Double = 15, foresight: Double = 120
         ) {
             self.clients = clients
             self.duration = duration
@@ -101,6 +106,7 @@ public struct PhoneSimulation: Sendable {
             self.slots = slots
             self.family = family
             self.latency = latency
+            self.connect = connect
             self.reportInterval = reportInterval
             self.tick = tick
             self.floorAttenuation = floorAttenuation
@@ -112,6 +118,9 @@ public struct PhoneSimulation: Sendable {
             if !(duration > 0) { throw .invalidParameter(name: "duration", reason: "must be positive, got \(duration)") }
             if !(tick > 0) || !(reportInterval >= tick) {
                 throw .invalidParameter(name: "tick", reason: "must be positive and at most the report interval")
+            }
+            if !(latency >= 0) || !(connect >= 0) {
+                throw .invalidParameter(name: "round-trip", reason: "the round trip and the connect must be 0 or more seconds")
             }
             if !(family.wakeWindow.lowerBound > 0) { throw .invalidParameter(name: "wake", reason: "must be positive") }
             if family.budget.lowerBound < 1 || family.budget.upperBound > slots {
@@ -271,7 +280,12 @@ public struct PhoneSimulation: Sendable {
                     if let report = await lane.phone.report(at: now, ranged: ranged),
                         let message = plan(for: report, client: client, lane: &lane, walker: walk.walker, radio: venueRadio, now: now)
                     {
-                        lane.phone.deliver(message, at: now + configuration.latency)
+                        // The answer arrives a round trip later (the first of a wake after the
+                        // connect too) and is applied then if the app still runs; else at its next wake.
+                        let first = now - lane.phone.awakeSince < configuration.reportInterval
+                        let arrives = now + configuration.latency + (first ? configuration.connect : 0)
+                        lane.phone.deliver(message, at: arrives)
+                        if arrives < now + configuration.tick, await lane.phone.applyDue(at: arrives) != nil { lane.tally.plans += 1 }
                     }
                     walk.lanes[index] = lane
                 }

@@ -51,6 +51,9 @@ public struct SimulatedPhone: Sendable {
 
     /// When the app stops running (`.infinity` in the foreground).
     public private(set) var awakeUntil: Double
+    /// When the app last started running (launched, or woken from suspension): its connection to
+    /// the broker is made from then on.
+    public private(set) var awakeSince = 0.0
     private var nextReport = 0.0
     /// The newest `regions` message and when it reaches the phone.
     private var inbox: (at: Double, message: RegionsMessage)?
@@ -148,14 +151,18 @@ public struct SimulatedPhone: Sendable {
         }
         if woke, mode == .suspended {
             wakes += 1
-            if !isAwake(at: time) { nextReport = time }
+            if !isAwake(at: time) {
+                nextReport = time
+                awakeSince = time
+            }
             awakeUntil = max(awakeUntil, time + wakeWindow(wakes))
         }
         return events
     }
 
     /// A `regions` message reaches the phone at `time` (it is retained: the newest one waits for
-    /// the app to run).
+    /// the app to run). Applied by ``applyDue(at:)`` at `time` itself when the app runs then, as
+    /// RegionSync applies an answer on arrival.
     public mutating func deliver(_ message: RegionsMessage, at time: Double) {
         if let inbox, inbox.message.version > message.version { return }
         inbox = (time, message)
