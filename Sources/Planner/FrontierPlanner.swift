@@ -17,7 +17,10 @@ public import Topology
 ///    yet told the app about on this approach (``PlanRequest/told``) are taken here, arrived at or
 ///    not (the estimate may run ahead): where more regions are in range than slots, the set
 ///    rotates through them while the phone is awake, and a told one leaves its slot to the
-///    frontier. At most the slots left less ``FrontierPlannerConfiguration/frontierReserve``;
+///    frontier. At most the slots left less ``FrontierPlannerConfiguration/frontierReserve``.
+///    When every region in range has been told, the nearest stays as an *exit wire*: its exit
+///    wakes the phone once it has left, wherever it went (quiet regions wake it only where they
+///    were placed, and a phone that takes a lift the plan did not foresee passes none of them);
 /// 3. **frontier**: quiet regions (not detectable now) chosen so that every quiet region within
 ///    ``FrontierPlannerConfiguration/horizon`` metres of walking is *shielded*: monitored itself,
 ///    or lying, arrival disk and ``FrontierPlannerConfiguration/wakeMargin`` included, inside the
@@ -123,6 +126,15 @@ public struct FrontierPlanner: RegionPlanning {
         }
         let approaching = candidates.filter { $0.isApproaching && !$0.told }.sorted { rank($0) < rank($1) }
         for candidate in approaching.prefix(Swift.max(0, free - reserve)) { take(candidate, .inside) }
+        // An exit wire: when every region in range has been told and left its slot, the nearest
+        // of them stays, so that its exit (30–90 s after the beacon's last detection) wakes the
+        // phone once it has left, wherever it went: up a stair the plan did not foresee, or far
+        // from where the estimate put it. Quiet regions alone wake it only where they were placed.
+        if budget - chosen.count > reserve, !chosen.contains(where: { $0.slot == .inside }),
+            let wire = candidates.filter({ $0.detectable && !taken.contains($0.region) }).min(by: { rank($0) < rank($1) })
+        {
+            take(wire, .inside)
+        }
 
         // 3. Frontier: shield every quiet region within the horizon, nearest first.
         let quiet = candidates.filter { !$0.detectable && !taken.contains($0.region) }
@@ -221,6 +233,9 @@ public struct FrontierPlanner: RegionPlanning {
             kept.removeAll { evicted.contains($0) }
         }
         let set = Set(kept).union(missing)
+        // It must hold an exit wire too when the new set does (a region in range).
+        let inRange = { (region: Int) in byRegion[region]?.detectable == true }
+        guard !fresh.contains(where: { inRange($0.region) }) || set.contains(where: inRange) else { return nil }
         // How far the set's shields reach: the first quiet region neither monitored nor shielded.
         let shields = candidates.filter { !$0.detectable && set.contains($0.region) }.map(\.region)
         var keptReach = Double.infinity

@@ -156,6 +156,29 @@ import Topology
         #expect(Set(untold) == ["c29", "c30", "c31", "c28"] || Set(untold) == ["c29", "c30", "c31", "c32"], "\(untold)")
     }
 
+    /// When iOS has told the app about every region in range, the nearest of them stays in the
+    /// set: its exit wakes the phone once it has left, wherever it went. A monitored set without
+    /// one is not kept, however well its quiet regions shield.
+    @Test func theNearestToldRegionStaysAsAnExitWire() throws {
+        let venue = try Self.corridor(count: 60, spacing: 3)
+        let planner = FrontierPlanner(
+            topology: venue, configuration: FrontierPlannerConfiguration(budget: 8, wakeMargin: 3, frontierReserve: 3))
+        var request = try request(venue, x: 90)
+        request.heard = venue.indices(["c29", "c30", "c31"])
+        request.told = request.heard
+        let plan = planner.plan(request)
+        #expect(plan.regions.filter { $0.slot == .inside }.map(\.id) == ["c30"], "\(plan.regions)")
+        #expect(plan.regions.count == 8)
+        // The same set without its wire, monitored now: planned again, with the wire.
+        request.monitored = venue.indices(plan.regions.map(\.id).filter { $0 != "c30" })
+        let again = planner.plan(request)
+        #expect(again.regions.contains { $0.id == "c30" && $0.slot == .inside }, "\(again.regions)")
+        // With one in range not yet told, that one holds the slot, and no told one is needed.
+        request.told = venue.indices(["c29", "c30"])
+        let untold = planner.plan(request).regions.filter { $0.slot == .inside }.map(\.id)
+        #expect(untold == ["c31"], "\(untold)")
+    }
+
     @Test func aShieldCoversTheRegionsWhoseArrivalLiesWellInsideItsRange() throws {
         let venue = try Self.corridor(count: 10, spacing: 3)
         let planner = FrontierPlanner(topology: venue, configuration: Self.handWorked)
