@@ -30,7 +30,7 @@ struct PhoneMQTTBrokerTests {
 
     @Test(
         "over TLS with its own account, a phone reads its retained regions and reports, all within 2 s of the wake's start",
-        .requires(VenueBroker.isAvailable, VenueBroker.missing))
+        .requiresDynamicSecurity)
     func wakeOverTLS() async throws {
         try await withVenueBroker { venue in
             let id = try Identifier("phone-3f9a2c")
@@ -86,7 +86,7 @@ struct PhoneMQTTBrokerTests {
 
     @Test(
         "a phone's account reaches only its own topics: another phone's regions are refused (SUBACK 0x80)",
-        .requires(VenueBroker.isAvailable, VenueBroker.missing))
+        .requiresDynamicSecurity)
     func perPhoneAccount() async throws {
         try await withVenueBroker { venue in
             let a = try Identifier("phone-a")
@@ -142,7 +142,7 @@ struct PhoneMQTTBrokerTests {
 
     @Test(
         "MQTT over WebSocket (ws:// and wss://, subprotocol mqtt): a whole wake through mosquitto's websockets listeners",
-        .requires(VenueBroker.isAvailable, VenueBroker.missing), arguments: [false, true])
+        .requiresDynamicSecurity, arguments: [false, true])
     func webSocket(secure: Bool) async throws {
         try await withVenueBroker { venue in
             let id = try Identifier(secure ? "phone-wss" : "phone-ws")
@@ -214,7 +214,7 @@ struct PhoneMQTTBrokerTests {
 
     // MARK: Bad answers, each a clear typed error within the deadline
 
-    @Test("a wrong password: the broker's refusal (CONNACK 4 or 5), at once", .requires(VenueBroker.isAvailable, VenueBroker.missing))
+    @Test("a wrong password: the broker's refusal (CONNACK 4 or 5), at once", .requiresDynamicSecurity)
     func wrongPassword() async throws {
         try await withVenueBroker { venue in
             let id = try Identifier("phone-1")
