@@ -235,57 +235,51 @@ struct CoordinatorBrokerTests {
 
     @Test("a storm of malformed and oversized messages is counted, never fatal; a good report is still served")
     func storm() async throws {
-        try await withMosquittoBroker { broker in
-            let coordinator = try await CoordinatorHarness.start(broker: broker)
-            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
-                let messages = client.messages
-                try await client.subscribe(topics.allClientRegions)
-                var rng = SystemRandomNumberGenerator()
-                let bad: [(String, [UInt8])] = [
-                    ("beaconfleet/v1/gateways/gw-1/sightings", Array("{not json".utf8)),
-                    ("beaconfleet/v1/gateways/gw%1/sightings", Array(#"{"v":1}"#.utf8)),
-                    ("beaconfleet/v1/gateways/gw-1/sightings", Array(#"{"v":1,"seq":1,"start":"x","end":"y","sightings":[]}"#.utf8)),
-                    ("beaconfleet/v1/clients/phone-9/report", Array(#"{"v":1,"events":[{"type":"teleport","region":"hall"}]}"#.utf8)),
-                    ("beaconfleet/v1/clients/phone-9/report", Array(#"{"v":7}"#.utf8)),
-                    ("beaconfleet/v1/gateways/gw-1/status", Array(#"{"v":1,"state":"sideways"}"#.utf8)),
-                    ("beaconfleet/v1/gateways/gw-1/sightings", [UInt8](repeating: 0x7B, count: WireCoding.maximumPayloadBytes + 10)),
-                ]
-                var sent = 0
-                for round in 0..<300 {
-                    for (topic, payload) in bad {
-                        // QoS 0 may be dropped by a busy broker; the oversized ones (whose count is
-                        // checked exactly) go at QoS 1.
-                        let oversized = payload.count > WireCoding.maximumPayloadBytes
-                        try client.enqueue(topic: topic, payload: payload, qos: oversized ? .atLeastOnce : .atMostOnce)
-                        sent += 1
-                    }
-                    let garbage = (0..<Int.random(in: 1...400, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-                    try client.enqueue(topic: "beaconfleet/v1/clients/p\(round)/report", payload: garbage, qos: .atMostOnce)
+        try await CoordinatorHarness.withRegionsReader { coordinator, client, messages in
+            var rng = SystemRandomNumberGenerator()
+            let bad: [(String, [UInt8])] = [
+                ("beaconfleet/v1/gateways/gw-1/sightings", Array("{not json".utf8)),
+                ("beaconfleet/v1/gateways/gw%1/sightings", Array(#"{"v":1}"#.utf8)),
+                ("beaconfleet/v1/gateways/gw-1/sightings", Array(#"{"v":1,"seq":1,"start":"x","end":"y","sightings":[]}"#.utf8)),
+                ("beaconfleet/v1/clients/phone-9/report", Array(#"{"v":1,"events":[{"type":"teleport","region":"hall"}]}"#.utf8)),
+                ("beaconfleet/v1/clients/phone-9/report", Array(#"{"v":7}"#.utf8)),
+                ("beaconfleet/v1/gateways/gw-1/status", Array(#"{"v":1,"state":"sideways"}"#.utf8)),
+                ("beaconfleet/v1/gateways/gw-1/sightings", [UInt8](repeating: 0x7B, count: WireCoding.maximumPayloadBytes + 10)),
+            ]
+            var sent = 0
+            for round in 0..<300 {
+                for (topic, payload) in bad {
+                    // QoS 0 may be dropped by a busy broker; the oversized ones (whose count is
+                    // checked exactly) go at QoS 1.
+                    let oversized = payload.count > WireCoding.maximumPayloadBytes
+                    try client.enqueue(topic: topic, payload: payload, qos: oversized ? .atLeastOnce : .atMostOnce)
                     sent += 1
-                    if round % 50 == 0 { await client.drain() }
                 }
-                await client.drain()
-                // Still alive: a good report gets its regions.
-                let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "hall-entrance")]))
-                try await client.publish(topic: topics.clientReport(try Identifier("phone-ok")), payload: report)
-                let answer: MQTTMessage? = try await withTimeout(.seconds(20), "regions for phone-ok") { () async throws -> MQTTMessage? in
-                    for await message in messages where message.topic.contains("/phone-ok/") { return message }
-                    return nil
-                }
-                let regions = try WireCoding.decode(RegionsMessage.self, from: try #require(answer).payload, topic: "regions")
-                #expect(regions.regions.contains { $0.id == "hall-entrance" })
-                // The report jumped the queue (reports are served first): let the sightings behind it drain.
-                var counters = await coordinator.service.core.counters
-                let deadline = ContinuousClock.now + .seconds(20)
-                while counters.oversizedPayloads < 300 || counters.invalid < UInt64(sent) * 9 / 10, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(50))
-                    counters = await coordinator.service.core.counters
-                }
-                #expect(counters.invalid >= UInt64(sent) * 9 / 10, "\(counters.invalid) of \(sent) counted as invalid")
-                #expect(counters.oversizedPayloads == 300)
-                #expect(await coordinator.service.core.clientCount == 1, "no bad message created a client")
+                let garbage = (0..<Int.random(in: 1...400, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                try client.enqueue(topic: "beaconfleet/v1/clients/p\(round)/report", payload: garbage, qos: .atMostOnce)
+                sent += 1
+                if round % 50 == 0 { await client.drain() }
             }
-            await coordinator.stop()
+            await client.drain()
+            // Still alive: a good report gets its regions.
+            let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "hall-entrance")]))
+            try await client.publish(topic: topics.clientReport(try Identifier("phone-ok")), payload: report)
+            let answer: MQTTMessage? = try await withTimeout(.seconds(20), "regions for phone-ok") { () async throws -> MQTTMessage? in
+                for await message in messages where message.topic.contains("/phone-ok/") { return message }
+                return nil
+            }
+            let regions = try WireCoding.decode(RegionsMessage.self, from: try #require(answer).payload, topic: "regions")
+            #expect(regions.regions.contains { $0.id == "hall-entrance" })
+            // The report jumped the queue (reports are served first): let the sightings behind it drain.
+            var counters = await coordinator.service.core.counters
+            let deadline = ContinuousClock.now + .seconds(20)
+            while counters.oversizedPayloads < 300 || counters.invalid < UInt64(sent) * 9 / 10, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                counters = await coordinator.service.core.counters
+            }
+            #expect(counters.invalid >= UInt64(sent) * 9 / 10, "\(counters.invalid) of \(sent) counted as invalid")
+            #expect(counters.oversizedPayloads == 300)
+            #expect(await coordinator.service.core.clientCount == 1, "no bad message created a client")
         }
     }
 }

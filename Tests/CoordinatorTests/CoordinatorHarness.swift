@@ -70,6 +70,22 @@ enum CoordinatorHarness {
         return InProcess(application: application, task: task)
     }
 
+    /// Runs `body` with a fresh broker, a coordinator started on it and a client subscribed to every
+    /// client's `regions` (`regions`: what the client receives); stops the coordinator afterwards.
+    static func withRegionsReader(
+        _ body: (_ coordinator: InProcess, _ client: MQTTClient, _ regions: AsyncStream<MQTTMessage>) async throws -> Void
+    ) async throws {
+        try await withMosquittoBroker { broker in
+            let coordinator = try await start(broker: broker)
+            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
+                let regions = client.messages
+                try await client.subscribe(try Topics().allClientRegions)
+                try await body(coordinator, client, regions)
+            }
+            await coordinator.stop()
+        }
+    }
+
     /// Starts `beaconfleet coordinator` as a child process.
     static func launch(
         broker: MosquittoBroker, topology: URL = museum, statePath: String, httpPort: Int, log: URL, extraArguments: [String] = []
