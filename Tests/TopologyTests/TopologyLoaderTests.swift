@@ -6,7 +6,7 @@ import Testing
 /// The validator names the file and line of every error, and reports all of them.
 @Suite struct TopologyLoaderTests {
     func load(_ files: [String: String], budget: Int? = nil) throws -> TopologyLoader.Result {
-        TopologyLoader(budget: budget).load(directory: try VenueFixture.directory(files))
+        try VenueFixture.load(files, budget: budget)
     }
 
     /// The single error of a result, as `file-name:line: message`.
