@@ -86,6 +86,40 @@ enum CoordinatorHarness {
         }
     }
 
+    /// What a `beaconfleet coordinator` child process keeps across its restarts: a fresh temporary
+    /// directory with its state database and its log, and a loopback port held for its HTTP server.
+    /// `release()` frees the port and removes the directory.
+    struct ProcessFiles {
+        let directory: URL
+        let port: Int
+        var state: String { directory.appendingPathComponent("state.sqlite").path }
+        var log: URL { directory.appendingPathComponent("coordinator.log") }
+
+        init(_ prefix: String) throws {
+            directory = try makeTemporaryDirectory(prefix)
+            port = try LoopbackPort.hold()
+        }
+
+        func release() {
+            LoopbackPort.release(port)
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    /// Starts `beaconfleet coordinator` as a child process on `files`' state, log and HTTP port.
+    static func launch(broker: MosquittoBroker, topology: URL = museum, files: ProcessFiles, extraArguments: [String] = []) throws
+        -> Process
+    {
+        try launch(
+            broker: broker, topology: topology, statePath: files.state, httpPort: files.port, log: files.log, extraArguments: extraArguments
+        )
+    }
+
+    /// ``waitUntilServing(port:process:log:subscribed:)`` for a coordinator launched on `files`.
+    static func waitUntilServing(_ files: ProcessFiles, process: Process, subscribed: Bool = true) async throws {
+        try await waitUntilServing(port: files.port, process: process, log: files.log, subscribed: subscribed)
+    }
+
     /// Starts `beaconfleet coordinator` as a child process.
     static func launch(
         broker: MosquittoBroker, topology: URL = museum, statePath: String, httpPort: Int, log: URL, extraArguments: [String] = []
