@@ -53,9 +53,7 @@ enum CoordinatorHarness {
         let task = Task { try await application.run() }
         debug("coordinator group started")
         // Online once the retained status says so.
-        try await withConnectedClient(MQTTConfiguration(url: broker.url)) { probe in
-            let messages = probe.messages
-            try await probe.subscribe(try Topics().coordinatorStatus)
+        try await withSubscribedClient(MQTTConfiguration(url: broker.url), to: try Topics().coordinatorStatus) { probe, messages in
             _ = try await withTimeout(.seconds(20), "the coordinator's online status") {
                 for await message in messages {
                     guard let status = try? WireCoding.decode(CoordinatorStatus.self, from: message.payload, topic: message.topic),
@@ -77,9 +75,7 @@ enum CoordinatorHarness {
     ) async throws {
         try await withMosquittoBroker { broker in
             let coordinator = try await start(broker: broker)
-            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
-                let regions = client.messages
-                try await client.subscribe(try Topics().allClientRegions)
+            try await withSubscribedClient(MQTTConfiguration(url: broker.url), to: try Topics().allClientRegions) { client, regions in
                 try await body(coordinator, client, regions)
             }
             await coordinator.stop()

@@ -13,9 +13,7 @@ struct DeliveryTests {
                 try await publisher.publish(topic: "fleet/gw-1/status", string: #"{"state":"online"}"#, qos: .atLeastOnce, retain: true)
                 try await publisher.publish(topic: "fleet/gw-2/status", string: #"{"state":"offline"}"#, qos: .exactlyOnce, retain: true)
             }
-            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { late in
-                let messages = late.messages
-                try await late.subscribe("fleet/#")
+            try await withSubscribedClient(MQTTConfiguration(url: broker.url), to: "fleet/#") { late, messages in
                 let received = try await collect(2, from: messages).sorted { $0.topic < $1.topic }
                 #expect(received.map(\.topic) == ["fleet/gw-1/status", "fleet/gw-2/status"])
                 #expect(received.map(\.payloadString) == [#"{"state":"online"}"#, #"{"state":"offline"}"#])

@@ -31,6 +31,21 @@ public func withConnectedClient<Result>(
     }
 }
 
+/// Runs `body` with a connected ``MQTTClient`` subscribed to `filter` and the stream of what it
+/// receives (taken before the subscription, so nothing the subscription brings is missed);
+/// disconnects the client afterwards, also when `body` throws.
+@discardableResult
+public func withSubscribedClient<Result>(
+    _ configuration: MQTTConfiguration, to filter: String, qos: QoS = .atLeastOnce,
+    _ body: (MQTTClient, AsyncStream<MQTTMessage>) async throws -> Result
+) async throws -> Result {
+    try await withConnectedClient(configuration) { client in
+        let messages = client.messages
+        try await client.subscribe(filter, qos: qos)
+        return try await body(client, messages)
+    }
+}
+
 /// Runs `body` with a fresh ``MosquittoBroker`` and an ``MQTTClient`` connected to it (anonymous,
 /// default settings); disconnects the client and stops the broker afterwards, also when `body` throws.
 @discardableResult

@@ -35,9 +35,7 @@ struct PhoneMQTTBrokerTests {
         try await withVenueBroker { venue in
             let id = try Identifier("phone-3f9a2c")
             let password = try await venue.addPhone(id)
-            try await withConnectedClient(venue.coordinator) { coordinator in
-                let reports = coordinator.messages
-                try await coordinator.subscribe(topics.clientReport(id))
+            try await withSubscribedClient(venue.coordinator, to: topics.clientReport(id)) { coordinator, reports in
                 let regions = (0..<4).map { ref($0) }
                 try await coordinator.publish(
                     topic: topics.clientRegions(id), payload: try WireCoding.encode(message(1, regions)), qos: .atLeastOnce, retain: true)
@@ -147,9 +145,7 @@ struct PhoneMQTTBrokerTests {
         try await withVenueBroker { venue in
             let id = try Identifier(secure ? "phone-wss" : "phone-ws")
             let password = try await venue.addPhone(id)
-            try await withConnectedClient(venue.coordinator) { coordinator in
-                let reports = coordinator.messages
-                try await coordinator.subscribe(topics.clientReport(id))
+            try await withSubscribedClient(venue.coordinator, to: topics.clientReport(id)) { coordinator, reports in
                 try await coordinator.publish(
                     topic: topics.clientRegions(id), payload: try WireCoding.encode(message(1, [ref(0), ref(1)])), qos: .atLeastOnce,
                     retain: true)

@@ -81,9 +81,9 @@ struct VenueBroker {
 
     /// Sends `commands` to the plugin as its admin and fails with any error it answers.
     func control(_ commands: [DynamicSecurityPlan.Command]) async throws {
-        try await withConnectedClient(MQTTConfiguration(url: broker.url(username: "admin", password: Self.adminPassword))) { admin in
-            let responses = admin.messages
-            try await admin.subscribe(DynamicSecurityPlan.responseTopic)
+        try await withSubscribedClient(
+            MQTTConfiguration(url: broker.url(username: "admin", password: Self.adminPassword)), to: DynamicSecurityPlan.responseTopic
+        ) { admin, responses in
             try await admin.publish(topic: DynamicSecurityPlan.requestTopic, payload: try DynamicSecurityPlan.request(commands))
             let answer = try await collect(1, from: responses, within: .seconds(10))[0]
             let errors = DynamicSecurityPlan.errors(inResponse: answer.payload)
