@@ -8,13 +8,13 @@ import WireProtocol
 
 /// `SIGTERM` as systemd sends it (`systemctl stop`): the built coordinator drains, persists, says
 /// `offline` and exits 0; a restart resumes its clients.
-@Suite("Coordinator shutdown on SIGTERM", .serialized)
+@Suite("Coordinator shutdown on SIGTERM", .serialized, .requiresBeaconFleetBinary)
 struct CoordinatorShutdownTests {
     let topics = try! Topics()
 
     @Test(
-        "SIGTERM: exit 0, every client's state in the file, the retained status a clean offline; a restart continues each client's versions",
-        .requiresBeaconFleetBinary)
+        "SIGTERM: exit 0, every client's state in the file, the retained status a clean offline; a restart continues each client's versions"
+    )
     func sigtermDrainsAndPersists() async throws {
         let files = try CoordinatorHarness.ProcessFiles("coordinator-term")
         defer { files.release() }
@@ -111,7 +111,7 @@ struct CoordinatorShutdownTests {
         }
     }
 
-    @Test("SIGTERM while the broker is unreachable: the coordinator still stops, exit 0", .requiresBeaconFleetBinary)
+    @Test("SIGTERM while the broker is unreachable: the coordinator still stops, exit 0")
     func sigtermWithoutBroker() async throws {
         let files = try CoordinatorHarness.ProcessFiles("coordinator-term")
         defer { files.release() }
