@@ -16,6 +16,13 @@ import WireProtocol
 /// `PhoneMQTTTransport` and `PhoneMQTTClient` (over SwiftNIO, the Linux side of the phone's code
 /// path) against a real mosquitto opened for phones as a venue opens it: TLS with the venue's CA,
 /// per-phone accounts, WebSocket listeners; and against brokers that answer badly.
+/// A phone's client (not yet connected) to `url` over SwiftNIO, with TLS trusting `tls`'s certificates.
+private func phoneClient(
+    _ url: String, tls: MQTTTLSSettings = MQTTTLSSettings(), _ options: PhoneMQTTClient.Options
+) throws -> PhoneMQTTClient {
+    PhoneMQTTClient(stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: url), tls: tls), options: options)
+}
+
 @Suite("The phone's MQTT transport through a real mosquitto", .timeLimit(.minutes(2)))
 struct PhoneMQTTBrokerTests {
     let topics = try! Topics()
@@ -91,10 +98,9 @@ struct PhoneMQTTBrokerTests {
             let b = try Identifier("phone-b")
             let password = try await venue.addPhone(a)
             _ = try await venue.addPhone(b)
-            let client = PhoneMQTTClient(
-                stream: try NIOByteStream(
-                    endpoint: MQTTEndpoint(parsing: venue.tlsURL), tls: MQTTTLSSettings(caCertificate: venue.caCertificate)),
-                options: .init(clientID: a.rawValue, username: a.rawValue, password: password))
+            let client = try phoneClient(
+                venue.tlsURL, tls: MQTTTLSSettings(caCertificate: venue.caCertificate),
+                .init(clientID: a.rawValue, username: a.rawValue, password: password))
             try await client.connect(deadline: .now + .seconds(10))
             #expect(try await client.subscribe(topics.clientRegions(a), deadline: .now + .seconds(10)) == .atLeastOnce)
             await #expect(throws: PhoneMQTTError.subscriptionRefused(endpoint: venue.tlsURL + "", filter: topics.clientRegions(b))) {
@@ -119,9 +125,8 @@ struct PhoneMQTTBrokerTests {
                 for phone in [a, b] {
                     try await coordinator.publish(topic: topics.clientRegions(phone), string: #"{"for":"\#(phone)"}"#, retain: true)
                 }
-                let client = PhoneMQTTClient(
-                    stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: "mqtt://127.0.0.1:\(broker.port)")),
-                    options: .init(clientID: "phone-a", username: "phone-a", password: "a-secret"))
+                let client = try phoneClient(
+                    "mqtt://127.0.0.1:\(broker.port)", .init(clientID: "phone-a", username: "phone-a", password: "a-secret"))
                 let messages = client.messages
                 try await client.connect(deadline: .now + .seconds(10))
                 // mosquitto 2.0 grants a subscription its ACL denies but delivers nothing on it.
@@ -215,10 +220,9 @@ struct PhoneMQTTBrokerTests {
         try await withVenueBroker { venue in
             let id = try Identifier("phone-1")
             _ = try await venue.addPhone(id)
-            let client = PhoneMQTTClient(
-                stream: try NIOByteStream(
-                    endpoint: MQTTEndpoint(parsing: venue.tlsURL), tls: MQTTTLSSettings(caCertificate: venue.caCertificate)),
-                options: .init(clientID: "phone-1", username: "phone-1", password: "wrong"))
+            let client = try phoneClient(
+                venue.tlsURL, tls: MQTTTLSSettings(caCertificate: venue.caCertificate),
+                .init(clientID: "phone-1", username: "phone-1", password: "wrong"))
             let start = ContinuousClock.now
             let error = await #expect(throws: PhoneMQTTError.self) { try await client.connect(deadline: start + .seconds(30)) }
             // mosquitto 2.0 answers a wrong password with "not authorized" (5) rather than 4.
@@ -242,9 +246,7 @@ struct PhoneMQTTBrokerTests {
     func identifierRejected() async throws {
         try await withMosquittoBroker { broker in
             // MQTT 3.1.1: an empty client id needs a clean session.
-            let client = PhoneMQTTClient(
-                stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: "mqtt://127.0.0.1:\(broker.port)")),
-                options: .init(clientID: "", cleanSession: false))
+            let client = try phoneClient("mqtt://127.0.0.1:\(broker.port)", .init(clientID: "", cleanSession: false))
             await #expect(throws: PhoneMQTTError.connectionRefused(endpoint: "mqtt://127.0.0.1:\(broker.port)", .identifierRejected)) {
                 try await client.connect(deadline: .now + .seconds(5))
             }
@@ -265,9 +267,7 @@ struct PhoneMQTTBrokerTests {
             let url = "mqtts://localhost:\(try #require(broker.tlsPort))"
             let otherCA = Array(try #require(FileManager.default.contents(atPath: other.caFile)))
             for ca in [otherCA, nil] {
-                let client = PhoneMQTTClient(
-                    stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: url), tls: MQTTTLSSettings(caCertificate: ca)),
-                    options: .init(clientID: "phone-1"))
+                let client = try phoneClient(url, tls: MQTTTLSSettings(caCertificate: ca), .init(clientID: "phone-1"))
                 let start = ContinuousClock.now
                 let error = await #expect(throws: PhoneMQTTError.self) { try await client.connect(deadline: start + .seconds(30)) }
                 guard case .tlsFailed(let endpoint, let reason) = error else {
@@ -289,8 +289,7 @@ struct PhoneMQTTBrokerTests {
     func nothingListening() async throws {
         let port = try LoopbackPort.hold()  // reserved, never listening: connections are refused
         defer { LoopbackPort.release(port) }
-        let client = PhoneMQTTClient(
-            stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: "mqtt://127.0.0.1:\(port)")), options: .init(clientID: "phone-1"))
+        let client = try phoneClient("mqtt://127.0.0.1:\(port)", .init(clientID: "phone-1"))
         let start = ContinuousClock.now
         let error = await #expect(throws: PhoneMQTTError.self) { try await client.connect(deadline: start + .seconds(30)) }
         guard case .connectionFailed(let endpoint, let reason) = error else {
@@ -358,8 +357,7 @@ struct PhoneMQTTBrokerTests {
     func brokerGoneDuringPublish() async throws {
         try await withMosquittoBroker { broker in
             let url = "mqtt://127.0.0.1:\(broker.port)"
-            let client = PhoneMQTTClient(
-                stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: url)), options: .init(clientID: "phone-1"))
+            let client = try phoneClient(url, .init(clientID: "phone-1"))
             try await client.connect(deadline: .now + .seconds(5))
             try await client.subscribe("beaconfleet/v1/clients/phone-1/regions", deadline: .now + .seconds(5))
             broker.kill()
@@ -378,9 +376,7 @@ struct PhoneMQTTBrokerTests {
     @Test("keep-alive pings hold an idle connection open past the broker's 1.5 × keep-alive limit")
     func keepAlive() async throws {
         try await withMosquittoBroker { broker in
-            let client = PhoneMQTTClient(
-                stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: "mqtt://127.0.0.1:\(broker.port)")),
-                options: .init(clientID: "phone-1", keepAlive: .seconds(4)))
+            let client = try phoneClient("mqtt://127.0.0.1:\(broker.port)", .init(clientID: "phone-1", keepAlive: .seconds(4)))
             try await client.connect(deadline: .now + .seconds(5))
             // mosquitto drops a client silent for 6 s; the client pings after 3 s of quiet, a margin
             // of 3 s for a late timer (in the full suite one fired over 0.5 s late).
@@ -396,9 +392,7 @@ struct PhoneMQTTBrokerTests {
     @Test("QoS 1 deliveries are acknowledged: with one message in flight per client, all five arrive")
     func deliveriesAcknowledged() async throws {
         try await withMosquittoBroker(.init(extraConfiguration: ["max_inflight_messages 1"])) { broker in
-            let client = PhoneMQTTClient(
-                stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: "mqtt://127.0.0.1:\(broker.port)")),
-                options: .init(clientID: "phone-1"))
+            let client = try phoneClient("mqtt://127.0.0.1:\(broker.port)", .init(clientID: "phone-1"))
             let messages = client.messages
             try await client.connect(deadline: .now + .seconds(5))
             try await client.subscribe("to/phone", qos: .atLeastOnce, deadline: .now + .seconds(5))
