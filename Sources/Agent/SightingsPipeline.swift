@@ -150,12 +150,9 @@ public final class SightingsPipeline: @unchecked Sendable {
 
     /// The counts so far, from the decoder's exact statistics and the pipeline's own.
     private func counts(_ progress: Progress, _ decoder: AdvertisementDecoder) -> PipelineCounts {
-        let statistics = decoder.statistics
         var counts = PipelineCounts()
-        counts.packets = UInt64(statistics.packets)
-        counts.reports = UInt64(statistics.advertisingReports)
-        counts.beacons = UInt64(statistics.beacons.total)
-        counts.malformed = UInt64(statistics.malformed) + source.malformedPackets
+        counts.decoded = decoder.statistics
+        counts.malformedPackets = source.malformedPackets
         counts.aggregated = progress.aggregated
         counts.filtered = progress.filtered
         counts.windows = progress.windows

@@ -1,3 +1,5 @@
+public import Topology
+
 /// Where a client probably is, after one update.
 public struct PositionEstimate: Sendable, Hashable {
     /// Posterior mean, metres, on `level`.
@@ -7,7 +9,7 @@ public struct PositionEstimate: Sendable, Hashable {
     /// Radius in metres within which the client probably is (the posterior's RMS radius).
     public var confidence: Double
     /// The estimate moved onto the walkable graph, when the estimator has a snapper.
-    public var snapped: PositionSnap?
+    public var snapped: GraphLocation?
     /// What to pass to the next update.
     public var state: PositionState
     /// Distinct anchors whose readings were used.
@@ -18,7 +20,7 @@ public struct PositionEstimate: Sendable, Hashable {
     public var isPrediction: Bool
 
     public init(
-        x: Double, y: Double, level: String, confidence: Double, snapped: PositionSnap?, state: PositionState, anchorsUsed: Int,
+        x: Double, y: Double, level: String, confidence: Double, snapped: GraphLocation?, state: PositionState, anchorsUsed: Int,
         rejected: Int, isPrediction: Bool
     ) {
         self.x = x
@@ -33,24 +35,9 @@ public struct PositionEstimate: Sendable, Hashable {
     }
 }
 
-/// A point moved onto the walkable graph.
-public struct PositionSnap: Sendable, Hashable {
-    public var x: Double
-    public var y: Double
-    public var level: String
-    /// How far the point moved, metres.
-    public var offset: Double
-
-    public init(x: Double, y: Double, level: String, offset: Double) {
-        self.x = x
-        self.y = y
-        self.level = level
-        self.offset = offset
-    }
-}
-
 /// Moves a point onto the walkable graph (the topology implements it).
 public protocol PositionSnapping: Sendable {
-    /// The nearest walkable point to (x, y) on `level`, or `nil` when the level has none.
-    func snap(x: Double, y: Double, level: String) -> PositionSnap?
+    /// The nearest walkable point to (x, y) on `level` (its ``GraphLocation/offset``: how far the
+    /// point moved, metres), or `nil` when the level has none.
+    func snap(x: Double, y: Double, level: String) -> GraphLocation?
 }

@@ -2,9 +2,8 @@ public import Topology
 
 /// The topology snaps estimates onto its walkable graph (the nearest link of the same level).
 extension Topology: PositionSnapping {
-    public func snap(x: Double, y: Double, level: String) -> PositionSnap? {
-        guard let location = try? snap(VenuePoint(x: x, y: y, level: level)) else { return nil }
-        return PositionSnap(x: location.x, y: location.y, level: location.level, offset: location.offset)
+    public func snap(x: Double, y: Double, level: String) -> GraphLocation? {
+        try? snap(VenuePoint(x: x, y: y, level: level))
     }
 }
 

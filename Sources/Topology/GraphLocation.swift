@@ -2,7 +2,9 @@
 /// distances are measured.
 ///
 /// Get one from ``Topology/location(ofRegion:)`` or ``Topology/snap(_:)``.
-public struct GraphLocation: Sendable, Hashable {
+///
+/// It encodes as its point and offset, `{"level", "offset", "x", "y"}` (what `beaconfleet plan --json` prints).
+public struct GraphLocation: Sendable, Hashable, Encodable {
     /// The point on the graph, in venue coordinates.
     public var x: Double
     public var y: Double
@@ -28,6 +30,8 @@ public struct GraphLocation: Sendable, Hashable {
         self.distanceToA = distanceToA
         self.distanceToB = distanceToB
     }
+
+    private enum CodingKeys: String, CodingKey { case x, y, level, offset }
 
     /// The point as a venue position.
     public var point: VenuePoint { VenuePoint(x: x, y: y, level: level) }

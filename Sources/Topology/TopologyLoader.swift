@@ -173,6 +173,12 @@ struct LoadContext {
             }
             let key = trimmedField(content[..<equals])
             let value = trimmedField(content[content.index(after: equals)...])
+            /// `value` as a number in `range`; `nil`, after the error `KEY: 'VALUE' is not WHAT`, when it is none.
+            func number<Number: LosslessStringConvertible & Comparable>(in range: ClosedRange<Number>, _ what: String) -> Number? {
+                if let number = Number(value), range.contains(number) { return number }
+                error(file, line, "\(key): '\(value)' is not \(what)")
+                return nil
+            }
             switch key {
             case "name": name = value
             case "uuid":
@@ -185,83 +191,43 @@ struct LoadContext {
                     error(file, line, "budget: '\(value)' is not a positive whole number")
                 }
             case "power":
-                if let power = Int(value), (-127...20).contains(power) {
-                    radio.measuredPower = Int8(power)
-                } else {
-                    error(file, line, "power: '\(value)' is not a measured power at 1 m in dBm from -127 to 20")
-                }
+                if let power = number(in: -127...20, "a measured power at 1 m in dBm from -127 to 20") { radio.measuredPower = Int8(power) }
             case "sensitivity":
-                if let dBm = Double(value), (-127...0).contains(dBm) {
-                    radio.sensitivity = dBm
-                } else {
-                    error(file, line, "sensitivity: '\(value)' is not a dBm value from -127 to 0")
-                }
+                if let dBm = number(in: -127.0...0, "a dBm value from -127 to 0") { radio.sensitivity = dBm }
             case "path-loss-exponent":
-                if let n = Double(value), (1...6).contains(n) {
-                    radio.pathLossExponent = n
-                } else {
-                    error(file, line, "path-loss-exponent: '\(value)' is not a number from 1 to 6")
-                }
+                if let n = number(in: 1.0...6, "a number from 1 to 6") { radio.pathLossExponent = n }
             case "shadowing":
-                if let dB = Double(value), (0...20).contains(dB) {
-                    radio.shadowing = dB
-                } else {
-                    error(file, line, "shadowing: '\(value)' is not a standard deviation in dB from 0 to 20")
-                }
+                if let dB = number(in: 0.0...20, "a standard deviation in dB from 0 to 20") { radio.shadowing = dB }
             case "walking-speed":
-                if let speed = Double(value), PositionTuning.walkingSpeedRange.contains(speed) {
+                if let speed = number(in: PositionTuning.walkingSpeedRange, "a speed in m/s from 0.1 to 10") {
                     positionTuning.walkingSpeed = speed
-                } else {
-                    error(file, line, "walking-speed: '\(value)' is not a speed in m/s from 0.1 to 10")
                 }
             case "velocity-gain":
-                if let gain = Double(value), PositionTuning.velocityGainRange.contains(gain) {
-                    positionTuning.velocityGain = gain
-                } else {
-                    error(file, line, "velocity-gain: '\(value)' is not a number from 0 to 1")
-                }
+                if let gain = number(in: PositionTuning.velocityGainRange, "a number from 0 to 1") { positionTuning.velocityGain = gain }
             case "anchors-per-estimate":
-                if let count = Int(value), PositionTuning.anchorsPerEstimateRange.contains(count) {
+                if let count = number(in: PositionTuning.anchorsPerEstimateRange, "a whole number from 1 to 64") {
                     positionTuning.anchorsPerEstimate = count
-                } else {
-                    error(file, line, "anchors-per-estimate: '\(value)' is not a whole number from 1 to 64")
                 }
             case "room-dwell":
-                if let seconds = Double(value), PresenceTuning.roomDwellRange.contains(seconds) {
+                if let seconds = number(in: PresenceTuning.roomDwellRange, "a number of seconds from 0 to 120") {
                     presenceTuning.roomDwell = seconds
-                } else {
-                    error(file, line, "room-dwell: '\(value)' is not a number of seconds from 0 to 120")
                 }
             case "room-margin":
-                if let metres = Double(value), PresenceTuning.roomMarginRange.contains(metres) {
+                if let metres = number(in: PresenceTuning.roomMarginRange, "a distance in metres from 0 to 10") {
                     presenceTuning.roomMargin = metres
-                } else {
-                    error(file, line, "room-margin: '\(value)' is not a distance in metres from 0 to 10")
                 }
             case "level-dwell":
-                if let seconds = Double(value), PresenceTuning.levelDwellRange.contains(seconds) {
+                if let seconds = number(in: PresenceTuning.levelDwellRange, "a number of seconds from 0 to 300") {
                     presenceTuning.levelDwell = seconds
-                } else {
-                    error(file, line, "level-dwell: '\(value)' is not a number of seconds from 0 to 300")
                 }
             case "level-reach":
-                if let metres = Double(value), PresenceTuning.levelReachRange.contains(metres) {
+                if let metres = number(in: PresenceTuning.levelReachRange, "a distance in metres from 0 to 100") {
                     presenceTuning.levelReach = metres
-                } else {
-                    error(file, line, "level-reach: '\(value)' is not a distance in metres from 0 to 100")
                 }
             case "origin-lat":
-                if let degrees = Double(value), (-90...90).contains(degrees) {
-                    originLatitude = degrees
-                } else {
-                    error(file, line, "origin-lat: '\(value)' is not a latitude in degrees from -90 to 90")
-                }
+                if let degrees = number(in: -90.0...90, "a latitude in degrees from -90 to 90") { originLatitude = degrees }
             case "origin-lon":
-                if let degrees = Double(value), (-180...180).contains(degrees) {
-                    originLongitude = degrees
-                } else {
-                    error(file, line, "origin-lon: '\(value)' is not a longitude in degrees from -180 to 180")
-                }
+                if let degrees = number(in: -180.0...180, "a longitude in degrees from -180 to 180") { originLongitude = degrees }
             case "description": break
             default:
                 warning(

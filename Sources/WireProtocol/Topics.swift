@@ -80,23 +80,14 @@ public struct Topics: Sendable, Hashable {
         guard parts.count == 3 else { throw .unknownTopic(topic) }
         let idText = Self.replacing(UInt8(ascii: ":"), with: UInt8(ascii: "."), in: String(decoding: parts[1], as: UTF8.self))
         guard let id = Identifier(validating: idText) else { throw .invalidIdentifier(idText) }
-        let kind = String(decoding: parts[2], as: UTF8.self)
-        if parts[0].elementsEqual("gateways".utf8) {
-            switch kind {
-            case "status": return .gatewayStatus(id)
-            case "sightings": return .sightings(id)
-            case "config": return .gatewayConfig(id)
-            default: throw .unknownTopic(topic)
-            }
+        switch (String(decoding: parts[0], as: UTF8.self), String(decoding: parts[2], as: UTF8.self)) {
+        case ("gateways", "status"): return .gatewayStatus(id)
+        case ("gateways", "sightings"): return .sightings(id)
+        case ("gateways", "config"): return .gatewayConfig(id)
+        case ("clients", "report"): return .clientReport(id)
+        case ("clients", "regions"): return .clientRegions(id)
+        case ("clients", "events"): return .clientEvents(id)
+        default: throw .unknownTopic(topic)
         }
-        if parts[0].elementsEqual("clients".utf8) {
-            switch kind {
-            case "report": return .clientReport(id)
-            case "regions": return .clientRegions(id)
-            case "events": return .clientEvents(id)
-            default: throw .unknownTopic(topic)
-            }
-        }
-        throw .unknownTopic(topic)
     }
 }

@@ -146,13 +146,6 @@ struct PlanCommand: AsyncParsableCommand {
 
 /// One answer of `plan --json`.
 struct PlanAnswer: Encodable {
-    struct Position: Encodable {
-        var x: Double
-        var y: Double
-        var level: String
-        var offset: Double
-    }
-
     struct Region: Encodable {
         var id: String
         var slot: String
@@ -176,7 +169,7 @@ struct PlanAnswer: Encodable {
 
     var query: String
     var budget: Int
-    var position: Position
+    var position: GraphLocation
     /// `nil` (null): every reachable region is monitored.
     var validFor: Double?
     var regions: [Region]

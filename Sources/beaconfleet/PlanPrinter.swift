@@ -72,7 +72,7 @@ struct PlanPrinter {
     mutating func json(_ plan: RegionPlan, query: String, location: GraphLocation, to out: inout [UInt8]) {
         let answer = PlanAnswer(
             query: query, budget: plan.budget,
-            position: .init(x: location.x, y: location.y, level: location.level, offset: location.offset),
+            position: location,
             validFor: plan.validFor.isFinite ? plan.validFor : nil,
             regions: plan.regions.map { planned in
                 let identity = venue.regions[planned.region].identity

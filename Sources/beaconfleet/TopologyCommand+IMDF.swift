@@ -67,17 +67,12 @@ extension TopologyCommand {
                 """
         )
 
-        @Argument(help: "The venue directory.")
-        var directory: String
-
-        @Option(help: "Write to this file instead of standard output.")
-        var out: String?
+        @OptionGroup var venue: VenueExportOptions
 
         func run() async throws {
-            let topology = try loadTopologyOrExit(directory)
-            let text: String
-            do { text = try GeoJSONExporter().rooms(topology) } catch { throw ValidationError("\(directory): \(error)") }
-            try writeOutput(text, to: out)
+            try venue.export { topology in
+                do { return try GeoJSONExporter().rooms(topology) } catch { throw ValidationError("\(venue.directory): \(error)") }
+            }
         }
     }
 }

@@ -100,15 +100,10 @@ struct TopologyCommand: AsyncParsableCommand {
                 """
         )
 
-        @Argument(help: "The venue directory.")
-        var directory: String
-
-        @Option(help: "Write to this file instead of standard output.")
-        var out: String?
+        @OptionGroup var venue: VenueExportOptions
 
         func run() async throws {
-            let topology = try loadTopologyOrExit(directory)
-            try writeOutput(TopologyExporter().json(topology), to: out)
+            try venue.export { TopologyExporter().json($0) }
         }
     }
 
@@ -159,6 +154,22 @@ struct TopologyCommand: AsyncParsableCommand {
 }
 
 /// Loads a venue, or prints every error (with file and line) on standard error and exits 1.
+/// The arguments of a subcommand that prints something made of a valid venue: the venue
+/// directory, and the file to write instead of standard output.
+struct VenueExportOptions: ParsableArguments {
+    @Argument(help: "The venue directory.")
+    var directory: String
+
+    @Option(help: "Write to this file instead of standard output.")
+    var out: String?
+
+    /// Loads the venue (``loadTopologyOrExit(_:budget:)``) and writes what `make` makes of it
+    /// (``writeOutput(_:to:)``).
+    func export(_ make: (Topology) throws -> String) throws {
+        try writeOutput(try make(try loadTopologyOrExit(directory)), to: out)
+    }
+}
+
 func loadTopologyOrExit(_ directory: String, budget: Int? = nil) throws -> Topology {
     let result = TopologyLoader(budget: budget).load(directory: URL(fileURLWithPath: directory))
     guard let topology = result.topology else {

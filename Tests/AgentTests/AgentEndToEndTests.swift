@@ -98,15 +98,12 @@ struct AgentEndToEndTests {
             let status = try await agent.waitForExit(within: .seconds(60))
             #expect(status == 0, "agent log:\n\(agent.log)")
 
-            let offline = await collector.waitForStatus(.offline, within: .seconds(10))
-            let lastSeq = try #require(offline?.counters?.lastSeq, "no final offline status with counters; agent log:\n\(agent.log)")
-            let received = await collector.waitForBatches(through: lastSeq, within: .seconds(10))
-            await collector.close()
+            let (counters, received) = try await collector.finalDelivery(batchesWithin: .seconds(10), log: agent.log)
 
-            #expect(received.sequenceNumbers == Array(1...lastSeq))
+            #expect(received.sequenceNumbers == Array(1...counters.lastSeq))
             #expect(received.framesPerBeacon == reference)
             #expect(received.invalid.isEmpty)
-            #expect(offline?.counters?.reports == UInt64(try decodedStatistics(capture).advertisingReports))
+            #expect(counters.reports == UInt64(try decodedStatistics(capture).advertisingReports))
             // Windows are the capture's own: the first batch starts when the capture's first packet was heard.
             let first = try #require(received.batches[1])
             #expect(first.end.timeIntervalSince(first.start) == 1)
@@ -143,17 +140,14 @@ struct AgentEndToEndTests {
 
             let status = try await agent.waitForExit(within: .seconds(60))
             #expect(status == 0, "agent log:\n\(agent.log)")
-            let offline = await collector.waitForStatus(.offline, within: .seconds(10))
-            let lastSeq = try #require(offline?.counters?.lastSeq, "no final offline status; agent log:\n\(agent.log)")
-            let received = await collector.waitForBatches(through: lastSeq, within: .seconds(15))
-            await collector.close()
+            let (counters, received) = try await collector.finalDelivery(batchesWithin: .seconds(15), log: agent.log)
 
             #expect(agent.log.contains("broker unreachable"), "the agent should have seen the outage; log:\n\(agent.log)")
-            #expect(received.sequenceNumbers == Array(1...lastSeq), "seq must be gap-free")
+            #expect(received.sequenceNumbers == Array(1...counters.lastSeq), "seq must be gap-free")
             #expect(received.framesPerBeacon == capture.expected, "every frame exactly once")
             #expect(received.differingRepeats == 0)
-            #expect(offline?.counters?.dropped == 0)
-            #expect(offline?.counters?.spooled == 0)
+            #expect(counters.dropped == 0)
+            #expect(counters.spooled == 0)
         }
     }
 
@@ -179,12 +173,9 @@ struct AgentEndToEndTests {
             let status = try await second.waitForExit(within: .seconds(60))
             #expect(status == 0, "agent log:\n\(second.log)")
             #expect(second.log.contains("resuming the replay"), "log:\n\(second.log)")
-            let offline = await collector.waitForStatus(.offline, within: .seconds(10))
-            let lastSeq = try #require(offline?.counters?.lastSeq, "no final offline status; agent log:\n\(second.log)")
-            let received = await collector.waitForBatches(through: lastSeq, within: .seconds(15))
-            await collector.close()
+            let (counters, received) = try await collector.finalDelivery(batchesWithin: .seconds(15), log: second.log)
 
-            #expect(received.sequenceNumbers == Array(1...lastSeq), "seq must be gap-free across the kill")
+            #expect(received.sequenceNumbers == Array(1...counters.lastSeq), "seq must be gap-free across the kill")
             #expect(received.framesPerBeacon == capture.expected, "every frame exactly once across the kill")
             #expect(received.differingRepeats == 0)
         }
@@ -212,11 +203,8 @@ struct AgentEndToEndTests {
             try await broker.restart()
             let second = try AgentProcess(arguments)
             #expect(try await second.waitForExit(within: .seconds(60)) == 0, "log:\n\(second.log)")
-            let offline = await collector.waitForStatus(.offline, within: .seconds(10))
-            let lastSeq = try #require(offline?.counters?.lastSeq)
-            let received = await collector.waitForBatches(through: lastSeq, within: .seconds(15))
-            await collector.close()
-            #expect(received.sequenceNumbers == Array(1...lastSeq))
+            let (counters, received) = try await collector.finalDelivery(batchesWithin: .seconds(15), log: second.log)
+            #expect(received.sequenceNumbers == Array(1...counters.lastSeq))
             #expect(received.framesPerBeacon == capture.expected)
             #expect(received.differingRepeats == 0)
         }

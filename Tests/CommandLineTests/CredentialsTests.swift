@@ -10,18 +10,7 @@ import WireProtocol
 /// the other's.
 @Suite("Per-phone credentials (mosquitto dynamic security)", .serialized, .requiresBeaconFleetBinary)
 struct CredentialsTests {
-    static let plugin = "/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so"
     let topics = try! Topics()
-
-    /// `mosquitto_ctrl dynsec init FILE admin PASSWORD`: the plugin's file with its admin account.
-    func initializePlugin(_ file: String, password: String) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_ctrl")
-        process.arguments = ["dynsec", "init", file, "admin", password]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        #expect(await process.exited() == 0)
-    }
 
     /// A connected client logging in as `user`.
     func connect(_ broker: MosquittoBroker, _ user: String, _ password: String) async throws -> MQTTClient {
@@ -33,20 +22,16 @@ struct CredentialsTests {
         return client
     }
 
-    @Test("two provisioned phones: each writes its own report and reads its own regions, and cannot read or write the other's")
+    @Test(
+        "two provisioned phones: each writes its own report and reads its own regions, and cannot read or write the other's",
+        .requiresDynamicSecurity)
     func twoPhones() async throws {
-        guard
-            try Prerequisite.check(
-                FileManager.default.fileExists(atPath: Self.plugin)
-                    && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_ctrl"),
-                "mosquitto's dynamic security plugin and mosquitto_ctrl (Debian's mosquitto and mosquitto-clients) are missing")
-        else { return }
         let directory = try makeTemporaryDirectory("dynsec")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("dynamic-security.json").path
-        try await initializePlugin(file, password: "admin-secret")
+        try await DynamicSecurity.initialize(file, adminPassword: "admin-secret")
         let configuration = MosquittoBroker.Configuration(
-            allowAnonymous: false, extraConfiguration: ["plugin \(Self.plugin)", "plugin_opt_config_file \(file)"])
+            allowAnonymous: false, extraConfiguration: DynamicSecurity.brokerConfiguration(file))
         try await withMosquittoBroker(configuration) { broker in
             let admin = "mqtt://admin:admin-secret@127.0.0.1:\(broker.port)"  // BrokerURL.description masks the password
             let initialized = try await BeaconFleetCommand.run(

@@ -65,9 +65,7 @@ struct CoordinatorOnNATSTests {
                 while true {
                     guard command.process.isRunning else { throw CommandError("the coordinator exited:\n\(command.errors)") }
                     let reader = MQTTConfiguration(url: cluster.urls[2], clientID: MQTTConfiguration.randomClientID(prefix: "reader"))
-                    let payload = try await withConnectedClient(reader) { client in
-                        let messages = client.messages
-                        try await client.subscribe(topic, qos: .atLeastOnce)
+                    let payload = try await withSubscribedClient(reader, to: topic, qos: .atLeastOnce) { client, messages in
                         return try? await withTimeout(.seconds(1), "the retained status") {
                             try await collect(1, from: messages).first?.payloadString
                         }

@@ -67,9 +67,8 @@ struct ClientAdmissionTests {
         let started = Date().timeIntervalSince1970
         try await withMosquittoBroker { broker in
             let coordinator = try await CoordinatorHarness.start(broker: broker, topology: directory, httpPort: port)
-            let located = try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
-                let messages = client.messages
-                try await client.subscribe(topics.allClientEvents)
+            let located = try await withSubscribedClient(MQTTConfiguration(url: broker.url), to: topics.allClientEvents) {
+                client, messages in
                 try await client.publish(topic: topics.sightings(try Identifier("g0")), payload: Self.mixedBatch(seq: 1))
                 // The tag's first event (it is located: `moved`; a tag is not planned, so no set):
                 // the only client there is to hear of.

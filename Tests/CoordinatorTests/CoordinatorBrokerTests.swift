@@ -59,17 +59,13 @@ struct CoordinatorBrokerTests {
     @Test("kill -9 mid-walk and a restart: every client keeps its set and its version continues", .requiresBeaconFleetBinary)
     func killAndRestart() async throws {
         let topology = try museum()
-        let directory = try makeTemporaryDirectory("coordinator-kill")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let state = directory.appendingPathComponent("state.sqlite").path
-        let log = directory.appendingPathComponent("coordinator.log")
+        let files = try CoordinatorHarness.ProcessFiles("coordinator-kill")
+        defer { files.release() }
         try await withMosquittoBroker { broker in
-            let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
-            defer { LoopbackPort.release(port) }
             let nearest: [String] = []  // the default planner: frontier
-            var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: nearest)
+            var process = try CoordinatorHarness.launch(broker: broker, files: files, extraArguments: nearest)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
+            try await CoordinatorHarness.waitUntilServing(files, process: process)
             var configuration = LiveSimulation.Configuration(broker: broker.url, topology: topology, topics: topics, clients: 3)
             configuration.duration = 60
             configuration.speedup = 6
@@ -80,13 +76,13 @@ struct CoordinatorBrokerTests {
             // kill -9: no clean shutdown, no chance to write anything more.
             kill(process.processIdentifier, SIGKILL)
             _ = await process.exited()
-            let store = try StateStore(path: state)
+            let store = try StateStore(path: files.state)
             let before = Dictionary(uniqueKeysWithValues: try store.loadClients().map { ($0.id, $0) })
             #expect(before.count == 3, "every phone was planned before the kill")
-            process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: nearest)
+            process = try CoordinatorHarness.launch(broker: broker, files: files, extraArguments: nearest)
             // Resumed: the API shows each client's stored version and set.
             for (id, stored) in before {
-                let (code, body) = try await CoordinatorHarness.get(port: port, "/api/clients/\(id)")
+                let (code, body) = try await CoordinatorHarness.get(port: files.port, "/api/clients/\(id)")
                 #expect(code == 200)
                 let snapshot = try WireCoding.makeDecoder().decode(ClientSnapshot.self, from: body)
                 #expect(snapshot.version >= stored.version)
@@ -107,24 +103,20 @@ struct CoordinatorBrokerTests {
 
     @Test("a named coordinator killed with -9 still answers the report a phone sent while it was down", .requiresBeaconFleetBinary)
     func reportWhileDownIsAnsweredAfterRestart() async throws {
-        let directory = try makeTemporaryDirectory("coordinator-down")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let state = directory.appendingPathComponent("state.sqlite").path
-        let log = directory.appendingPathComponent("coordinator.log")
+        let files = try CoordinatorHarness.ProcessFiles("coordinator-down")
+        defer { files.release() }
         let named = ["--client-id", "coordinator-under-test"]
         try await withMosquittoBroker { broker in
-            let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
-            defer { LoopbackPort.release(port) }
-            var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: named)
+            var process = try CoordinatorHarness.launch(broker: broker, files: files, extraArguments: named)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
+            try await CoordinatorHarness.waitUntilServing(files, process: process)
             kill(process.processIdentifier, SIGKILL)
             _ = await process.exited()
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { phone in
                 // Sent while no coordinator is connected: only the broker's session for it can keep it.
                 let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "hall-entrance")]))
                 try await phone.publish(topic: topics.clientReport(try Identifier("phone-late")), payload: report, qos: .atLeastOnce)
-                process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log, extraArguments: named)
+                process = try CoordinatorHarness.launch(broker: broker, files: files, extraArguments: named)
                 let messages = phone.messages
                 try await phone.subscribe(topics.clientRegions(try Identifier("phone-late")))
                 let answer: MQTTMessage?
@@ -136,7 +128,7 @@ struct CoordinatorBrokerTests {
                         return nil
                     }
                 } catch {
-                    let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                    let text = (try? String(contentsOf: files.log, encoding: .utf8)) ?? ""
                     throw CoordinatorError("\(error); the coordinator's log:\n\(text)")
                 }
                 let regions = try WireCoding.decode(RegionsMessage.self, from: try #require(answer).payload, topic: "regions")
@@ -152,25 +144,20 @@ struct CoordinatorBrokerTests {
         "SIGHUP reloads the topology: an invalid one is refused with the error in the status and the coordinator keeps serving; a valid one re-plans every client",
         .requiresBeaconFleetBinary)
     func reloadOnHangup() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coordinator-reload-\(UUID().uuidString)")
-        let venue = directory.appendingPathComponent("museum", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try CoordinatorHarness.ProcessFiles("coordinator-reload")
+        defer { files.release() }
+        let venue = files.directory.appendingPathComponent("museum", isDirectory: true)
         try FileManager.default.copyItem(at: CoordinatorHarness.museum, to: venue)
         let regionsFile = venue.appendingPathComponent("regions.csv")
         let original = try String(contentsOf: regionsFile, encoding: .utf8)
-        let log = directory.appendingPathComponent("coordinator.log")
         try await withMosquittoBroker { broker in
-            let port = try LoopbackPort.hold()  // reserved for the coordinator's HTTP server, also across its restart
-            defer { LoopbackPort.release(port) }
             // --topology-poll 0: only SIGHUP reloads, so what happens below is the signal's doing. The
             // nearest-N planner takes a new region beside the phone at once; the frontier planner
             // (the default) keeps its incumbents in range and may leave it out, publishing nothing.
             let process = try CoordinatorHarness.launch(
-                broker: broker, topology: venue, statePath: directory.appendingPathComponent("state.sqlite").path,
-                httpPort: port, log: log, extraArguments: ["--topology-poll", "0", "--planner", "nearest"])
+                broker: broker, topology: venue, files: files, extraArguments: ["--topology-poll", "0", "--planner", "nearest"])
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
+            try await CoordinatorHarness.waitUntilServing(files, process: process)
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { phone in
                 let messages = phone.messages
                 let regionsTopic = topics.clientRegions(try Identifier("phone-reload"))
@@ -235,57 +222,51 @@ struct CoordinatorBrokerTests {
 
     @Test("a storm of malformed and oversized messages is counted, never fatal; a good report is still served")
     func storm() async throws {
-        try await withMosquittoBroker { broker in
-            let coordinator = try await CoordinatorHarness.start(broker: broker)
-            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
-                let messages = client.messages
-                try await client.subscribe(topics.allClientRegions)
-                var rng = SystemRandomNumberGenerator()
-                let bad: [(String, [UInt8])] = [
-                    ("beaconfleet/v1/gateways/gw-1/sightings", Array("{not json".utf8)),
-                    ("beaconfleet/v1/gateways/gw%1/sightings", Array(#"{"v":1}"#.utf8)),
-                    ("beaconfleet/v1/gateways/gw-1/sightings", Array(#"{"v":1,"seq":1,"start":"x","end":"y","sightings":[]}"#.utf8)),
-                    ("beaconfleet/v1/clients/phone-9/report", Array(#"{"v":1,"events":[{"type":"teleport","region":"hall"}]}"#.utf8)),
-                    ("beaconfleet/v1/clients/phone-9/report", Array(#"{"v":7}"#.utf8)),
-                    ("beaconfleet/v1/gateways/gw-1/status", Array(#"{"v":1,"state":"sideways"}"#.utf8)),
-                    ("beaconfleet/v1/gateways/gw-1/sightings", [UInt8](repeating: 0x7B, count: WireCoding.maximumPayloadBytes + 10)),
-                ]
-                var sent = 0
-                for round in 0..<300 {
-                    for (topic, payload) in bad {
-                        // QoS 0 may be dropped by a busy broker; the oversized ones (whose count is
-                        // checked exactly) go at QoS 1.
-                        let oversized = payload.count > WireCoding.maximumPayloadBytes
-                        try client.enqueue(topic: topic, payload: payload, qos: oversized ? .atLeastOnce : .atMostOnce)
-                        sent += 1
-                    }
-                    let garbage = (0..<Int.random(in: 1...400, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-                    try client.enqueue(topic: "beaconfleet/v1/clients/p\(round)/report", payload: garbage, qos: .atMostOnce)
+        try await CoordinatorHarness.withRegionsReader { coordinator, client, messages in
+            var rng = SystemRandomNumberGenerator()
+            let bad: [(String, [UInt8])] = [
+                ("beaconfleet/v1/gateways/gw-1/sightings", Array("{not json".utf8)),
+                ("beaconfleet/v1/gateways/gw%1/sightings", Array(#"{"v":1}"#.utf8)),
+                ("beaconfleet/v1/gateways/gw-1/sightings", Array(#"{"v":1,"seq":1,"start":"x","end":"y","sightings":[]}"#.utf8)),
+                ("beaconfleet/v1/clients/phone-9/report", Array(#"{"v":1,"events":[{"type":"teleport","region":"hall"}]}"#.utf8)),
+                ("beaconfleet/v1/clients/phone-9/report", Array(#"{"v":7}"#.utf8)),
+                ("beaconfleet/v1/gateways/gw-1/status", Array(#"{"v":1,"state":"sideways"}"#.utf8)),
+                ("beaconfleet/v1/gateways/gw-1/sightings", [UInt8](repeating: 0x7B, count: WireCoding.maximumPayloadBytes + 10)),
+            ]
+            var sent = 0
+            for round in 0..<300 {
+                for (topic, payload) in bad {
+                    // QoS 0 may be dropped by a busy broker; the oversized ones (whose count is
+                    // checked exactly) go at QoS 1.
+                    let oversized = payload.count > WireCoding.maximumPayloadBytes
+                    try client.enqueue(topic: topic, payload: payload, qos: oversized ? .atLeastOnce : .atMostOnce)
                     sent += 1
-                    if round % 50 == 0 { await client.drain() }
                 }
-                await client.drain()
-                // Still alive: a good report gets its regions.
-                let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "hall-entrance")]))
-                try await client.publish(topic: topics.clientReport(try Identifier("phone-ok")), payload: report)
-                let answer: MQTTMessage? = try await withTimeout(.seconds(20), "regions for phone-ok") { () async throws -> MQTTMessage? in
-                    for await message in messages where message.topic.contains("/phone-ok/") { return message }
-                    return nil
-                }
-                let regions = try WireCoding.decode(RegionsMessage.self, from: try #require(answer).payload, topic: "regions")
-                #expect(regions.regions.contains { $0.id == "hall-entrance" })
-                // The report jumped the queue (reports are served first): let the sightings behind it drain.
-                var counters = await coordinator.service.core.counters
-                let deadline = ContinuousClock.now + .seconds(20)
-                while counters.oversizedPayloads < 300 || counters.invalid < UInt64(sent) * 9 / 10, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(50))
-                    counters = await coordinator.service.core.counters
-                }
-                #expect(counters.invalid >= UInt64(sent) * 9 / 10, "\(counters.invalid) of \(sent) counted as invalid")
-                #expect(counters.oversizedPayloads == 300)
-                #expect(await coordinator.service.core.clientCount == 1, "no bad message created a client")
+                let garbage = (0..<Int.random(in: 1...400, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                try client.enqueue(topic: "beaconfleet/v1/clients/p\(round)/report", payload: garbage, qos: .atMostOnce)
+                sent += 1
+                if round % 50 == 0 { await client.drain() }
             }
-            await coordinator.stop()
+            await client.drain()
+            // Still alive: a good report gets its regions.
+            let report = try WireCoding.encode(ClientReport(events: [RegionEvent(type: .enter, region: "hall-entrance")]))
+            try await client.publish(topic: topics.clientReport(try Identifier("phone-ok")), payload: report)
+            let answer: MQTTMessage? = try await withTimeout(.seconds(20), "regions for phone-ok") { () async throws -> MQTTMessage? in
+                for await message in messages where message.topic.contains("/phone-ok/") { return message }
+                return nil
+            }
+            let regions = try WireCoding.decode(RegionsMessage.self, from: try #require(answer).payload, topic: "regions")
+            #expect(regions.regions.contains { $0.id == "hall-entrance" })
+            // The report jumped the queue (reports are served first): let the sightings behind it drain.
+            var counters = await coordinator.service.core.counters
+            let deadline = ContinuousClock.now + .seconds(20)
+            while counters.oversizedPayloads < 300 || counters.invalid < UInt64(sent) * 9 / 10, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                counters = await coordinator.service.core.counters
+            }
+            #expect(counters.invalid >= UInt64(sent) * 9 / 10, "\(counters.invalid) of \(sent) counted as invalid")
+            #expect(counters.oversizedPayloads == 300)
+            #expect(await coordinator.service.core.clientCount == 1, "no bad message created a client")
         }
     }
 }

@@ -53,9 +53,7 @@ enum CoordinatorHarness {
         let task = Task { try await application.run() }
         debug("coordinator group started")
         // Online once the retained status says so.
-        try await withConnectedClient(MQTTConfiguration(url: broker.url)) { probe in
-            let messages = probe.messages
-            try await probe.subscribe(try Topics().coordinatorStatus)
+        try await withSubscribedClient(MQTTConfiguration(url: broker.url), to: try Topics().coordinatorStatus) { probe, messages in
             _ = try await withTimeout(.seconds(20), "the coordinator's online status") {
                 for await message in messages {
                     guard let status = try? WireCoding.decode(CoordinatorStatus.self, from: message.payload, topic: message.topic),
@@ -68,6 +66,54 @@ enum CoordinatorHarness {
         }
         debug("coordinator online")
         return InProcess(application: application, task: task)
+    }
+
+    /// Runs `body` with a fresh broker, a coordinator started on it and a client subscribed to every
+    /// client's `regions` (`regions`: what the client receives); stops the coordinator afterwards.
+    static func withRegionsReader(
+        _ body: (_ coordinator: InProcess, _ client: MQTTClient, _ regions: AsyncStream<MQTTMessage>) async throws -> Void
+    ) async throws {
+        try await withMosquittoBroker { broker in
+            let coordinator = try await start(broker: broker)
+            try await withSubscribedClient(MQTTConfiguration(url: broker.url), to: try Topics().allClientRegions) { client, regions in
+                try await body(coordinator, client, regions)
+            }
+            await coordinator.stop()
+        }
+    }
+
+    /// What a `beaconfleet coordinator` child process keeps across its restarts: a fresh temporary
+    /// directory with its state database and its log, and a loopback port held for its HTTP server.
+    /// `release()` frees the port and removes the directory.
+    struct ProcessFiles {
+        let directory: URL
+        let port: Int
+        var state: String { directory.appendingPathComponent("state.sqlite").path }
+        var log: URL { directory.appendingPathComponent("coordinator.log") }
+
+        init(_ prefix: String) throws {
+            directory = try makeTemporaryDirectory(prefix)
+            port = try LoopbackPort.hold()
+        }
+
+        func release() {
+            LoopbackPort.release(port)
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    /// Starts `beaconfleet coordinator` as a child process on `files`' state, log and HTTP port.
+    static func launch(broker: MosquittoBroker, topology: URL = museum, files: ProcessFiles, extraArguments: [String] = []) throws
+        -> Process
+    {
+        try launch(
+            broker: broker, topology: topology, statePath: files.state, httpPort: files.port, log: files.log, extraArguments: extraArguments
+        )
+    }
+
+    /// ``waitUntilServing(port:process:log:subscribed:)`` for a coordinator launched on `files`.
+    static func waitUntilServing(_ files: ProcessFiles, process: Process, subscribed: Bool = true) async throws {
+        try await waitUntilServing(port: files.port, process: process, log: files.log, subscribed: subscribed)
     }
 
     /// Starts `beaconfleet coordinator` as a child process.

@@ -8,30 +8,26 @@ import WireProtocol
 
 /// `SIGTERM` as systemd sends it (`systemctl stop`): the built coordinator drains, persists, says
 /// `offline` and exits 0; a restart resumes its clients.
-@Suite("Coordinator shutdown on SIGTERM", .serialized)
+@Suite("Coordinator shutdown on SIGTERM", .serialized, .requiresBeaconFleetBinary)
 struct CoordinatorShutdownTests {
     let topics = try! Topics()
 
     @Test(
-        "SIGTERM: exit 0, every client's state in the file, the retained status a clean offline; a restart continues each client's versions",
-        .requiresBeaconFleetBinary)
+        "SIGTERM: exit 0, every client's state in the file, the retained status a clean offline; a restart continues each client's versions"
+    )
     func sigtermDrainsAndPersists() async throws {
-        let directory = try makeTemporaryDirectory("coordinator-term")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let state = directory.appendingPathComponent("state.sqlite").path
-        let log = directory.appendingPathComponent("coordinator.log")
+        let files = try CoordinatorHarness.ProcessFiles("coordinator-term")
+        defer { files.release() }
         let phones = ["phone-a", "phone-b"]
         try await withMosquittoBroker { broker in
-            let port = try LoopbackPort.hold()  // the coordinator's HTTP port, also across its restart
-            defer { LoopbackPort.release(port) }
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
                 let seen = MessageLog(client.messages)
                 defer { seen.stop() }
                 try await client.subscribe(topics.allClientRegions)
                 try await client.subscribe(topics.coordinatorStatus)
-                var process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log)
+                var process = try CoordinatorHarness.launch(broker: broker, files: files)
                 defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-                try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
+                try await CoordinatorHarness.waitUntilServing(files, process: process)
                 func report(_ phone: String, _ events: [RegionEvent]) async throws {
                     try await client.publish(
                         topic: topics.clientReport(try Identifier(phone)), payload: try WireCoding.encode(ClientReport(events: events)))
@@ -54,13 +50,13 @@ struct CoordinatorShutdownTests {
                     TestVenue.batch(seq: seq, at: Date().timeIntervalSince1970 - 1_795_424_400, tags: [(minor: 1, distance: 2)])
                 }
                 try await client.publish(topic: sightings, payload: sighting(1))
-                _ = try await CoordinatorHarness.get(port: port, "/api/clients/\(tag)")  // retried until the tag is known
+                _ = try await CoordinatorHarness.get(port: files.port, "/api/clients/\(tag)")  // retried until the tag is known
                 try await Task.sleep(for: .seconds(1.5))
                 let heardAgain = Date()
                 try await client.publish(topic: sightings, payload: sighting(2))
                 try await withTimeout(.seconds(20), "the tag's second sighting applied") {
                     while true {
-                        let (_, body) = try await CoordinatorHarness.get(port: port, "/api/clients/\(tag)")
+                        let (_, body) = try await CoordinatorHarness.get(port: files.port, "/api/clients/\(tag)")
                         if let snapshot = try? WireCoding.makeDecoder().decode(ClientSnapshot.self, from: body),
                             snapshot.lastSeen >= heardAgain
                         {
@@ -87,7 +83,7 @@ struct CoordinatorShutdownTests {
                     "the offline status is retained")
 
                 // The file holds every client at the version it last published.
-                let stored = Dictionary(uniqueKeysWithValues: try StateStore(path: state).loadClients().map { ($0.id, $0) })
+                let stored = Dictionary(uniqueKeysWithValues: try StateStore(path: files.state).loadClients().map { ($0.id, $0) })
                 for phone in phones {
                     #expect(stored[phone]?.version == published[phone], "\(phone) stored at its last version")
                     #expect(stored[phone]?.isPhone == true && stored[phone]?.position != nil)
@@ -97,10 +93,10 @@ struct CoordinatorShutdownTests {
                     heard.lastSeen >= Int64(heardAgain.timeIntervalSince1970 * 1000), "the tag's last sighting was written on the way out")
 
                 // A restart resumes them: the next plan is the stored version + 1, not a fresh start.
-                process = try CoordinatorHarness.launch(broker: broker, statePath: state, httpPort: port, log: log)
-                try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
+                process = try CoordinatorHarness.launch(broker: broker, files: files)
+                try await CoordinatorHarness.waitUntilServing(files, process: process)
                 for phone in phones {
-                    let (code, body) = try await CoordinatorHarness.get(port: port, "/api/clients/\(phone)")
+                    let (code, body) = try await CoordinatorHarness.get(port: files.port, "/api/clients/\(phone)")
                     #expect(code == 200)
                     #expect(try WireCoding.makeDecoder().decode(ClientSnapshot.self, from: body).version == published[phone])
                     let mark = seen.count
@@ -115,21 +111,18 @@ struct CoordinatorShutdownTests {
         }
     }
 
-    @Test("SIGTERM while the broker is unreachable: the coordinator still stops, exit 0", .requiresBeaconFleetBinary)
+    @Test("SIGTERM while the broker is unreachable: the coordinator still stops, exit 0")
     func sigtermWithoutBroker() async throws {
-        let directory = try makeTemporaryDirectory("coordinator-term")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let log = directory.appendingPathComponent("coordinator.log")
+        let files = try CoordinatorHarness.ProcessFiles("coordinator-term")
+        defer { files.release() }
         // A broker that was there and is gone: its address refuses connections.
         let broker = try await MosquittoBroker.start()
         await broker.stop()
-        let port = try LoopbackPort.hold()
-        defer { LoopbackPort.release(port) }
         let process = try CoordinatorHarness.launch(
-            broker: broker, statePath: directory.appendingPathComponent("state.sqlite").path, httpPort: port, log: log,
+            broker: broker, files: files,
             extraArguments: ["--home-assistant"])
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log, subscribed: false)  // /healthz answers 503
+        try await CoordinatorHarness.waitUntilServing(files, process: process, subscribed: false)  // /healthz answers 503
         kill(process.processIdentifier, SIGTERM)
         let status = try await withTimeout(.seconds(30), "the coordinator to exit after SIGTERM without a broker") { [process] in
             while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }

@@ -37,9 +37,7 @@ struct GatewayEpochBrokerTests {
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         #expect(process.terminationStatus == 0, "agent log:\n\(text)")
         let statusTopic = topics.gatewayStatus(try Identifier("g0"))
-        return try await withConnectedClient(MQTTConfiguration(url: broker.url)) { probe in
-            let messages = probe.messages
-            try await probe.subscribe(statusTopic)
+        return try await withSubscribedClient(MQTTConfiguration(url: broker.url), to: statusTopic) { probe, messages in
             return try await withTimeout(.seconds(10), "the agent's retained offline status") {
                 for await message in messages {
                     if let status = try? WireCoding.decode(GatewayStatus.self, from: message.payload, topic: message.topic),

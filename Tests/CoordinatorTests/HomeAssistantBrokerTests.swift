@@ -19,12 +19,9 @@ struct HomeAssistantBrokerTests {
         .requiresBeaconFleetBinary)
     func discoveryThroughTheBroker() async throws {
         let topology = try Topology.load(directory: CoordinatorHarness.museum)
-        let directory = try makeTemporaryDirectory("coordinator-ha")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let log = directory.appendingPathComponent("coordinator.log")
+        let files = try CoordinatorHarness.ProcessFiles("coordinator-ha")
+        defer { files.release() }
         try await withMosquittoBroker { broker in
-            let port = try LoopbackPort.hold()
-            defer { LoopbackPort.release(port) }
             try await withConnectedClient(MQTTConfiguration(url: broker.url)) { observer in
                 let seen = MessageLog(observer.messages)
                 defer { seen.stop() }
@@ -34,10 +31,10 @@ struct HomeAssistantBrokerTests {
                 // Not shorter: the walker's keep-alive reports come from this loaded test process, and at 3 s
                 // a stall of a few seconds let the walker expire too.
                 let process = try CoordinatorHarness.launch(
-                    broker: broker, statePath: directory.appendingPathComponent("state.sqlite").path, httpPort: port, log: log,
+                    broker: broker, files: files,
                     extraArguments: ["--home-assistant", "--idle-timeout", "8"])
                 defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-                try await CoordinatorHarness.waitUntilServing(port: port, process: process, log: log)
+                try await CoordinatorHarness.waitUntilServing(files, process: process)
 
                 // Every gateway of the topology: a connectivity sensor on its own status topic.
                 for gateway in topology.gateways {

@@ -81,50 +81,38 @@ struct LateFirstAnswerBrokerTests {
 
     @Test("three reports a second apart before any answer arrives, then the phone ranges on: every plan keeps 18 regions and follows it")
     func lateFirstAnswer() async throws {
-        try await withMosquittoBroker { broker in
-            let coordinator = try await CoordinatorHarness.start(broker: broker)
-            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
-                let messages = client.messages
-                try await client.subscribe(topics.allClientRegions)
-                let phone = try Identifier("late-phone")
-                // The hall three times (the three reports before any answer), then walking up the corridor at
-                // about 1.3 m/s: corridor-1 (9 m on), then corridor-2, -3 and -4 (8 m apart), far enough
-                // that the set planned in the hall no longer does.
-                let published = try await walk(
-                    client, messages: messages, phone: phone, minors: [0, 0, 0] + Self.corridorWalk)
-                #expect(published.count >= 2, "it followed the phone: \(published.map(\.reason))")
-                for message in published {
-                    #expect(message.budget == 18, "v\(message.version) \(message.reason): budget \(message.budget)")
-                    #expect(message.regions.count == 18, "v\(message.version) \(message.reason): \(message.regions.count) regions")
-                }
-                #expect(!published.contains { $0.reason == "reconcile" }, "\(published.map(\.reason))")
-                let counters = await coordinator.service.core.counters
-                #expect(counters.reconciliations == 0)
+        try await CoordinatorHarness.withRegionsReader { coordinator, client, messages in
+            let phone = try Identifier("late-phone")
+            // The hall three times (the three reports before any answer), then walking up the corridor at
+            // about 1.3 m/s: corridor-1 (9 m on), then corridor-2, -3 and -4 (8 m apart), far enough
+            // that the set planned in the hall no longer does.
+            let published = try await walk(
+                client, messages: messages, phone: phone, minors: [0, 0, 0] + Self.corridorWalk)
+            #expect(published.count >= 2, "it followed the phone: \(published.map(\.reason))")
+            for message in published {
+                #expect(message.budget == 18, "v\(message.version) \(message.reason): budget \(message.budget)")
+                #expect(message.regions.count == 18, "v\(message.version) \(message.reason): \(message.regions.count) regions")
             }
-            await coordinator.stop()
+            #expect(!published.contains { $0.reason == "reconcile" }, "\(published.map(\.reason))")
+            let counters = await coordinator.service.core.counters
+            #expect(counters.reconciliations == 0)
         }
     }
 
     @Test("a phone that applies the answers once they arrive is in agreement: no reconcile, still 18 regions")
     func appliedAfterwards() async throws {
-        try await withMosquittoBroker { broker in
-            let coordinator = try await CoordinatorHarness.start(broker: broker)
-            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { client in
-                let messages = client.messages
-                try await client.subscribe(topics.allClientRegions)
-                let phone = try Identifier("applying-phone")
-                // The first two reports go out before any answer; from then on the phone reports the
-                // latest version it has and exactly its set.
-                let published = try await walk(
-                    client, messages: messages, phone: phone,
-                    minors: [0, 0] + Self.corridorWalk
-                ) { seen in
-                    seen.last?.version
-                }
-                #expect(published.allSatisfy { $0.budget == 18 && $0.regions.count == 18 }, "\(published.map { ($0.reason, $0.budget) })")
-                #expect(!published.contains { $0.reason == "reconcile" }, "\(published.map(\.reason))")
+        try await CoordinatorHarness.withRegionsReader { _, client, messages in
+            let phone = try Identifier("applying-phone")
+            // The first two reports go out before any answer; from then on the phone reports the
+            // latest version it has and exactly its set.
+            let published = try await walk(
+                client, messages: messages, phone: phone,
+                minors: [0, 0] + Self.corridorWalk
+            ) { seen in
+                seen.last?.version
             }
-            await coordinator.stop()
+            #expect(published.allSatisfy { $0.budget == 18 && $0.regions.count == 18 }, "\(published.map { ($0.reason, $0.budget) })")
+            #expect(!published.contains { $0.reason == "reconcile" }, "\(published.map(\.reason))")
         }
     }
 }

@@ -75,9 +75,7 @@ final class MessageLog: Sendable {
 extension MessageLog {
     /// What a fresh subscriber to `filter` receives as retained, by topic.
     static func retained(_ broker: MosquittoBroker, _ filter: String) async throws -> [String: [UInt8]] {
-        try await withConnectedClient(MQTTConfiguration(url: broker.url)) { late in
-            let messages = late.messages
-            try await late.subscribe(filter)
+        try await withSubscribedClient(MQTTConfiguration(url: broker.url), to: filter) { late, messages in
             // Retained messages come right after the SUBACK; a marker published afterwards ends them.
             let marker = "test/marker-\(UUID().uuidString)"
             try await late.subscribe(marker)

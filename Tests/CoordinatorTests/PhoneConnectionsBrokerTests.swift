@@ -8,24 +8,22 @@ struct PhoneConnectionsBrokerTests {
     /// Three reports of one wake of `phone-1` through `PhoneConnections`: what the subscriber
     /// received (payload and QoS), and the client ids the broker saw connect.
     func wake(reportCopy: Bool, expecting count: Int) async throws -> (messages: [(payload: [UInt8], qos: QoS)], clients: [String]) {
-        try await withMosquittoBroker { broker in
-            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { subscriber in
-                let received = subscriber.messages
-                try await subscriber.subscribe("t/clients/+/report", qos: .atLeastOnce)
-                let phones = PhoneConnections(base: MQTTConfiguration(url: broker.url, clientID: "sim"), reportCopy: reportCopy)
-                for report in 0..<3 {
-                    await phones.send([UInt8(report)], topic: "t/clients/phone-1/report", phone: "phone-1", index: 0, version: nil)
-                }
-                let messages = try await collect(count, from: received, within: .seconds(20)).map { ($0.payload, $0.qos) }
-                await phones.closeAll()
-                #expect(await phones.outstanding == 0)
-                // mosquitto logs "New client connected from 127.0.0.1:PORT as ID (…)".
-                let clients = broker.log.split(separator: "\n").compactMap { line -> String? in
-                    guard let range = line.range(of: " as sim-") else { return nil }
-                    return line[range.upperBound...].split(separator: " ").first.map { "sim-" + $0 }
-                }
-                return (messages, clients)
+        try await withBrokerAndClient { broker, subscriber in
+            let received = subscriber.messages
+            try await subscriber.subscribe("t/clients/+/report", qos: .atLeastOnce)
+            let phones = PhoneConnections(base: MQTTConfiguration(url: broker.url, clientID: "sim"), reportCopy: reportCopy)
+            for report in 0..<3 {
+                await phones.send([UInt8(report)], topic: "t/clients/phone-1/report", phone: "phone-1", index: 0, version: nil)
             }
+            let messages = try await collect(count, from: received, within: .seconds(20)).map { ($0.payload, $0.qos) }
+            await phones.closeAll()
+            #expect(await phones.outstanding == 0)
+            // mosquitto logs "New client connected from 127.0.0.1:PORT as ID (…)".
+            let clients = broker.log.split(separator: "\n").compactMap { line -> String? in
+                guard let range = line.range(of: " as sim-") else { return nil }
+                return line[range.upperBound...].split(separator: " ").first.map { "sim-" + $0 }
+            }
+            return (messages, clients)
         }
     }
 

@@ -28,14 +28,11 @@ struct PhoneEvidenceTests {
     @Test("an enter beside ranged beacons leaves the phone where the ranging puts it, within range of the region, not at its beacon")
     func enterWithRanging() throws {
         let engine = try engine()
-        try engine.feed(report("p"), ClientReport(ranged: ranged(at: 20)), at: 0)
-        _ = engine.step(at: 0)
-        let before = try #require(engine.snapshot(of: "p")?.position)
+        let before = try #require(try engine.report("p", ClientReport(ranged: ranged(at: 20)), at: 0)?.position)
         #expect(abs(before.x - 20) < 3, "ranging alone: x \(before.x)")
         // r6's beacon (x = 30) comes into range as the phone walks on to x = 22.
-        try engine.feed(report("p"), ClientReport(ranged: ranged(at: 22), events: [RegionEvent(type: .enter, region: "r6")]), at: 1)
-        _ = engine.step(at: 1)
-        let after = try #require(engine.snapshot(of: "p"))
+        let after = try #require(
+            try engine.report("p", ClientReport(ranged: ranged(at: 22), events: [RegionEvent(type: .enter, region: "r6")]), at: 1))
         let position = try #require(after.position)
         #expect(abs(position.x - 22) < 3, "where the ranging says, not at r6's beacon (x 30): x \(position.x)")
         #expect(after.inside == ["r6"] || !after.regions.contains("r6"), "r6 inside while monitored")
@@ -55,11 +52,8 @@ struct PhoneEvidenceTests {
     @Test("a second enter narrows the estimate to where both beacons are detectable")
     func twoEnters() throws {
         let engine = try engine()
-        try engine.feed(
-            report("p"),
-            ClientReport(events: [RegionEvent(type: .enter, region: "r10"), RegionEvent(type: .enter, region: "r12")]), at: 0)
-        _ = engine.step(at: 0)
-        let position = try #require(engine.snapshot(of: "p")?.position)
+        let both = ClientReport(events: [RegionEvent(type: .enter, region: "r10"), RegionEvent(type: .enter, region: "r12")])
+        let position = try #require(try engine.report("p", both, at: 0)?.position)
         // r10 at x = 50 and r12 at x = 60, both detectable within 10 m: between them.
         #expect(position.x > 52 && position.x < 58, "x \(position.x)")
     }
@@ -67,18 +61,12 @@ struct PhoneEvidenceTests {
     @Test("an exit pushes a recent estimate out of the region's detection range; alone it places nothing")
     func exits() throws {
         let engine = try engine()
-        try engine.feed(report("p"), ClientReport(ranged: ranged(at: 54)), at: 0)
-        _ = engine.step(at: 0)
-        let before = try #require(engine.snapshot(of: "p")?.position)
+        let before = try #require(try engine.report("p", ClientReport(ranged: ranged(at: 54)), at: 0)?.position)
         // Two seconds later iOS says r12's beacon (x = 60) has not been detected for 30 s.
-        try engine.feed(report("p"), ClientReport(events: [RegionEvent(type: .exit, region: "r12")]), at: 2)
-        _ = engine.step(at: 2)
-        let after = try #require(engine.snapshot(of: "p")?.position)
+        let after = try #require(try engine.report("p", ClientReport(events: [RegionEvent(type: .exit, region: "r12")]), at: 2)?.position)
         #expect(before.x > 52, "ranging: x \(before.x)")
         #expect(after.x <= 51, "beyond 10 m of x 60, on the side it was: x \(after.x), before \(before.x)")
         // A phone the coordinator has never located: an exit alone gives it no position.
-        try engine.feed(report("q"), ClientReport(events: [RegionEvent(type: .exit, region: "r12")]), at: 3)
-        _ = engine.step(at: 3)
-        #expect(engine.snapshot(of: "q")?.position == nil)
+        #expect(try engine.report("q", ClientReport(events: [RegionEvent(type: .exit, region: "r12")]), at: 3)?.position == nil)
     }
 }

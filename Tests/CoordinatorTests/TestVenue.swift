@@ -117,6 +117,14 @@ extension CoordinatorEngine {
         try feed(TestVenue.topics.clientReport(try Identifier(phone)), ClientReport(advertising: advertising), at: seconds)
     }
 
+    /// Feeds `phone`'s `report` at `seconds`, steps then, and answers what the engine knows of the phone.
+    @discardableResult
+    func report(_ phone: String, _ report: ClientReport, at seconds: Double) throws -> ClientSnapshot? {
+        try feed(TestVenue.topics.clientReport(try Identifier(phone)), report, at: seconds)
+        _ = step(at: seconds)
+        return snapshot(of: phone)
+    }
+
     /// Flushes and returns the outputs.
     func step(at seconds: Double) -> [CoordinatorOutput] {
         flush(now: TestVenue.millis(seconds))

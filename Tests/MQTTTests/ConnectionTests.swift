@@ -9,23 +9,21 @@ import Testing
 struct ConnectionTests {
     @Test("the broker publishes the last will when the connection dies without DISCONNECT, not after a clean one")
     func lastWill() async throws {
-        try await withMosquittoBroker { broker in
-            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { watcher in
-                let messages = watcher.messages
-                try await watcher.subscribe("gw/+/status")
+        try await withBrokerAndClient { broker, watcher in
+            let messages = watcher.messages
+            try await watcher.subscribe("gw/+/status")
 
-                var clean = MQTTConfiguration(url: broker.url)
-                clean.will = LastWill(topic: "gw/clean/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
-                try await withConnectedClient(clean) { _ in }  // clean DISCONNECT: no will
+            var clean = MQTTConfiguration(url: broker.url)
+            clean.will = LastWill(topic: "gw/clean/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+            try await withConnectedClient(clean) { _ in }  // clean DISCONNECT: no will
 
-                var abrupt = MQTTConfiguration(url: broker.url).reconnecting(after: .seconds(5), atMost: .seconds(5))
-                abrupt.will = LastWill(topic: "gw/abrupt/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
-                try await withConnectedClient(abrupt) { client in
-                    client.core.severConnection()
-                    let will = try await collect(1, from: messages)
-                    #expect(will.map(\.topic) == ["gw/abrupt/status"])
-                    #expect(will.map(\.payloadString) == ["offline"])
-                }
+            var abrupt = MQTTConfiguration(url: broker.url).reconnecting(after: .seconds(5), atMost: .seconds(5))
+            abrupt.will = LastWill(topic: "gw/abrupt/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+            try await withConnectedClient(abrupt) { client in
+                client.core.severConnection()
+                let will = try await collect(1, from: messages)
+                #expect(will.map(\.topic) == ["gw/abrupt/status"])
+                #expect(will.map(\.payloadString) == ["offline"])
             }
         }
     }

@@ -45,9 +45,8 @@ struct NATSClusterTests {
     func acrossNodes() async throws {
         try await withNATSCluster { cluster in
             // QoS 0 and QoS 1: publisher on node 1, subscriber on node 2.
-            try await withConnectedClient(configuration(cluster.urls[1], "sub")) { subscriber in
-                let messages = subscriber.messages
-                try await subscriber.subscribe("cross/+", qos: .atLeastOnce)
+            try await withSubscribedClient(configuration(cluster.urls[1], "sub"), to: "cross/+", qos: .atLeastOnce) {
+                subscriber, messages in
                 try await withConnectedClient(configuration(cluster.urls[0], "pub")) { publisher in
                     for index in 0..<20 {
                         try await publisher.publish(topic: "cross/one", payload: Array("\(index)".utf8), qos: .atLeastOnce)
@@ -68,9 +67,9 @@ struct NATSClusterTests {
             }
             let seen = try await withTimeout(.seconds(10), "the retained message on another node") { () async throws -> String in
                 while true {
-                    let payload = try await withConnectedClient(self.configuration(cluster.urls[2], "reader")) { reader in
-                        let messages = reader.messages
-                        try await reader.subscribe("retained/status", qos: .atLeastOnce)
+                    let payload = try await withSubscribedClient(
+                        self.configuration(cluster.urls[2], "reader"), to: "retained/status", qos: .atLeastOnce
+                    ) { reader, messages in
                         return try? await withTimeout(.milliseconds(500), "a retained message") {
                             try await collect(1, from: messages).first?.payloadString
                         }
@@ -104,9 +103,8 @@ struct NATSClusterTests {
     @Test("kill -9 of the node a client is on: it fails over to another URL of its list and goes on publishing")
     func failoverAfterKill() async throws {
         try await withNATSCluster { cluster in
-            try await withConnectedClient(configuration(cluster.urls[2], "watcher")) { watcher in
-                let messages = watcher.messages
-                try await watcher.subscribe("failover/+", qos: .atLeastOnce)
+            try await withSubscribedClient(configuration(cluster.urls[2], "watcher"), to: "failover/+", qos: .atLeastOnce) {
+                watcher, messages in
                 var listed = configuration(cluster.urls[0], "listed")
                 listed.failoverURLs = [cluster.urls[1], cluster.urls[2]]
                 try await withConnectedClient(listed) { client in

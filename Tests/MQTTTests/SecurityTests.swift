@@ -53,9 +53,7 @@ struct SecurityTests {
             var configuration = MQTTConfiguration(url: url)
             configuration.tls = MQTTTLSFiles(
                 caFile: certificates.caFile, certificateFile: certificates.clientCertificateFile, keyFile: certificates.clientKeyFile)
-            try await withConnectedClient(configuration) { client in
-                let messages = client.messages
-                try await client.subscribe("secure/#")
+            try await withSubscribedClient(configuration, to: "secure/#") { client, messages in
                 try await client.publish(topic: "secure/1", payload: [7], qos: .exactlyOnce)
                 #expect(try await collect(1, from: messages).map(\.payload) == [[7]])
             }

@@ -34,10 +34,14 @@ struct World {
     let fake: FakeRegionMonitor<VirtualClock>
     let applier: RegionApplier<VirtualClock>
 
+    /// `adjust` changes `options` first (a test's own iOS rule or limit).
     init(
         _ options: FakeRegionMonitor<VirtualClock>.Options = .init(), configuration: RegionSyncConfiguration = configuration,
-        store: any RegionSyncStore = InMemoryRegionSyncStore()
+        store: any RegionSyncStore = InMemoryRegionSyncStore(),
+        adjusting adjust: (inout FakeRegionMonitor<VirtualClock>.Options) -> Void = { _ in }
     ) {
+        var options = options
+        adjust(&options)
         fake = FakeRegionMonitor(options: options, clock: clock)
         applier = RegionApplier(monitor: fake, store: store, configuration: configuration, clock: clock)
     }

@@ -23,9 +23,7 @@ struct RegionApplierTests {
         "The next version uses the diff: only its removes and adds are called, removes first, then a wait of at least 0.1 s",
         arguments: everyFakeVariant)
     func diffPath(options: FakeRegionMonitor<VirtualClock>.Options) async {
-        var options = options
-        options.restartGapCoversEveryRegion = true
-        let world = World(options)
+        let world = World(options) { $0.restartGapCoversEveryRegion = true }
         let v1 = (0..<5).map { ref($0) }
         _ = await world.applier.apply(message(1, v1))
         let before = await world.fake.calls.count
@@ -86,9 +84,9 @@ struct RegionApplierTests {
         "An unchanged region is never registered again; one whose identity changed is stopped, and started after the gap",
         arguments: everyFakeVariant)
     func identityChange(options: FakeRegionMonitor<VirtualClock>.Options) async {
-        var options = options
-        options.restartGapCoversEveryRegion = false  // the gap rule as IOS.md states it: the same identifier
-        let world = World(options)
+        let world = World(options) {
+            $0.restartGapCoversEveryRegion = false  // the gap rule as IOS.md states it: the same identifier
+        }
         let v1 = (0..<3).map { ref($0) }
         _ = await world.applier.apply(message(1, v1))
         let before = await world.fake.calls.count
@@ -131,9 +129,9 @@ struct RegionApplierTests {
         "Past the real limit iOS refuses (silently or with code 5): the held slots go to the plan's first regions and the rest is reported",
         arguments: everyFakeVariant)
     func refusalKeepsPriority(options: FakeRegionMonitor<VirtualClock>.Options) async {
-        var options = options
-        options.slotLimit = 6  // this device holds fewer than the 20 RegionSync assumes
-        let world = World(options)
+        let world = World(options) {
+            $0.slotLimit = 6  // this device holds fewer than the 20 RegionSync assumes
+        }
         let log = RegionEventLog(configuration: configuration)
         let v1 = (10..<15).map { ref($0) }
         _ = await world.applier.apply(message(1, v1))

@@ -22,9 +22,7 @@ struct RegionSyncSessionBrokerTests {
             let topics = try Topics()
             let client = try Identifier("phone-1")
             let v1 = (0..<4).map { ref($0) }
-            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { coordinator in
-                let reports = coordinator.messages
-                try await coordinator.subscribe(topics.clientReport(client))
+            try await withSubscribedClient(MQTTConfiguration(url: broker.url), to: topics.clientReport(client)) { coordinator, reports in
                 try await coordinator.publish(
                     topic: topics.clientRegions(client), payload: try WireCoding.encode(message(1, v1)), qos: .atLeastOnce, retain: true)
 
@@ -88,9 +86,7 @@ struct RegionSyncSessionBrokerTests {
         try await withMosquittoBroker { broker in
             let topics = try Topics()
             let client = try Identifier("phone-2")
-            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { coordinator in
-                let reports = coordinator.messages
-                try await coordinator.subscribe(topics.clientReport(client))
+            try await withSubscribedClient(MQTTConfiguration(url: broker.url), to: topics.clientReport(client)) { coordinator, reports in
                 try await coordinator.publish(
                     topic: topics.clientRegions(client), payload: try WireCoding.encode(message(1, [ref(0), ref(1)])), qos: .atLeastOnce,
                     retain: true)
@@ -137,9 +133,7 @@ struct RegionSyncSessionBrokerTests {
             let running = Task { try await group.run() }
             defer { running.cancel() }
             // Serving once its retained status says online.
-            try await withConnectedClient(MQTTConfiguration(url: broker.url)) { probe in
-                let statuses = probe.messages
-                try await probe.subscribe(topics.coordinatorStatus)
+            try await withSubscribedClient(MQTTConfiguration(url: broker.url), to: topics.coordinatorStatus) { probe, statuses in
                 _ = try await withTimeout(.seconds(30), "the coordinator's online status") {
                     for await message in statuses {
                         if (try? WireCoding.decode(CoordinatorStatus.self, from: message.payload, topic: message.topic))?.state == .online {

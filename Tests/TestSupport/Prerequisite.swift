@@ -46,4 +46,9 @@ extension Trait where Self == ConditionTrait {
     public static var requiresBeaconFleetBinary: Self {
         .requires(BuiltProduct.beaconfleet != nil, BuiltProduct.missingMessage("beaconfleet"))
     }
+
+    /// Runs with mosquitto's dynamic security plugin and `mosquitto_ctrl` installed (see ``DynamicSecurity``).
+    public static var requiresDynamicSecurity: Self {
+        .requires(DynamicSecurity.isAvailable, DynamicSecurity.missing)
+    }
 }

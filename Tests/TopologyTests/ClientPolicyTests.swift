@@ -18,18 +18,14 @@ import Testing
         """
 
     func load(_ clients: String?) throws -> TopologyLoader.Result {
-        var files = VenueFixture.small
-        files["clients.csv"] = clients
-        return TopologyLoader().load(directory: try VenueFixture.directory(files))
+        try VenueFixture.load(VenueFixture.small(replacing: "clients.csv", with: clients))
     }
 
     func messages(_ result: TopologyLoader.Result) -> [String] { VenueFixture.messages(result) }
 
     @Test("the rules decide: venue rules first, then client rules, then a region's UUID is the venue's, the rest unlisted")
     func verdicts() throws {
-        let result = try load(Self.policy)
-        #expect(result.errors.isEmpty, "\(messages(result))")
-        let topology = try #require(result.topology)
+        let topology = try VenueFixture.loaded(VenueFixture.small(replacing: "clients.csv", with: Self.policy))
         let policy = try #require(topology.clientPolicy)
         #expect(policy.rules.count == 4)
         let regionUUID = try #require(topology.regions.first?.identity.uuid)

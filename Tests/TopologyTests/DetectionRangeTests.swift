@@ -8,13 +8,9 @@ import Testing
 /// from its `power` column or the venue's radio settings, and `topology check` warns where the
 /// ranges fail a suspended phone.
 @Suite struct DetectionRangeTests {
-    func load(_ files: [String: String]) throws -> TopologyLoader.Result {
-        TopologyLoader().load(directory: try VenueFixture.directory(files))
-    }
+    func load(_ files: [String: String]) throws -> TopologyLoader.Result { try VenueFixture.load(files) }
 
-    func messages(_ result: TopologyLoader.Result) -> [String] {
-        result.diagnostics.map { "\(URL(fileURLWithPath: $0.location.file).lastPathComponent):\($0.location.line): \($0.message)" }
-    }
+    func messages(_ result: TopologyLoader.Result) -> [String] { VenueFixture.messages(result) }
 
     static let regionsWithPower = """
         id,uuid,major,minor,x,y,level,radius,tags,power

@@ -7,9 +7,7 @@ import Testing
 /// coordinator's position filter; a venue that sets none leaves the defaults (nil here).
 @Suite struct PositionTuningTests {
     func load(_ venueConf: String) throws -> TopologyLoader.Result {
-        var files = VenueFixture.small
-        files["venue.conf"]! += venueConf
-        return TopologyLoader().load(directory: try VenueFixture.directory(files))
+        try VenueFixture.load(VenueFixture.small(venueConf: venueConf))
     }
 
     @Test func unsetKeysLeaveTheDefaults() throws {
@@ -31,21 +29,20 @@ import Testing
     }
 
     @Test func outOfRangeValuesNameFileAndLine() throws {
-        let result = try load("walking-speed = 0\nvelocity-gain = 1.5\n")
-        let messages = VenueFixture.messages(result)
-        #expect(result.topology == nil)
-        #expect(messages.contains("venue.conf:4: walking-speed: '0' is not a speed in m/s from 0.1 to 10"), "\(messages)")
-        #expect(messages.contains("venue.conf:5: velocity-gain: '1.5' is not a number from 0 to 1"), "\(messages)")
-        #expect(
-            VenueFixture.messages(try load("walking-speed = fast\n")).contains(
-                "venue.conf:4: walking-speed: 'fast' is not a speed in m/s from 0.1 to 10"))
-        #expect(
-            VenueFixture.messages(try load("velocity-gain = -0.1\n")).contains(
-                "venue.conf:4: velocity-gain: '-0.1' is not a number from 0 to 1"))
+        try VenueFixture.expectRefused(
+            venueConf: "walking-speed = 0\nvelocity-gain = 1.5\n",
+            [
+                "venue.conf:4: walking-speed: '0' is not a speed in m/s from 0.1 to 10",
+                "venue.conf:5: velocity-gain: '1.5' is not a number from 0 to 1",
+            ])
+        try VenueFixture.expectRefused(
+            venueConf: "walking-speed = fast\n", ["venue.conf:4: walking-speed: 'fast' is not a speed in m/s from 0.1 to 10"])
+        try VenueFixture.expectRefused(
+            venueConf: "velocity-gain = -0.1\n", ["venue.conf:4: velocity-gain: '-0.1' is not a number from 0 to 1"])
         for bad in ["0", "65", "8.5"] {
-            #expect(
-                VenueFixture.messages(try load("anchors-per-estimate = \(bad)\n")).contains(
-                    "venue.conf:4: anchors-per-estimate: '\(bad)' is not a whole number from 1 to 64"))
+            try VenueFixture.expectRefused(
+                venueConf: "anchors-per-estimate = \(bad)\n",
+                ["venue.conf:4: anchors-per-estimate: '\(bad)' is not a whole number from 1 to 64"])
         }
     }
 

@@ -7,9 +7,7 @@ import Testing
 /// bad values name the file, the line and the key.
 @Suite struct PresenceTuningTests {
     func load(_ venueConf: String) throws -> TopologyLoader.Result {
-        var files = VenueFixture.small
-        files["venue.conf"]! += venueConf
-        return TopologyLoader().load(directory: try VenueFixture.directory(files))
+        try VenueFixture.load(VenueFixture.small(venueConf: venueConf))
     }
 
     @Test func defaultsAndValidKeys() throws {
@@ -21,12 +19,13 @@ import Testing
     }
 
     @Test func badValuesNameFileLineAndKey() throws {
-        let result = try load("room-dwell = -1\nroom-margin = wide\nlevel-dwell = 301\nlevel-reach = 1e9\n")
-        let messages = VenueFixture.messages(result)
-        #expect(result.topology == nil)
-        #expect(messages.contains("venue.conf:4: room-dwell: '-1' is not a number of seconds from 0 to 120"), "\(messages)")
-        #expect(messages.contains("venue.conf:5: room-margin: 'wide' is not a distance in metres from 0 to 10"), "\(messages)")
-        #expect(messages.contains("venue.conf:6: level-dwell: '301' is not a number of seconds from 0 to 300"), "\(messages)")
-        #expect(messages.contains("venue.conf:7: level-reach: '1e9' is not a distance in metres from 0 to 100"), "\(messages)")
+        try VenueFixture.expectRefused(
+            venueConf: "room-dwell = -1\nroom-margin = wide\nlevel-dwell = 301\nlevel-reach = 1e9\n",
+            [
+                "venue.conf:4: room-dwell: '-1' is not a number of seconds from 0 to 120",
+                "venue.conf:5: room-margin: 'wide' is not a distance in metres from 0 to 10",
+                "venue.conf:6: level-dwell: '301' is not a number of seconds from 0 to 300",
+                "venue.conf:7: level-reach: '1e9' is not a distance in metres from 0 to 100",
+            ])
     }
 }

@@ -17,17 +17,13 @@ import Testing
         "areas.csv": "id,level,name,kind,polygon\nA,L0,Room A,room,0 0;10 0;10 10;0 10\nB,L0,Room B,room,10 0;20 0;20 10;10 10\n",
     ]
 
-    func load(_ files: [String: String]) throws -> TopologyLoader.Result {
-        TopologyLoader().load(directory: try VenueFixture.directory(files))
-    }
+    func load(_ files: [String: String]) throws -> TopologyLoader.Result { try VenueFixture.load(files) }
 
     func messages(_ result: TopologyLoader.Result) -> [String] { VenueFixture.messages(result) }
 
     @Test("a point's room is the polygon holding it; regions know their room; the export lists the rooms")
     func roomsLoad() throws {
-        let result = try load(Self.twoRooms)
-        #expect(result.errors.isEmpty, "\(messages(result))")
-        let topology = try #require(result.topology)
+        let topology = try VenueFixture.loaded(Self.twoRooms)
         #expect(topology.areas.map(\.id) == ["A", "B"])
         #expect(topology.roomName(at: VenuePoint(x: 9.8, y: 5, level: "L0")) == "Room A")
         #expect(topology.roomName(at: VenuePoint(x: 10.3, y: 5, level: "L0")) == "Room B")

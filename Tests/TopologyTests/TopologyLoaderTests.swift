@@ -6,7 +6,7 @@ import Testing
 /// The validator names the file and line of every error, and reports all of them.
 @Suite struct TopologyLoaderTests {
     func load(_ files: [String: String], budget: Int? = nil) throws -> TopologyLoader.Result {
-        TopologyLoader(budget: budget).load(directory: try VenueFixture.directory(files))
+        try VenueFixture.load(files, budget: budget)
     }
 
     /// The single error of a result, as `file-name:line: message`.
@@ -36,16 +36,9 @@ import Testing
     }
 
     @Test func duplicateIdAndIdentityAreErrors() throws {
-        let regions = """
-            id,uuid,major,minor,x,y,level,radius,tags
-            everywhere,,,,,,,,pinned
-            a,,1,1,0,0,L0,1,
-            b,,1,2,10,0,L0,2,
-            a,,1,9,20,0,L0,1,
-            c,,1,2,20,0,L0,1,
-            d,,2,1,0,0,L1,1,
-            e,,2,2,20,0,L1,1,
-            """
+        // Line 5 repeats a's id; line 6 gives c b's identity.
+        let regions = VenueFixture.small["regions.csv"]!.replacingOccurrences(
+            of: "c,,1,3,20,0,L0,1,\n", with: "a,,1,9,20,0,L0,1,\nc,,1,2,20,0,L0,1,\n")
         let result = try load(VenueFixture.small(replacing: "regions.csv", with: regions))
         let messages = errors(result)
         #expect(messages.contains { $0.hasPrefix("regions.csv:5: duplicate region id 'a' (first at line 3)") }, "\(messages)")

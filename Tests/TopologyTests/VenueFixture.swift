@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Testing
 import Topology
 
 /// Example venues and scratch venue directories for the tests.
@@ -17,6 +18,18 @@ enum VenueFixture {
     /// A fresh temporary directory holding the given files (name → contents).
     static func directory(_ files: [String: String]) throws -> URL {
         try writeTemporaryFiles(files, prefix: "topology-test")
+    }
+
+    /// What the loader makes of a fresh temporary directory holding `files`.
+    static func load(_ files: [String: String], budget: Int? = nil) throws -> TopologyLoader.Result {
+        TopologyLoader(budget: budget).load(directory: try directory(files))
+    }
+
+    /// The topology of `files`, expecting no errors (the diagnostics say which, otherwise).
+    static func loaded(_ files: [String: String]) throws -> Topology {
+        let result = try load(files)
+        #expect(result.errors.isEmpty, "\(messages(result))")
+        return try #require(result.topology)
     }
 
     /// A small valid venue: two levels joined by stairs, a corridor of waypoints, six regions,
@@ -48,10 +61,26 @@ enum VenueFixture {
         """,
     ]
 
-    /// `small` with one file replaced.
-    static func small(replacing name: String, with text: String) -> [String: String] {
+    /// Expects `small` with `lines` added to its `venue.conf` to load no topology, with each of
+    /// `errors` (`FILE:LINE: message`) among its diagnostics.
+    static func expectRefused(
+        venueConf lines: String, _ errors: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
+        let result = try load(small(venueConf: lines))
+        let messages = messages(result)
+        #expect(result.topology == nil, sourceLocation: sourceLocation)
+        for error in errors { #expect(messages.contains(error), "\(messages)", sourceLocation: sourceLocation) }
+    }
+
+    /// `small` with one file replaced (added, or left out when `text` is `nil`).
+    static func small(replacing name: String, with text: String?) -> [String: String] {
         var files = small
         files[name] = text
         return files
+    }
+
+    /// `small` with `lines` added to the end of its `venue.conf`.
+    static func small(venueConf lines: String) -> [String: String] {
+        small(replacing: "venue.conf", with: small["venue.conf"]! + lines)
     }
 }

@@ -56,36 +56,16 @@ public final class GatewayDirectory: Service, Sendable {
             }
         }
         defer { registration.cancel() }
-        for await connection in client.connectionStates.cancelOnGracefulShutdown() {
-            if case .connected = connection { break }
-        }
-        guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
-        Task { [client, logger] in
-            do {
-                try await client.subscribe(topics.allGatewayStatus, qos: .atLeastOnce)
-            } catch {
-                logger.warning("cannot subscribe to \(topics.allGatewayStatus): \(error); /api/gateways shows no agent's status")
+        var revision: String?
+        await client.runRepublishing(
+            subscribingTo: topics.allGatewayStatus, logger: logger, unsubscribed: "/api/gateways shows no agent's status",
+            reconnected: { [self] in republish.store(true, ordering: .relaxed) }, every: GatewayDirectory.tick
+        ) {
+            let topology = await core.topology
+            if revision != topology.revision || republish.exchange(false, ordering: .relaxed) {
+                publish(topology)
+                revision = topology.revision
             }
-        }
-        await withDiscardingTaskGroup { group in
-            group.addTask { [self] in
-                var connections = 0
-                for await connection in client.connectionStates {
-                    guard case .connected = connection else { continue }
-                    connections += 1
-                    if connections > 1 { republish.store(true, ordering: .relaxed) }
-                }
-            }
-            var revision: String?
-            while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                let topology = await core.topology
-                if revision != topology.revision || republish.exchange(false, ordering: .relaxed) {
-                    publish(topology)
-                    revision = topology.revision
-                }
-                try? await Task.sleep(for: GatewayDirectory.tick)
-            }
-            group.cancelAll()
         }
     }
 

@@ -68,37 +68,12 @@ public final class HomeAssistantBridge: Service, Sendable {
             if message.topic == statusTopic, message.payloadString == "online" { republish.store(true, ordering: .relaxed) }
         }
         defer { registration.cancel() }
-        // Nothing is published before the first connection (what is queued before it is lost).
-        // The wait ends at shutdown: a broker that never answers must not hold the coordinator's exit.
-        for await state in client.connectionStates.cancelOnGracefulShutdown() {
-            if case .connected = state { break }
-        }
-        guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
-        // Not awaited here: a subscription waits for its acknowledgement across reconnections, and
-        // ends (closed) when the connection does, after this service.
-        Task { [client, logger] in
-            do {
-                try await client.subscribe(statusTopic, qos: .atLeastOnce)
-            } catch {
-                logger.warning("cannot subscribe to \(statusTopic): \(error); configs are not re-sent when Home Assistant restarts")
-            }
-        }
-        await withDiscardingTaskGroup { group in
-            group.addTask { [self] in
-                // A reconnection (the broker may have restarted and lost what was retained): everything again.
-                var connections = 0
-                for await state in client.connectionStates {
-                    guard case .connected = state else { continue }
-                    connections += 1
-                    if connections > 1 { republish.store(true, ordering: .relaxed) }
-                }
-            }
-            var state = PublishedState(configuration: configuration)
-            while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                await step(&state)
-                try? await Task.sleep(for: HomeAssistantBridge.tick)
-            }
-            group.cancelAll()
+        var state = PublishedState(configuration: configuration)
+        await client.runRepublishing(
+            subscribingTo: statusTopic, logger: logger, unsubscribed: "configs are not re-sent when Home Assistant restarts",
+            reconnected: { [self] in republish.store(true, ordering: .relaxed) }, every: HomeAssistantBridge.tick
+        ) {
+            await step(&state)
         }
     }
 

@@ -6,7 +6,8 @@ public import WireProtocol
 /// batch, the client list and the topology export.
 extension CoordinatorCore {
     /// Everything the map draws at once: every client, every gateway, the venue's name and revision.
-    public struct MapSnapshot: Sendable {
+    /// Its encoding is the data of the live map stream's `snapshot` event (`GET /api/stream`).
+    public struct MapSnapshot: Sendable, Encodable {
         public var clients: [ClientMarker]
         public var gateways: [GatewayMarker]
         public var topology: CoordinatorStatus.TopologyInfo

@@ -13,14 +13,6 @@ import WireProtocol
 /// A marker is ``ClientMarker``'s encoding; `time` is the coordinator's clock in milliseconds
 /// since 1970 (the page compares `lastSeen` with it, not with the browser's clock).
 enum MapStreamEvent {
-    /// The `snapshot` event's data.
-    struct Snapshot: Encodable {
-        var time: Int64
-        var topology: CoordinatorStatus.TopologyInfo
-        var clients: [ClientMarker]
-        var gateways: [GatewayMarker]
-    }
-
     /// The `update` event's data; the optional members are left out when absent.
     struct Update: Encodable {
         var time: Int64
@@ -33,8 +25,7 @@ enum MapStreamEvent {
 
     /// The `snapshot` event.
     static func snapshot(_ snapshot: CoordinatorCore.MapSnapshot) throws -> [UInt8] {
-        let data = Snapshot(time: snapshot.time, topology: snapshot.topology, clients: snapshot.clients, gateways: snapshot.gateways)
-        return try event("retry: 2000\nevent: snapshot", data)
+        try event("retry: 2000\nevent: snapshot", snapshot)
     }
 
     /// The `update` event for `batch`.

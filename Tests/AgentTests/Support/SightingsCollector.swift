@@ -2,6 +2,7 @@ import Foundation
 import MQTT
 import Synchronization
 import TestSupport
+import Testing
 import WireProtocol
 
 /// Subscribes to a gateway's sightings and status through a real broker and keeps every batch by
@@ -90,6 +91,20 @@ final class SightingsCollector: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(50))
         }
         return nil
+    }
+
+    /// The end of an agent's run as the collector saw it: the agent's final `offline` status (its
+    /// counters' `lastSeq` required; `log`, the agent's, in the failure) and every batch through that
+    /// sequence number, waited for up to `limit`. Closes the collector.
+    func finalDelivery(
+        batchesWithin limit: Duration, log: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (counters: GatewayStatus.Counters, received: Received) {
+        let offline = await waitForStatus(.offline, within: .seconds(10))
+        let counters = try #require(
+            offline?.counters, "no final offline status with counters; agent log:\n\(log())", sourceLocation: sourceLocation)
+        let received = await waitForBatches(through: counters.lastSeq, within: limit)
+        await close()
+        return (counters, received)
     }
 
     func close() async {

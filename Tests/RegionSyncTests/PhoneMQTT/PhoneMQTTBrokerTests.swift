@@ -16,6 +16,13 @@ import WireProtocol
 /// `PhoneMQTTTransport` and `PhoneMQTTClient` (over SwiftNIO, the Linux side of the phone's code
 /// path) against a real mosquitto opened for phones as a venue opens it: TLS with the venue's CA,
 /// per-phone accounts, WebSocket listeners; and against brokers that answer badly.
+/// A phone's client (not yet connected) to `url` over SwiftNIO, with TLS trusting `tls`'s certificates.
+private func phoneClient(
+    _ url: String, tls: MQTTTLSSettings = MQTTTLSSettings(), _ options: PhoneMQTTClient.Options
+) throws -> PhoneMQTTClient {
+    PhoneMQTTClient(stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: url), tls: tls), options: options)
+}
+
 @Suite("The phone's MQTT transport through a real mosquitto", .timeLimit(.minutes(2)))
 struct PhoneMQTTBrokerTests {
     let topics = try! Topics()
@@ -30,14 +37,12 @@ struct PhoneMQTTBrokerTests {
 
     @Test(
         "over TLS with its own account, a phone reads its retained regions and reports, all within 2 s of the wake's start",
-        .requires(VenueBroker.isAvailable, VenueBroker.missing))
+        .requiresDynamicSecurity)
     func wakeOverTLS() async throws {
         try await withVenueBroker { venue in
             let id = try Identifier("phone-3f9a2c")
             let password = try await venue.addPhone(id)
-            try await withConnectedClient(venue.coordinator) { coordinator in
-                let reports = coordinator.messages
-                try await coordinator.subscribe(topics.clientReport(id))
+            try await withSubscribedClient(venue.coordinator, to: topics.clientReport(id)) { coordinator, reports in
                 let regions = (0..<4).map { ref($0) }
                 try await coordinator.publish(
                     topic: topics.clientRegions(id), payload: try WireCoding.encode(message(1, regions)), qos: .atLeastOnce, retain: true)
@@ -86,17 +91,16 @@ struct PhoneMQTTBrokerTests {
 
     @Test(
         "a phone's account reaches only its own topics: another phone's regions are refused (SUBACK 0x80)",
-        .requires(VenueBroker.isAvailable, VenueBroker.missing))
+        .requiresDynamicSecurity)
     func perPhoneAccount() async throws {
         try await withVenueBroker { venue in
             let a = try Identifier("phone-a")
             let b = try Identifier("phone-b")
             let password = try await venue.addPhone(a)
             _ = try await venue.addPhone(b)
-            let client = PhoneMQTTClient(
-                stream: try NIOByteStream(
-                    endpoint: MQTTEndpoint(parsing: venue.tlsURL), tls: MQTTTLSSettings(caCertificate: venue.caCertificate)),
-                options: .init(clientID: a.rawValue, username: a.rawValue, password: password))
+            let client = try phoneClient(
+                venue.tlsURL, tls: MQTTTLSSettings(caCertificate: venue.caCertificate),
+                .init(clientID: a.rawValue, username: a.rawValue, password: password))
             try await client.connect(deadline: .now + .seconds(10))
             #expect(try await client.subscribe(topics.clientRegions(a), deadline: .now + .seconds(10)) == .atLeastOnce)
             await #expect(throws: PhoneMQTTError.subscriptionRefused(endpoint: venue.tlsURL + "", filter: topics.clientRegions(b))) {
@@ -121,9 +125,8 @@ struct PhoneMQTTBrokerTests {
                 for phone in [a, b] {
                     try await coordinator.publish(topic: topics.clientRegions(phone), string: #"{"for":"\#(phone)"}"#, retain: true)
                 }
-                let client = PhoneMQTTClient(
-                    stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: "mqtt://127.0.0.1:\(broker.port)")),
-                    options: .init(clientID: "phone-a", username: "phone-a", password: "a-secret"))
+                let client = try phoneClient(
+                    "mqtt://127.0.0.1:\(broker.port)", .init(clientID: "phone-a", username: "phone-a", password: "a-secret"))
                 let messages = client.messages
                 try await client.connect(deadline: .now + .seconds(10))
                 // mosquitto 2.0 grants a subscription its ACL denies but delivers nothing on it.
@@ -142,14 +145,12 @@ struct PhoneMQTTBrokerTests {
 
     @Test(
         "MQTT over WebSocket (ws:// and wss://, subprotocol mqtt): a whole wake through mosquitto's websockets listeners",
-        .requires(VenueBroker.isAvailable, VenueBroker.missing), arguments: [false, true])
+        .requiresDynamicSecurity, arguments: [false, true])
     func webSocket(secure: Bool) async throws {
         try await withVenueBroker { venue in
             let id = try Identifier(secure ? "phone-wss" : "phone-ws")
             let password = try await venue.addPhone(id)
-            try await withConnectedClient(venue.coordinator) { coordinator in
-                let reports = coordinator.messages
-                try await coordinator.subscribe(topics.clientReport(id))
+            try await withSubscribedClient(venue.coordinator, to: topics.clientReport(id)) { coordinator, reports in
                 try await coordinator.publish(
                     topic: topics.clientRegions(id), payload: try WireCoding.encode(message(1, [ref(0), ref(1)])), qos: .atLeastOnce,
                     retain: true)
@@ -214,15 +215,14 @@ struct PhoneMQTTBrokerTests {
 
     // MARK: Bad answers, each a clear typed error within the deadline
 
-    @Test("a wrong password: the broker's refusal (CONNACK 4 or 5), at once", .requires(VenueBroker.isAvailable, VenueBroker.missing))
+    @Test("a wrong password: the broker's refusal (CONNACK 4 or 5), at once", .requiresDynamicSecurity)
     func wrongPassword() async throws {
         try await withVenueBroker { venue in
             let id = try Identifier("phone-1")
             _ = try await venue.addPhone(id)
-            let client = PhoneMQTTClient(
-                stream: try NIOByteStream(
-                    endpoint: MQTTEndpoint(parsing: venue.tlsURL), tls: MQTTTLSSettings(caCertificate: venue.caCertificate)),
-                options: .init(clientID: "phone-1", username: "phone-1", password: "wrong"))
+            let client = try phoneClient(
+                venue.tlsURL, tls: MQTTTLSSettings(caCertificate: venue.caCertificate),
+                .init(clientID: "phone-1", username: "phone-1", password: "wrong"))
             let start = ContinuousClock.now
             let error = await #expect(throws: PhoneMQTTError.self) { try await client.connect(deadline: start + .seconds(30)) }
             // mosquitto 2.0 answers a wrong password with "not authorized" (5) rather than 4.
@@ -246,9 +246,7 @@ struct PhoneMQTTBrokerTests {
     func identifierRejected() async throws {
         try await withMosquittoBroker { broker in
             // MQTT 3.1.1: an empty client id needs a clean session.
-            let client = PhoneMQTTClient(
-                stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: "mqtt://127.0.0.1:\(broker.port)")),
-                options: .init(clientID: "", cleanSession: false))
+            let client = try phoneClient("mqtt://127.0.0.1:\(broker.port)", .init(clientID: "", cleanSession: false))
             await #expect(throws: PhoneMQTTError.connectionRefused(endpoint: "mqtt://127.0.0.1:\(broker.port)", .identifierRejected)) {
                 try await client.connect(deadline: .now + .seconds(5))
             }
@@ -269,9 +267,7 @@ struct PhoneMQTTBrokerTests {
             let url = "mqtts://localhost:\(try #require(broker.tlsPort))"
             let otherCA = Array(try #require(FileManager.default.contents(atPath: other.caFile)))
             for ca in [otherCA, nil] {
-                let client = PhoneMQTTClient(
-                    stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: url), tls: MQTTTLSSettings(caCertificate: ca)),
-                    options: .init(clientID: "phone-1"))
+                let client = try phoneClient(url, tls: MQTTTLSSettings(caCertificate: ca), .init(clientID: "phone-1"))
                 let start = ContinuousClock.now
                 let error = await #expect(throws: PhoneMQTTError.self) { try await client.connect(deadline: start + .seconds(30)) }
                 guard case .tlsFailed(let endpoint, let reason) = error else {
@@ -293,8 +289,7 @@ struct PhoneMQTTBrokerTests {
     func nothingListening() async throws {
         let port = try LoopbackPort.hold()  // reserved, never listening: connections are refused
         defer { LoopbackPort.release(port) }
-        let client = PhoneMQTTClient(
-            stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: "mqtt://127.0.0.1:\(port)")), options: .init(clientID: "phone-1"))
+        let client = try phoneClient("mqtt://127.0.0.1:\(port)", .init(clientID: "phone-1"))
         let start = ContinuousClock.now
         let error = await #expect(throws: PhoneMQTTError.self) { try await client.connect(deadline: start + .seconds(30)) }
         guard case .connectionFailed(let endpoint, let reason) = error else {
@@ -362,8 +357,7 @@ struct PhoneMQTTBrokerTests {
     func brokerGoneDuringPublish() async throws {
         try await withMosquittoBroker { broker in
             let url = "mqtt://127.0.0.1:\(broker.port)"
-            let client = PhoneMQTTClient(
-                stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: url)), options: .init(clientID: "phone-1"))
+            let client = try phoneClient(url, .init(clientID: "phone-1"))
             try await client.connect(deadline: .now + .seconds(5))
             try await client.subscribe("beaconfleet/v1/clients/phone-1/regions", deadline: .now + .seconds(5))
             broker.kill()
@@ -382,9 +376,7 @@ struct PhoneMQTTBrokerTests {
     @Test("keep-alive pings hold an idle connection open past the broker's 1.5 × keep-alive limit")
     func keepAlive() async throws {
         try await withMosquittoBroker { broker in
-            let client = PhoneMQTTClient(
-                stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: "mqtt://127.0.0.1:\(broker.port)")),
-                options: .init(clientID: "phone-1", keepAlive: .seconds(4)))
+            let client = try phoneClient("mqtt://127.0.0.1:\(broker.port)", .init(clientID: "phone-1", keepAlive: .seconds(4)))
             try await client.connect(deadline: .now + .seconds(5))
             // mosquitto drops a client silent for 6 s; the client pings after 3 s of quiet, a margin
             // of 3 s for a late timer (in the full suite one fired over 0.5 s late).
@@ -400,9 +392,7 @@ struct PhoneMQTTBrokerTests {
     @Test("QoS 1 deliveries are acknowledged: with one message in flight per client, all five arrive")
     func deliveriesAcknowledged() async throws {
         try await withMosquittoBroker(.init(extraConfiguration: ["max_inflight_messages 1"])) { broker in
-            let client = PhoneMQTTClient(
-                stream: try NIOByteStream(endpoint: MQTTEndpoint(parsing: "mqtt://127.0.0.1:\(broker.port)")),
-                options: .init(clientID: "phone-1"))
+            let client = try phoneClient("mqtt://127.0.0.1:\(broker.port)", .init(clientID: "phone-1"))
             let messages = client.messages
             try await client.connect(deadline: .now + .seconds(5))
             try await client.subscribe("to/phone", qos: .atLeastOnce, deadline: .now + .seconds(5))

@@ -13,16 +13,8 @@ import WireProtocol
 /// and TLS, for networks that block 8883. The coordinator's account and the admin's use the plain
 /// listener.
 struct VenueBroker {
-    static let plugin = "/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so"
     static let adminPassword = "admin-secret"
     static let coordinatorPassword = "coordinator-secret"
-
-    /// Whether Debian's plugin and `mosquitto_ctrl` are installed.
-    static var isAvailable: Bool {
-        FileManager.default.fileExists(atPath: plugin) && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_ctrl")
-    }
-    static let missing =
-        "mosquitto's dynamic security plugin and mosquitto_ctrl (Debian's mosquitto and mosquitto-clients; scripts/setup) are missing"
 
     let broker: MosquittoBroker
     let certificates: TestCertificates
@@ -43,20 +35,14 @@ struct VenueBroker {
         let certificates = try await onOwnThread { try TestCertificates.make() }
         let directory = try makeTemporaryDirectory("venue-broker")
         let file = directory.appendingPathComponent("dynamic-security.json").path
-        let initialize = Process()
-        initialize.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_ctrl")
-        initialize.arguments = ["dynsec", "init", file, "admin", adminPassword]
-        initialize.standardOutput = FileHandle.nullDevice
-        try initialize.run()
-        #expect(await initialize.exited() == 0)
+        try await DynamicSecurity.initialize(file, adminPassword: adminPassword)
         let webSocketPort = try LoopbackPort.hold()
         let secureWebSocketPort = try LoopbackPort.hold()
         let broker = try await MosquittoBroker.start(
             MosquittoBroker.Configuration(
                 allowAnonymous: false,
                 tls: .init(certificateFile: certificates.serverCertificateFile, keyFile: certificates.serverKeyFile),
-                extraConfiguration: [
-                    "plugin \(plugin)", "plugin_opt_config_file \(file)",
+                extraConfiguration: DynamicSecurity.brokerConfiguration(file) + [
                     "listener \(webSocketPort) 127.0.0.1", "protocol websockets",
                     "listener \(secureWebSocketPort) 127.0.0.1", "protocol websockets",
                     "certfile \(certificates.serverCertificateFile)", "keyfile \(certificates.serverKeyFile)",
@@ -95,9 +81,9 @@ struct VenueBroker {
 
     /// Sends `commands` to the plugin as its admin and fails with any error it answers.
     func control(_ commands: [DynamicSecurityPlan.Command]) async throws {
-        try await withConnectedClient(MQTTConfiguration(url: broker.url(username: "admin", password: Self.adminPassword))) { admin in
-            let responses = admin.messages
-            try await admin.subscribe(DynamicSecurityPlan.responseTopic)
+        try await withSubscribedClient(
+            MQTTConfiguration(url: broker.url(username: "admin", password: Self.adminPassword)), to: DynamicSecurityPlan.responseTopic
+        ) { admin, responses in
             try await admin.publish(topic: DynamicSecurityPlan.requestTopic, payload: try DynamicSecurityPlan.request(commands))
             let answer = try await collect(1, from: responses, within: .seconds(10))[0]
             let errors = DynamicSecurityPlan.errors(inResponse: answer.payload)
@@ -108,13 +94,5 @@ struct VenueBroker {
 
 /// Runs `body` with a fresh ``VenueBroker`` and stops it afterwards, also when `body` throws.
 func withVenueBroker<Result>(_ body: (VenueBroker) async throws -> Result) async throws -> Result {
-    let venue = try await VenueBroker.start()
-    do {
-        let result = try await body(venue)
-        await venue.stop()
-        return result
-    } catch {
-        await venue.stop()
-        throw error
-    }
+    try await withResource(try await VenueBroker.start(), stop: { await $0.stop() }, body)
 }
