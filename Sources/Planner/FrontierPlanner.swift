@@ -26,9 +26,11 @@ public import Topology
 ///    or lying, arrival disk and ``FrontierPlannerConfiguration/wakeMargin`` included, inside the
 ///    detection range of a monitored quiet region. Reaching a shielded region's radius means first
 ///    crossing into a monitored quiet region's range, which wakes the phone at least the margin
-///    before it arrives, in time for the next plan to add it. Regions are shielded nearest first,
-///    each time with the candidate that shields the most still-unshielded ones (ties: one already
-///    monitored, then the nearest);
+///    before it arrives, in time for the next plan to add it. The nearest quiet region of every
+///    other level within the horizon is shielded first (a phone may take the stairs or a lift
+///    asleep, past a landing heard from below), then the rest nearest first, each time with the
+///    candidate that shields the most still-unshielded ones (ties: one already monitored, then
+///    the nearest);
 /// 4. **nearest**: what slots remain, previously monitored regions first, then by walking distance.
 ///
 /// A pure function of the topology, the configuration and the ``PlanRequest``, like
@@ -145,15 +147,12 @@ public struct FrontierPlanner: RegionPlanning {
         let shields: [[Int]] = quiet.map { q in
             targets.indices.filter { t in q.region == targets[t].region || self.shields(q.region, targets[t].region) }
         }
-        var unshieldedFrom = 0
-        while chosen.count < budget {
-            while unshieldedFrom < targets.count, shielded[unshieldedFrom] { unshieldedFrom += 1 }
-            guard unshieldedFrom < targets.count else { break }
-            // A monitored shield that still shields this region is kept (no churn); else the one
-            // that shields the most still-unshielded regions, the nearest on ties.
+        // A monitored shield that still shields target `t` is kept (no churn); else the one that
+        // shields the most still-unshielded regions, the nearest on ties.
+        func shield(_ t: Int) {
             var best: Int? = nil
             var bestKey = (0, 0, 0, 0.0)
-            for (q, covered) in shields.enumerated() where !taken.contains(quiet[q].region) && covered.contains(unshieldedFrom) {
+            for (q, covered) in shields.enumerated() where !taken.contains(quiet[q].region) && covered.contains(t) {
                 let gain = covered.reduce(0) { $0 + (shielded[$1] ? 0 : 1) }
                 let key = (monitored.contains(quiet[q].region) ? 1 : 0, quiet[q].warm ? 0 : 1, gain, -quiet[q].walking)
                 if best == nil || key > bestKey {
@@ -161,12 +160,23 @@ public struct FrontierPlanner: RegionPlanning {
                     bestKey = key
                 }
             }
-            guard let best else {
-                shielded[unshieldedFrom] = true  // nothing can shield it (cannot happen: a target shields itself)
-                continue
-            }
+            shielded[t] = true  // a target shields itself, so `best` is nil only once it is taken
+            guard let best else { return }
             take(quiet[best], .frontier)
-            for t in shields[best] { shielded[t] = true }
+            for covered in shields[best] { shielded[covered] = true }
+        }
+        // Another level first: a phone that takes the stairs or a lift asleep passes the landing,
+        // often heard from below (so it cannot wake it), and then only that level's regions. The
+        // nearest quiet one of every other level within the horizon is shielded before the rest.
+        var levels: Set<String> = [here.level]
+        for (t, target) in targets.enumerated() where chosen.count < budget && !target.warm {
+            if let level = regions[target.region].position?.level, levels.insert(level).inserted, !shielded[t] { shield(t) }
+        }
+        var unshieldedFrom = 0
+        while chosen.count < budget {
+            while unshieldedFrom < targets.count, shielded[unshieldedFrom] { unshieldedFrom += 1 }
+            guard unshieldedFrom < targets.count else { break }
+            shield(unshieldedFrom)
         }
         // Only a quiet region can wake the phone by coming into range: however far they are, the
         // reserve goes to the nearest of them when the horizon holds too few.

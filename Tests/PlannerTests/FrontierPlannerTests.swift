@@ -179,6 +179,27 @@ import Topology
         #expect(untold == ["c31"], "\(untold)")
     }
 
+    /// A phone may take the stairs asleep: the nearest quiet region of the other level within the
+    /// horizon is shielded before the farther ones of its own, although two of those are nearer.
+    @Test func anotherLevelWithinTheHorizonGetsATripWireFirst() throws {
+        // Two corridors of 40 regions 3 m apart, L1 5 m above L0, stairs from c26 to u26 (x = 78).
+        var regions = "id,uuid,major,minor,x,y,level,radius,tags\nall,,,,,,,,pinned\n"
+        var links = "from,to,distance,kind\nc26,u26,8,stairs\n"
+        for index in 0..<40 {
+            regions += "c\(index),,1,\(index + 1),\(index * 3),0,L0,1.5,\nu\(index),,2,\(index + 1),\(index * 3),0,L1,1.5,\n"
+            if index > 0 { links += "c\(index - 1),c\(index),,\nu\(index - 1),u\(index),,\n" }
+        }
+        let venue = try PlannerFixture.venue(regions: regions, links: links, levels: "id,name,elevation\nL0,G,0\nL1,1,5\n")
+        let planner = FrontierPlanner(topology: venue, configuration: FrontierPlannerConfiguration(budget: 6, wakeMargin: 3))
+        // At x = 60 (c20): c13 and c27 (19.5 m to their edges) are the nearest quiet regions on L0,
+        // u26 on L1 18 m and the stairs (8 m) away; two frontier slots.
+        let plan = planner.plan(try request(venue, x: 60))
+        let frontier = plan.regions.filter { $0.slot == .frontier }.map(\.id)
+        #expect(frontier.count == 2, "\(plan.regions)")
+        #expect(frontier.contains { $0.hasPrefix("u") }, "no trip wire on L1: \(frontier)")
+        #expect(frontier.contains { $0.hasPrefix("c") }, "\(frontier)")
+    }
+
     @Test func aShieldCoversTheRegionsWhoseArrivalLiesWellInsideItsRange() throws {
         let venue = try Self.corridor(count: 10, spacing: 3)
         let planner = FrontierPlanner(topology: venue, configuration: Self.handWorked)

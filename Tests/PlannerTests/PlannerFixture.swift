@@ -21,14 +21,14 @@ enum PlannerFixture {
         return try venue(regions: regions, links: links)
     }
 
-    /// A one-level venue of these `regions.csv` and `links.csv` (the regions are the graph's
-    /// nodes), written to a directory of its own and loaded.
-    static func venue(regions: String, links: String) throws -> Topology {
+    /// A venue of these `regions.csv`, `links.csv` (the regions are the graph's nodes) and
+    /// `levels.csv` (one level by default), written to a directory of its own and loaded.
+    static func venue(regions: String, links: String, levels: String = "id\nL0\n") throws -> Topology {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("planner-test-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         let files = [
             "venue.conf": "uuid = 11111111-2222-3333-4444-555555555555\n",
-            "levels.csv": "id\nL0\n",
+            "levels.csv": levels,
             "regions.csv": regions,
             "links.csv": links,
         ]
