@@ -133,7 +133,7 @@ public struct FrontierPlanner: RegionPlanning {
         // phone once it has left, wherever it went: up a stair the plan did not foresee, or far
         // from where the estimate put it. Quiet regions alone wake it only where they were placed.
         if budget - chosen.count > reserve, !chosen.contains(where: { $0.slot == .inside }),
-            let wire = candidates.filter({ $0.detectable && !taken.contains($0.region) }).min(by: { rank($0) < rank($1) })
+            let wire = candidates.lazy.filter({ $0.detectable && !taken.contains($0.region) }).min(by: { rank($0) < rank($1) })
         {
             take(wire, .inside)
         }
