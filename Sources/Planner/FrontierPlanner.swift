@@ -66,6 +66,16 @@ public struct FrontierPlanner: RegionPlanning {
             chosen.append(PlannedRegion(region: index, id: regions[index].id, slot: .pinned, distance: nil))
         }
 
+        // The links from this level to the others within the horizon: where each lands, and the
+        // walk there and up.
+        let hereLevel = topology.levelIndex(id: here.level)
+        let landings = topology.roomGraph.connectors.compactMap { link -> Landing? in
+            guard link.level == hereLevel else { return nil }
+            let foot = ((link.x - here.x) * (link.x - here.x) + (link.y - here.y) * (link.y - here.y)).squareRoot()
+            let walking = foot * configuration.detourLimit + link.length
+            return walking <= configuration.horizon ? Landing(level: link.toLevel, x: link.toX, y: link.toY, walking: walking) : nil
+        }
+
         // Candidates: the regions nearest by walking distance, with where they stand for iOS now.
         let count = Swift.min(regions.count, Swift.max(configuration.candidates, budget * 4))
         var candidates: [Candidate] = []
@@ -91,7 +101,9 @@ public struct FrontierPlanner: RegionPlanning {
                 }
             candidates.append(
                 Candidate(
-                    region: entry.region, walking: walking(entry.distance, straight: straight, radius: regions[entry.region].radius),
+                    region: entry.region,
+                    walking: walking(
+                        entry.distance, to: position, straight: straight, radius: regions[entry.region].radius, landings: landings),
                     straight: straight, detectable: detectable,
                     arrived: straight <= regions[entry.region].radius, warm: !detectable && warm.contains(entry.region),
                     told: told.contains(entry.region)))
@@ -279,12 +291,31 @@ public struct FrontierPlanner: RegionPlanning {
     }
 
     /// The walking distance to a region's edge the plan goes by: the graph's, but never more than
-    /// ``FrontierPlannerConfiguration/detourLimit`` times the straight line on the same level. The
+    /// ``FrontierPlannerConfiguration/detourLimit`` times the straight line on the same level, or
+    /// on another level than the walk up a link (`detourLimit` times the straight line to its
+    /// foot, plus its length) and `detourLimit` times the straight line from where it lands. The
     /// estimate is snapped to the walkable graph, and on a sparse one (a waypoint per room) a few
-    /// metres of position error put it on a segment whose route to a region nearby goes round:
-    /// the phone may be walking the short way.
-    func walking(_ distance: Double, straight: Double, radius: Double) -> Double {
-        Swift.min(distance, Swift.max(0, straight - radius) * configuration.detourLimit)
+    /// metres of position error put it on a segment whose route to a region nearby goes round; and
+    /// a graph's route to a region's own node may go round where the phone passes within its
+    /// radius on the way elsewhere (past a room's beacon by the wall, from the top of the stairs).
+    func walking(_ distance: Double, to position: VenuePoint, straight: Double, radius: Double, landings: [Landing]) -> Double {
+        guard straight == .infinity else { return Swift.min(distance, Swift.max(0, straight - radius) * configuration.detourLimit) }
+        guard let level = topology.levelIndex(id: position.level) else { return distance }
+        var best = distance
+        for landing in landings where landing.level == level {
+            let across = ((position.x - landing.x) * (position.x - landing.x) + (position.y - landing.y) * (position.y - landing.y))
+                .squareRoot()
+            best = Swift.min(best, landing.walking + Swift.max(0, across - radius) * configuration.detourLimit)
+        }
+        return best
+    }
+
+    /// Where a link from the phone's level lands on another, and the walk there by it.
+    struct Landing {
+        var level: Int
+        var x: Double
+        var y: Double
+        var walking: Double
     }
 
     private struct Candidate {

@@ -23,19 +23,29 @@ public struct RoomGraph: Sendable {
         }
     }
 
-    /// One end of a link between levels: where a person can leave its level.
+    /// One end of a link between levels: where a person can leave its level, and where the link
+    /// lands.
     public struct Connector: Sendable, Hashable {
         /// The level index of this end (into ``Topology/levels``) and the level the link leads to.
         public var level: Int
         public var toLevel: Int
         public var x: Double
         public var y: Double
+        /// The other end, on `toLevel`.
+        public var toX: Double
+        public var toY: Double
+        /// The link's walking distance (`links.csv`), metres.
+        public var length: Double
 
-        public init(level: Int, toLevel: Int, x: Double, y: Double) {
+        /// A connector; the other end defaults to the same point, the length to 0.
+        public init(level: Int, toLevel: Int, x: Double, y: Double, toX: Double? = nil, toY: Double? = nil, length: Double = 0) {
             self.level = level
             self.toLevel = toLevel
             self.x = x
             self.y = y
+            self.toX = toX ?? x
+            self.toY = toY ?? y
+            self.length = length
         }
     }
 
@@ -68,8 +78,13 @@ public struct RoomGraph: Sendable {
                 guard a < b else { continue }  // each undirected link once
                 let (levelA, levelB) = (Int(graph.level[a]), Int(graph.level[b]))
                 if levelA != levelB {
-                    connectors.append(Connector(level: levelA, toLevel: levelB, x: graph.x[a], y: graph.y[a]))
-                    connectors.append(Connector(level: levelB, toLevel: levelA, x: graph.x[b], y: graph.y[b]))
+                    let length = graph.weights[edge]
+                    connectors.append(
+                        Connector(
+                            level: levelA, toLevel: levelB, x: graph.x[a], y: graph.y[a], toX: graph.x[b], toY: graph.y[b], length: length))
+                    connectors.append(
+                        Connector(
+                            level: levelB, toLevel: levelA, x: graph.x[b], y: graph.y[b], toX: graph.x[a], toY: graph.y[a], length: length))
                     if let roomA = rooms.room(x: graph.x[a], y: graph.y[a], level: levels[levelA].id),
                         let roomB = rooms.room(x: graph.x[b], y: graph.y[b], level: levels[levelB].id)
                     {

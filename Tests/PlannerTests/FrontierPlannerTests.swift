@@ -58,6 +58,27 @@ import Topology
         #expect(abs((try distance(to: "a2", limit: 1.5) ?? 0) - (12 - 1.5)) < 0.01)
     }
 
+    /// Two corridors of 11 regions 6 m apart, L1 above L0, stairs (8 m) from a0 up to b0, and a
+    /// room `r` on L1 7.2 m from the top of the stairs whose only link is at b10, 60 m away: 122 m
+    /// by the graph. A phone at the foot of the stairs passes within its radius a few steps after
+    /// the climb, so the plan counts the stairs and then `detourLimit` times the straight line.
+    @Test func aRegionByTheLandingCountsAsTheClimbAndTheShortWay() throws {
+        var regions = "id,uuid,major,minor,x,y,level,radius,tags\nr,,3,1,6,4,L1,1.5,\n"
+        var links = "from,to,distance,kind\na0,b0,8,stairs\nb10,r,,\n"
+        for index in 0...10 {
+            regions += "a\(index),,1,\(index + 1),\(index * 6),0,L0,1.5,\nb\(index),,2,\(index + 1),\(index * 6),0,L1,1.5,\n"
+            if index > 0 { links += "a\(index - 1),a\(index),,\nb\(index - 1),b\(index),,\n" }
+        }
+        let venue = try PlannerFixture.venue(regions: regions, links: links, levels: "id,name,elevation\nL0,G,0\nL1,1,5\n")
+        func distance(limit: Double) throws -> Double? {
+            let planner = FrontierPlanner(topology: venue, configuration: FrontierPlannerConfiguration(detourLimit: limit))
+            return planner.plan(try request(venue, x: 0)).regions.first { $0.id == "r" }?.distance
+        }
+        let landing = try #require(try distance(limit: 1.5))
+        #expect(abs(landing - (8 + ((36.0 + 16).squareRoot() - 1.5) * 1.5)) < 0.01)
+        #expect(try distance(limit: .infinity).map { $0 > 120 } ?? true)
+    }
+
     @Test func detectableRegionsFirstThenShieldsForEveryQuietRegionWithinTheHorizon() throws {
         let venue = try Self.corridor(count: 60, spacing: 3)  // 177 m, detection 10 m
         let planner = FrontierPlanner(topology: venue, configuration: Self.handWorked)
