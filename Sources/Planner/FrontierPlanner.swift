@@ -66,15 +66,7 @@ public struct FrontierPlanner: RegionPlanning {
             chosen.append(PlannedRegion(region: index, id: regions[index].id, slot: .pinned, distance: nil))
         }
 
-        // The links from this level to the others within the horizon: where each lands, and the
-        // walk there and up.
-        let hereLevel = topology.levelIndex(id: here.level)
-        let landings = topology.roomGraph.connectors.compactMap { link -> Landing? in
-            guard link.level == hereLevel else { return nil }
-            let foot = ((link.x - here.x) * (link.x - here.x) + (link.y - here.y) * (link.y - here.y)).squareRoot()
-            let walking = foot * configuration.detourLimit + link.length
-            return walking <= configuration.horizon ? Landing(level: link.toLevel, x: link.toX, y: link.toY, walking: walking) : nil
-        }
+        let landings = landings(from: here)
 
         // Candidates: the regions nearest by walking distance, with where they stand for iOS now.
         let count = Swift.min(regions.count, Swift.max(configuration.candidates, budget * 4))
@@ -310,7 +302,31 @@ public struct FrontierPlanner: RegionPlanning {
         return best
     }
 
-    /// Where a link from the phone's level lands on another, and the walk there by it.
+    /// Where the links between levels within the horizon land, from the phone's level and on from
+    /// where they land (a stair core climbed two floors at once), each with the walk there:
+    /// `detourLimit` times the straight line to each link's foot, plus its length.
+    func landings(from here: VenuePoint) -> [Landing] {
+        guard let level = topology.levelIndex(id: here.level) else { return [] }
+        var landings: [Landing] = []
+        var open = [Landing(level: level, x: here.x, y: here.y, walking: 0)]
+        while let from = open.popLast() {
+            for link in topology.roomGraph.connectors(on: from.level) where link.toLevel != level {
+                let foot = ((link.x - from.x) * (link.x - from.x) + (link.y - from.y) * (link.y - from.y)).squareRoot()
+                let landing = Landing(
+                    level: link.toLevel, x: link.toX, y: link.toY, walking: from.walking + foot * configuration.detourLimit + link.length)
+                guard landing.walking <= configuration.horizon,
+                    !landings.contains(where: {
+                        $0.level == landing.level && $0.x == landing.x && $0.y == landing.y && $0.walking <= landing.walking
+                    })
+                else { continue }
+                landings.append(landing)
+                open.append(landing)
+            }
+        }
+        return landings
+    }
+
+    /// Where a link between levels lands, and the walk there from the phone.
     struct Landing {
         var level: Int
         var x: Double

@@ -51,8 +51,10 @@ public struct RoomGraph: Sendable {
 
     /// Per room: its passages, by room index, without repeats.
     public let passages: [[Passage]]
-    /// Every end of every link between levels.
+    /// Every end of every link between levels, by level.
     public let connectors: [Connector]
+    /// Per level index: the range of ``connectors`` on it.
+    private let connectorsByLevel: [Range<Int>]
 
     /// How finely a link is followed to find the rooms it passes through, metres.
     static let step = 0.25
@@ -60,7 +62,21 @@ public struct RoomGraph: Sendable {
     /// A graph from explicit passages (tests, venues built in code); the empty graph by default.
     public init(passages: [[Passage]] = [], connectors: [Connector] = []) {
         self.passages = passages
+        let connectors = connectors.enumerated().sorted { ($0.element.level, $0.offset) < ($1.element.level, $1.offset) }.map(\.element)
+        var byLevel = [Range<Int>](repeating: 0..<0, count: (connectors.last?.level ?? -1) + 1)
+        var start = 0
+        for (index, connector) in connectors.enumerated()
+        where index + 1 == connectors.count || connectors[index + 1].level != connector.level {
+            if connector.level >= 0 { byLevel[connector.level] = start..<(index + 1) }
+            start = index + 1
+        }
         self.connectors = connectors
+        connectorsByLevel = byLevel
+    }
+
+    /// The connectors on level `level` (an index into ``Topology/levels``).
+    public func connectors(on level: Int) -> ArraySlice<Connector> {
+        level >= 0 && level < connectorsByLevel.count ? connectors[connectorsByLevel[level]] : []
     }
 
     /// The graph of a venue's rooms from its walkable links.
@@ -105,10 +121,10 @@ public struct RoomGraph: Sendable {
                 }
             }
         }
-        passages = rooms.areas.indices.map { room in
-            (pairs[room] ?? [:]).map { Passage(room: $0.key, changesLevel: $0.value) }.sorted { $0.room < $1.room }
-        }
-        self.connectors = connectors
+        self.init(
+            passages: rooms.areas.indices.map { room in
+                (pairs[room] ?? [:]).map { Passage(room: $0.key, changesLevel: $0.value) }.sorted { $0.room < $1.room }
+            }, connectors: connectors)
     }
 
     /// Whether the two rooms are neighbours (a passage joins them).

@@ -58,25 +58,32 @@ import Topology
         #expect(abs((try distance(to: "a2", limit: 1.5) ?? 0) - (12 - 1.5)) < 0.01)
     }
 
-    /// Two corridors of 11 regions 6 m apart, L1 above L0, stairs (8 m) from a0 up to b0, and a
-    /// room `r` on L1 7.2 m from the top of the stairs whose only link is at b10, 60 m away: 122 m
-    /// by the graph. A phone at the foot of the stairs passes within its radius a few steps after
-    /// the climb, so the plan counts the stairs and then `detourLimit` times the straight line.
+    /// Three corridors of 11 regions 6 m apart, L0 to L2, stairs (8 m a flight) from a0 up to b0
+    /// and on to c0, and on L1 and L2 a room 7.2 m from the top of the stairs whose only link is
+    /// at the corridor's far end, 60 m away: over 120 m by the graph. A phone at the foot of the
+    /// stairs passes within its radius a few steps after the climb, one flight or two, so the plan
+    /// counts the flights and then `detourLimit` times the straight line from the landing.
     @Test func aRegionByTheLandingCountsAsTheClimbAndTheShortWay() throws {
-        var regions = "id,uuid,major,minor,x,y,level,radius,tags\nr,,3,1,6,4,L1,1.5,\n"
-        var links = "from,to,distance,kind\na0,b0,8,stairs\nb10,r,,\n"
+        var regions = "id,uuid,major,minor,x,y,level,radius,tags\nr1,,4,1,6,4,L1,1.5,\nr2,,4,2,6,4,L2,1.5,\n"
+        var links = "from,to,distance,kind\na0,b0,8,stairs\nb0,c0,8,stairs\nb10,r1,,\nc10,r2,,\n"
         for index in 0...10 {
-            regions += "a\(index),,1,\(index + 1),\(index * 6),0,L0,1.5,\nb\(index),,2,\(index + 1),\(index * 6),0,L1,1.5,\n"
-            if index > 0 { links += "a\(index - 1),a\(index),,\nb\(index - 1),b\(index),,\n" }
+            for (name, major, level) in [("a", 1, "L0"), ("b", 2, "L1"), ("c", 3, "L2")] {
+                regions += "\(name)\(index),,\(major),\(index + 1),\(index * 6),0,\(level),1.5,\n"
+                if index > 0 { links += "\(name)\(index - 1),\(name)\(index),,\n" }
+            }
         }
-        let venue = try PlannerFixture.venue(regions: regions, links: links, levels: "id,name,elevation\nL0,G,0\nL1,1,5\n")
-        func distance(limit: Double) throws -> Double? {
+        let venue = try PlannerFixture.venue(
+            regions: regions, links: links, levels: "id,name,elevation\nL0,G,0\nL1,1,5\nL2,2,10\n")
+        func distance(to id: String, limit: Double) throws -> Double? {
             let planner = FrontierPlanner(topology: venue, configuration: FrontierPlannerConfiguration(detourLimit: limit))
-            return planner.plan(try request(venue, x: 0)).regions.first { $0.id == "r" }?.distance
+            return planner.plan(try request(venue, x: 0)).regions.first { $0.id == id }?.distance
         }
-        let landing = try #require(try distance(limit: 1.5))
-        #expect(abs(landing - (8 + ((36.0 + 16).squareRoot() - 1.5) * 1.5)) < 0.01)
-        #expect(try distance(limit: .infinity).map { $0 > 120 } ?? true)
+        let across = ((36.0 + 16).squareRoot() - 1.5) * 1.5
+        let oneFlight = try #require(try distance(to: "r1", limit: 1.5))
+        #expect(abs(oneFlight - (8 + across)) < 0.01)
+        let twoFlights = try #require(try distance(to: "r2", limit: 1.5))
+        #expect(abs(twoFlights - (16 + across)) < 0.01)
+        #expect(try distance(to: "r1", limit: .infinity).map { $0 > 120 } ?? true)
     }
 
     @Test func detectableRegionsFirstThenShieldsForEveryQuietRegionWithinTheHorizon() throws {

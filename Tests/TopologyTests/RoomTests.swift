@@ -66,6 +66,23 @@ import Testing
         #expect(abs(distance - expected) < 1e-9, "\(distance) vs \(expected); the straight line is 7.3 − 1.5")
     }
 
+    @Test("a link between levels is a connector on each level, with where it lands and its length")
+    func connectorsByLevel() throws {
+        let topology = try VenueFixture.loaded([
+            "venue.conf": "name = stairs\nuuid = 11111111-2222-3333-4444-555555555555\n",
+            "levels.csv": "id\nL0\nL1\nL2\n",
+            "regions.csv": "id,major,minor,x,y,level,radius\nfoot,1,1,0,0,L0,1\nlanding,1,2,3,4,L1,1\ntop,1,3,6,8,L2,1\n",
+            "links.csv": "from,to,distance,kind\nlanding,top,9,stairs\nfoot,landing,7,stairs\n",
+        ])
+        let graph = topology.roomGraph
+        let up = try #require(graph.connectors(on: 0).first)
+        #expect(graph.connectors(on: 0).count == 1)
+        #expect((up.toLevel, up.x, up.y, up.toX, up.toY, up.length) == (1, 0, 0, 3, 4, 7))
+        #expect(Set(graph.connectors(on: 1).map(\.toLevel)) == [0, 2])
+        #expect(graph.connectors(on: 2).map(\.length) == [9])
+        #expect(graph.connectors(on: 3).isEmpty && graph.connectors(on: -1).isEmpty)
+    }
+
     @Test("areas.csv errors name the file, the line and the field")
     func areaErrors() throws {
         var files = Self.twoRooms
