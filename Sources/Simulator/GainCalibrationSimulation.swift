@@ -131,7 +131,7 @@ public struct GainCalibrationSimulation: Sendable {
         let venue = try CoordinatorVenue(topology: topology, budget: topology.budget ?? 20)
         let topics = try Topics()
         let engine = CoordinatorEngine(venue: venue)
-        let decoder = InboundDecoder(topics: topics)
+        var feed = GatewayFeed(engine: engine, topics: topics, gateways: topology.gateways.count)
         engine.configureCalibration(enabled: calibrate, interval: config.refitInterval, configuration: config.calibration)
         let graph = try WalkGraph(topology: topology)
         let beaconRadio = BeaconRadio(topology: topology, seed: config.seed)
@@ -147,18 +147,14 @@ public struct GainCalibrationSimulation: Sendable {
                 index, position, (region.identity.uuidString, major, minor), Double(region.measuredPower ?? topology.radio.measuredPower)
             )
         }
-        let ids = (0..<config.tags).map { i in
-            "\(LiveSimulation.Configuration.tagUUID).\(LiveSimulation.Configuration.tagMajor).\(UInt16(truncatingIfNeeded: i))"
-        }
+        let ids = (0..<config.tags).map { SimulatedTag(minor: UInt16(truncatingIfNeeded: $0)).client }
         let start: Int64 = 1_800_000_000_000
         let tick = 0.2
         var clock = 0.0
         var nextWindow = 0.0
-        var seq = [UInt64](repeating: 0, count: topology.gateways.count)
         var windowNumber: UInt64 = 0
         var entries = 0
         var covered = 0
-        let encoder = WireCoding.makeEncoder()
         let levelIndex = Dictionary(uniqueKeysWithValues: topology.levels.enumerated().map { ($1.id, $0) })
         while clock <= config.duration {
             let now = start + Int64(clock * 1000)
@@ -176,13 +172,9 @@ public struct GainCalibrationSimulation: Sendable {
                                 distance: d, floors: floors, standardNormal: noise.normal(windowNumber, UInt64(g), UInt64(i)))
                         else { continue }
                         let reading = Double(rssi) + gains[g]
-                        let minor = UInt16(truncatingIfNeeded: i)
                         sightings.append(
-                            Sighting(
-                                format: "ibeacon", uuid: LiveSimulation.Configuration.tagUUID, major: LiveSimulation.Configuration.tagMajor,
-                                minor: minor, address: String(format: "5A:1D:00:00:%02X:%02X", minor >> 8, minor & 0xFF),
-                                rssi: reading.rounded(),
-                                rssiMax: Int(reading.rounded()), count: 5, txPower: -59, distance: nil))
+                            SimulatedTag(minor: UInt16(truncatingIfNeeded: i)).sighting(
+                                rssi: reading.rounded(), rssiMax: Int(reading.rounded()), count: 5, txPower: -59))
                     }
                     for (b, beacon) in beacons.enumerated() where beacon.point.level == gateway.position.level {
                         let d = Self.distance(gateway.position, beacon.point, dz: height - config.beaconHeight)
@@ -201,15 +193,12 @@ public struct GainCalibrationSimulation: Sendable {
                                 rssiMax: Int(heard),
                                 count: config.beaconAdvertisements, txPower: Int(beacon.power), distance: nil))
                     }
-                    seq[g] += 1
-                    let batch = SightingsBatch(
-                        gateway: gateway.id, seq: seq[g], start: Date(timeIntervalSince1970: Double(now) / 1000 - config.window),
-                        end: Date(timeIntervalSince1970: Double(now) / 1000), sightings: sightings)
                     guard let id = Identifier(validating: gateway.id) else { continue }
-                    let payload = try encoder.encode(batch)
-                    try payload.withUnsafeBytes { raw in
-                        try engine.apply(decoder.decode(topic: topics.sightings(id), payload: raw), now: now)
-                    }
+                    try feed.publish(
+                        sightings, gateway: g, id: gateway.id, topic: topics.sightings(id),
+                        start: Date(timeIntervalSince1970: Double(now) / 1000 - config.window),
+                        end: Date(timeIntervalSince1970: Double(now) / 1000),
+                        now: now)
                 }
                 engine.recalibrateIfDue(now: now)
                 engine.flush(now: now)

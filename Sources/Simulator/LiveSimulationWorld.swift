@@ -82,7 +82,7 @@ actor LiveWorld {
             let id =
                 configuration.mode == .phones
                 ? "\(configuration.clientPrefix)-\(i)"
-                : "\(LiveSimulation.Configuration.tagUUID).\(LiveSimulation.Configuration.tagMajor).\(minor)"
+                : SimulatedTag(minor: minor).client
             phoneByID[id] = phones.count
             phones.append(Phone(id: id, walker: walker, minor: minor))
         }
@@ -212,12 +212,9 @@ actor LiveWorld {
                     (topology.levelIndex(id: gateway.position.level) ?? 0) - (topology.levelIndex(id: phone.walker.position.level) ?? 0)
                 let d = distance(gateway.position, phone.walker.position, height: (gateway.height ?? 2.5) - 1)
                 guard let rssi = configuration.radio.reading(distance: d, floors: floors, standardNormal: normal()) else { continue }
-                let address = String(format: "5A:1D:00:00:%02X:%02X", phone.minor >> 8, phone.minor & 0xFF)
                 sightings.append(
-                    Sighting(
-                        format: "ibeacon", uuid: LiveSimulation.Configuration.tagUUID, major: advertisedMajor,
-                        minor: phone.minor, address: address, rssi: Double(rssi), rssiMax: rssi, count: 5, txPower: -59,
-                        distance: nil))
+                    SimulatedTag(major: advertisedMajor, minor: phone.minor).sighting(
+                        rssi: Double(rssi), rssiMax: rssi, count: 5, txPower: -59))
             }
             gatewaySeq[g] += 1
             let batch = SightingsBatch(

@@ -18,7 +18,7 @@ import WireProtocol
 extension TetamReplay {
     /// The identity the carried beacon advertises in the sightings: an iBeacon of the simulated
     /// tags' UUID, which `topology/tetam/clients.csv` admits as a client.
-    static let coordinatorTag = (uuid: LiveSimulation.Configuration.tagUUID, major: UInt16(1), minor: UInt16(1))
+    static let coordinatorTag = SimulatedTag(major: 1, minor: 1)
 
     /// The coordinator's venue for the room, with each sensor's self-calibrated line on its
     /// gateway's anchor when `selfCalibration` is given: what applying a fit does (the engine's
@@ -52,7 +52,6 @@ extension TetamReplay {
     ) throws -> [Double?] {
         let topics = try Topics()
         let engine = CoordinatorEngine(venue: venue, configuration: configuration)
-        let decoder = InboundDecoder(topics: topics)
         let tag = Self.coordinatorTag
         guard let identity = BeaconIdentity(uuid: tag.uuid, major: tag.major, minor: tag.minor) else {
             throw SimulationError.invalidParameter(name: "tag", reason: "'\(tag.uuid)' is not a UUID")
@@ -64,8 +63,7 @@ extension TetamReplay {
             return (topics.sightings(id), sensor.name)
         }
         let txPower = Int(self.configuration.pathLoss.referencePower.rounded())
-        let encoder = WireCoding.makeEncoder()
-        var seq = [UInt64](repeating: 0, count: gateways.count)
+        var feed = GatewayFeed(engine: engine, topics: topics, gateways: gateways.count)
         var errors: [Double?] = []
         errors.reserveCapacity(windows.count)
         for window in windows {
@@ -76,15 +74,13 @@ extension TetamReplay {
                 var sightings: [Sighting] = []
                 if let i = window.sensors.firstIndex(of: sensor) {
                     sightings.append(
-                        Sighting(
-                            format: "ibeacon", uuid: tag.uuid, major: tag.major, minor: tag.minor, address: "5A:1D:00:00:00:01",
+                        tag.sighting(
                             rssi: window.rssi[i], rssiMax: Int(window.rssi[i].rounded(.up)), count: window.counts[i], txPower: txPower))
                 }
-                seq[sensor] += 1
-                let batch = SightingsBatch(
-                    gateway: gateway.id, seq: seq[sensor], start: end.addingTimeInterval(-windowLength), end: end, sightings: sightings)
-                let payload = try encoder.encode(batch)
-                try payload.withUnsafeBytes { raw in try engine.apply(decoder.decode(topic: gateway.topic, payload: raw), now: now) }
+                try feed.publish(
+                    sightings, gateway: sensor, id: gateway.id, topic: gateway.topic, start: end.addingTimeInterval(-windowLength),
+                    end: end,
+                    now: now)
             }
             engine.flush(now: now)
             _ = engine.take()

@@ -100,8 +100,7 @@ struct AgentEndToEndTests {
 
             let (counters, received) = try await collector.finalDelivery(batchesWithin: .seconds(10), log: agent.log)
 
-            #expect(received.sequenceNumbers == Array(1...counters.lastSeq))
-            #expect(received.framesPerBeacon == reference)
+            received.expectExactlyOnce(through: counters.lastSeq, frames: reference)
             #expect(received.invalid.isEmpty)
             #expect(counters.reports == UInt64(try decodedStatistics(capture).advertisingReports))
             // Windows are the capture's own: the first batch starts when the capture's first packet was heard.
@@ -143,9 +142,7 @@ struct AgentEndToEndTests {
             let (counters, received) = try await collector.finalDelivery(batchesWithin: .seconds(15), log: agent.log)
 
             #expect(agent.log.contains("broker unreachable"), "the agent should have seen the outage; log:\n\(agent.log)")
-            #expect(received.sequenceNumbers == Array(1...counters.lastSeq), "seq must be gap-free")
-            #expect(received.framesPerBeacon == capture.expected, "every frame exactly once")
-            #expect(received.differingRepeats == 0)
+            received.expectExactlyOnce(through: counters.lastSeq, frames: capture.expected)
             #expect(counters.dropped == 0)
             #expect(counters.spooled == 0)
         }
@@ -175,9 +172,7 @@ struct AgentEndToEndTests {
             #expect(second.log.contains("resuming the replay"), "log:\n\(second.log)")
             let (counters, received) = try await collector.finalDelivery(batchesWithin: .seconds(15), log: second.log)
 
-            #expect(received.sequenceNumbers == Array(1...counters.lastSeq), "seq must be gap-free across the kill")
-            #expect(received.framesPerBeacon == capture.expected, "every frame exactly once across the kill")
-            #expect(received.differingRepeats == 0)
+            received.expectExactlyOnce(through: counters.lastSeq, frames: capture.expected, " across the kill")
         }
     }
 
@@ -204,9 +199,7 @@ struct AgentEndToEndTests {
             let second = try AgentProcess(arguments)
             #expect(try await second.waitForExit(within: .seconds(60)) == 0, "log:\n\(second.log)")
             let (counters, received) = try await collector.finalDelivery(batchesWithin: .seconds(15), log: second.log)
-            #expect(received.sequenceNumbers == Array(1...counters.lastSeq))
-            #expect(received.framesPerBeacon == capture.expected)
-            #expect(received.differingRepeats == 0)
+            received.expectExactlyOnce(through: counters.lastSeq, frames: capture.expected)
         }
     }
 

@@ -21,6 +21,21 @@ import Topology
         return try PlannerFixture.venue(regions: regions, links: links)
     }
 
+    /// Two corridors of 11 regions 6 m apart from x = 0, each linked in a line: `a0`…`a10` at y = 0
+    /// on L0 and `b0`…`b10` at `y` on `level`. `regions` and `links` (rows of `regions.csv` and of
+    /// `links.csv` with the columns `from,to,distance,kind`) come before theirs.
+    static func corridors(
+        bAt y: Int, on level: String, regions: String = "", links: String, levels: String = "id\nL0\n"
+    ) throws -> Topology {
+        var regions = "id,uuid,major,minor,x,y,level,radius,tags\n" + regions
+        var links = "from,to,distance,kind\n" + links
+        for index in 0...10 {
+            regions += "a\(index),,1,\(index + 1),\(index * 6),0,L0,1.5,\nb\(index),,2,\(index + 1),\(index * 6),\(y),\(level),1.5,\n"
+            if index > 0 { links += "a\(index - 1),a\(index),,\nb\(index - 1),b\(index),,\n" }
+        }
+        return try PlannerFixture.venue(regions: regions, links: links, levels: levels)
+    }
+
     /// The configuration the hand-worked corridor cases below were drawn for: a 3 m wake margin and
     /// 5 frontier slots, so a 19-slot budget holds every region in reach and a shield every 11 m.
     static let handWorked = FrontierPlannerConfiguration(wakeMargin: 3, frontierReserve: 5)
@@ -39,13 +54,7 @@ import Topology
     /// `detourLimit` times the straight line (a snapped estimate on the wrong corridor is likelier
     /// than a phone walking round), and the graph's distance without a limit.
     @Test func aDetourLongerThanTheLimitCountsAsTheShortWay() throws {
-        var regions = "id,uuid,major,minor,x,y,level,radius,tags\n"
-        var links = "from,to\na10,b10\n"
-        for index in 0...10 {
-            regions += "a\(index),,1,\(index + 1),\(index * 6),0,L0,1.5,\nb\(index),,2,\(index + 1),\(index * 6),8,L0,1.5,\n"
-            if index > 0 { links += "a\(index - 1),a\(index)\nb\(index - 1),b\(index)\n" }
-        }
-        let venue = try PlannerFixture.venue(regions: regions, links: links)
+        let venue = try Self.corridors(bAt: 8, on: "L0", links: "a10,b10,,\n")
         func distance(to id: String, limit: Double) throws -> Double? {
             let planner = FrontierPlanner(topology: venue, configuration: FrontierPlannerConfiguration(detourLimit: limit))
             return try #require(planner.plan(try request(venue, x: 0)).regions.first { $0.id == id }).distance

@@ -30,6 +30,9 @@ import Topology
         }
     }
 
+    /// The room's 20 × 16 m floor on `L0` and again on `L1` above it.
+    static let twoLevels = ["L0", "L1"].map { PositionArea(level: $0, minX: 0, minY: 0, maxX: 20, maxY: 16) }
+
     static let t0 = Date(timeIntervalSinceReferenceDate: 800_000_000)
 
     @Test func cleanReadingsLocateTheClient() throws {
@@ -65,11 +68,7 @@ import Topology
         var anchors = Self.room
         anchors.append(PositionAnchor(id: "up", x: 6, y: 5, height: 2.5, level: "L1"))
         anchors.append(PositionAnchor(id: "up2", x: 16, y: 12, height: 2.5, level: "L1"))
-        let areas = [
-            PositionArea(level: "L0", minX: 0, minY: 0, maxX: 20, maxY: 16),
-            PositionArea(level: "L1", minX: 0, minY: 0, maxX: 20, maxY: 16),
-        ]
-        let estimator = try PositionEstimator(anchors: anchors, areas: areas, configuration: Self.configuration)
+        let estimator = try PositionEstimator(anchors: anchors, areas: Self.twoLevels, configuration: Self.configuration)
         var observations = Self.readings(estimator, x: 6, y: 5)
         // Louder than the model's through-floor value by 8 dB, and the far upstairs anchor not heard at all.
         let up = try #require(estimator.anchorIndex(of: "up"))
@@ -153,11 +152,7 @@ import Topology
         // reports entering L1's wildcard region.
         var anchors = Self.room
         anchors.append(PositionAnchor(id: "up", x: 10, y: 8, height: 2.5, level: "L1"))
-        let areas = [
-            PositionArea(level: "L0", minX: 0, minY: 0, maxX: 20, maxY: 16),
-            PositionArea(level: "L1", minX: 0, minY: 0, maxX: 20, maxY: 16),
-        ]
-        let estimator = try PositionEstimator(anchors: anchors, areas: areas, configuration: Self.configuration)
+        let estimator = try PositionEstimator(anchors: anchors, areas: Self.twoLevels, configuration: Self.configuration)
         let faint = estimator.anchors.indices.map { PositionObservation(anchor: $0, rssi: -82) }
         let without = try #require(estimator.update(nil, observations: faint, at: Self.t0))
         #expect(without.level == "L0")

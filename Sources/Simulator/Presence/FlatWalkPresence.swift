@@ -74,10 +74,9 @@ public struct FlatWalkPresence: Sendable {
         let venue = try CoordinatorVenue(topology: topology, budget: topology.budget ?? 20)
         let topics = try Topics()
         let engine = CoordinatorEngine(venue: venue)
-        let decoder = InboundDecoder(topics: topics)
-        let encoder = WireCoding.makeEncoder()
-        let tag = (uuid: LiveSimulation.Configuration.tagUUID, major: UInt16(1), minor: UInt16(1))
-        let client = "\(tag.uuid).\(tag.major).\(tag.minor)"
+        var feed = GatewayFeed(engine: engine, topics: topics, gateways: Self.columnAnchors.count)
+        let tag = SimulatedTag(major: 1, minor: 1)
+        let client = tag.client
         let gateways = try Self.columnAnchors.map { id -> String in
             guard topology.gatewayIndex(id: id) != nil, let identifier = Identifier(validating: id) else {
                 throw SimulationError.unsuitableTopology("'\(topology.name)' has no gateway '\(id)' for the flat-walk anchors")
@@ -86,7 +85,6 @@ public struct FlatWalkPresence: Sendable {
         }
         let roomByID = Dictionary(topology.areas.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         let start: Double = 1_800_000_000
-        var seq = [UInt64](repeating: 0, count: gateways.count)
         var shown: Int?
         var filter = PresenceScore.Recorder()
         var baseline = PresenceScore.Recorder()
@@ -112,20 +110,16 @@ public struct FlatWalkPresence: Sendable {
             }
             let millis = Int64(((start + end) * 1000).rounded())
             for (a, topic) in gateways.enumerated() {
-                seq[a] += 1
                 var sightings: [Sighting] = []
                 if counts[a] > 0 {
                     let rssi = sums[a] / Double(counts[a])
                     sightings.append(
-                        Sighting(
-                            format: "ibeacon", uuid: tag.uuid, major: tag.major, minor: tag.minor, address: "5A:1D:00:00:00:01", rssi: rssi,
-                            rssiMax: Int(rssi.rounded(.up)), count: counts[a], txPower: Self.measuredPower))
+                        tag.sighting(rssi: rssi, rssiMax: Int(rssi.rounded(.up)), count: counts[a], txPower: Self.measuredPower))
                 }
-                let batch = SightingsBatch(
-                    gateway: Self.columnAnchors[a], seq: seq[a], start: Date(timeIntervalSince1970: start + end - window),
-                    end: Date(timeIntervalSince1970: start + end), sightings: sightings)
-                let payload = try encoder.encode(batch)
-                try payload.withUnsafeBytes { raw in try engine.apply(decoder.decode(topic: topic, payload: raw), now: millis) }
+                try feed.publish(
+                    sightings, gateway: a, id: Self.columnAnchors[a], topic: topic,
+                    start: Date(timeIntervalSince1970: start + end - window),
+                    end: Date(timeIntervalSince1970: start + end), now: millis)
             }
             engine.flush(now: millis)
             for case .event(_, let event) in engine.take().outputs {

@@ -116,14 +116,13 @@ public struct PresenceSimulation: Sendable {
         let venue = try CoordinatorVenue(topology: topology, budget: topology.budget ?? 20)
         let topics = try Topics()
         let engine = CoordinatorEngine(venue: venue)
-        let decoder = InboundDecoder(topics: topics)
+        var feed = GatewayFeed(engine: engine, topics: topics, gateways: topology.gateways.count)
         let config = configuration
         var walkers = (0..<config.clients).map { Walker(graph: graph, simulationSeed: config.seed, client: $0) }
         let ids: [String] =
             config.kind == .tags
-            ? (0..<config.clients).map { i in
-                "\(LiveSimulation.Configuration.tagUUID).\(LiveSimulation.Configuration.tagMajor).\(UInt16(truncatingIfNeeded: i))"
-            } : (0..<config.clients).map { "sim-phone-\($0)" }
+            ? (0..<config.clients).map { SimulatedTag(minor: UInt16(truncatingIfNeeded: $0)).client }
+            : (0..<config.clients).map { "sim-phone-\($0)" }
         var phones: [SimulatedPhone] = []
         var radios: [PhoneRadio] = []
         if config.kind == .phones {
@@ -137,9 +136,7 @@ public struct PresenceSimulation: Sendable {
         }
         let noise = CounterNoise(seed: SplitMix64.mix(config.seed &+ 0x7A65))
         let levelIndex = Dictionary(uniqueKeysWithValues: topology.levels.enumerated().map { ($1.id, $0) })
-        let encoder = WireCoding.makeEncoder()
         let start: Int64 = 1_800_000_000_000
-        var seq = [UInt64](repeating: 0, count: topology.gateways.count)
         var windowNumber: UInt64 = 0
         var nextWindow = 0.0
         var shown = [(room: Int?, level: String?)](repeating: (nil, nil), count: config.clients)
@@ -200,25 +197,15 @@ public struct PresenceSimulation: Sendable {
                                 let rssi = config.radio.reading(
                                     distance: d, floors: floors, standardNormal: noise.normal(windowNumber, UInt64(g), UInt64(i)))
                             else { continue }
-                            let minor = UInt16(truncatingIfNeeded: i)
                             sightings.append(
-                                Sighting(
-                                    format: "ibeacon", uuid: LiveSimulation.Configuration.tagUUID,
-                                    major: LiveSimulation.Configuration.tagMajor,
-                                    minor: minor, address: String(format: "5A:1D:00:00:%02X:%02X", minor >> 8, minor & 0xFF),
-                                    rssi: Double(rssi),
-                                    rssiMax: rssi, count: 5, txPower: -59, distance: nil))
+                                SimulatedTag(minor: UInt16(truncatingIfNeeded: i)).sighting(
+                                    rssi: Double(rssi), rssiMax: rssi, count: 5, txPower: -59))
                         }
-                        seq[g] += 1
-                        let end = Double(millis) / 1000
-                        let batch = SightingsBatch(
-                            gateway: gateway.id, seq: seq[g], start: Date(timeIntervalSince1970: end - config.window),
-                            end: Date(timeIntervalSince1970: end), sightings: sightings)
                         guard let id = Identifier(validating: gateway.id) else { continue }
-                        let payload = try encoder.encode(batch)
-                        try payload.withUnsafeBytes { raw in
-                            try engine.apply(decoder.decode(topic: topics.sightings(id), payload: raw), now: millis)
-                        }
+                        let end = Double(millis) / 1000
+                        try feed.publish(
+                            sightings, gateway: g, id: gateway.id, topic: topics.sightings(id),
+                            start: Date(timeIntervalSince1970: end - config.window), end: Date(timeIntervalSince1970: end), now: millis)
                     }
                     engine.flush(now: millis)
                     take(now: now)

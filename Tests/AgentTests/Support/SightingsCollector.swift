@@ -130,4 +130,16 @@ extension SightingsCollector.Received {
 
     /// The sequence numbers received, in order.
     var sequenceNumbers: [UInt64] { batches.keys.sorted() }
+
+    /// Expects delivery exactly once: every batch from 1 through `lastSeq` and no other, every
+    /// frame of `expected` counted once, and each batch received again with the same bytes.
+    /// `when` ends the failures' messages (e.g. ` across the kill`).
+    func expectExactlyOnce(
+        through lastSeq: UInt64, frames expected: [SyntheticCapture.SightedBeacon: Int], _ when: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(sequenceNumbers == Array(1...lastSeq), "seq must be gap-free\(when)", sourceLocation: sourceLocation)
+        #expect(framesPerBeacon == expected, "every frame exactly once\(when)", sourceLocation: sourceLocation)
+        #expect(differingRepeats == 0, "a batch sent again must carry the same bytes\(when)", sourceLocation: sourceLocation)
+    }
 }
