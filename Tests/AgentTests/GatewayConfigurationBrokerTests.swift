@@ -94,6 +94,22 @@ struct GatewayConfigurationBrokerTests {
         throw TestFailure("the agent never reported configuration revision \(revision)")
     }
 
+    /// Waits for `count` batches with a `seq` above `seq` (a loaded machine delivers windows late;
+    /// a fixed sleep would see too few); returns them in `seq` order.
+    func waitForBatches(after seq: UInt64, count: Int, _ collector: SightingsCollector, within limit: Duration) async throws
+        -> [(key: UInt64, value: SightingsBatch)]
+    {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            let batches = collector.snapshot.batches.filter { $0.key > seq }.sorted { $0.key < $1.key }
+            if batches.count >= count { return batches }
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("only \(batches.count) of \(count) batches after seq \(seq) within \(limit)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     /// The revision the coordinator publishes for gw-1 of `venue`, as it derives it.
     func expectedRevision(_ venue: URL) throws -> String {
         let topology = try Topology.load(directory: venue)
@@ -130,9 +146,8 @@ struct GatewayConfigurationBrokerTests {
             // The retained configuration (admit major 100) is applied: batches hold major 100 only.
             let first = try expectedRevision(venue)
             let applied = try await waitForRevision(first, collector, within: .seconds(20))
-            try await Task.sleep(for: .seconds(3))
-            let before = collector.snapshot.batches.filter { $0.key > applied + 1 }.values
-            #expect(!before.isEmpty && before.allSatisfy { majors($0) == [100] }, "only the admitted major is published")
+            let before = try await waitForBatches(after: applied + 1, count: 2, collector, within: .seconds(20))
+            #expect(before.allSatisfy { majors($0.value) == [100] }, "only the admitted major is published")
 
             // The venue changes at the coordinator: major 101 instead. It reloads, republishes, and the
             // agent applies it: at most the window in progress then still has major 100.
@@ -142,9 +157,7 @@ struct GatewayConfigurationBrokerTests {
             let changed = ContinuousClock.now
             let switched = try await waitForRevision(second, collector, within: .seconds(15))
             #expect(ContinuousClock.now - changed < .seconds(5), "the coordinator republished and the agent applied it promptly")
-            try await Task.sleep(for: .seconds(3))
-            let after = collector.snapshot.batches.filter { $0.key > switched + 1 }.sorted { $0.key < $1.key }
-            #expect(after.count >= 2)
+            let after = try await waitForBatches(after: switched + 1, count: 2, collector, within: .seconds(20))
             for (seq, batch) in after {
                 #expect(majors(batch) == [101], "batch \(seq) (from the window after the one in progress): only major 101")
             }
@@ -179,9 +192,8 @@ struct GatewayConfigurationBrokerTests {
             let returned = try await waitForRevision(second, collector, within: .seconds(15))
             #expect(collector.snapshot.statuses.count > offline)
             #expect(running.agent.effectiveConfiguration.filter.keep?.uuids.contains { $0.majors == 101...101 } == true)
-            try await Task.sleep(for: .seconds(3))
-            let after = collector.snapshot.batches.filter { $0.key > returned + 1 }.values
-            #expect(!after.isEmpty && after.allSatisfy { majors($0) == [101] }, "it publishes what the changed venue admits")
+            let after = try await waitForBatches(after: returned + 1, count: 2, collector, within: .seconds(20))
+            #expect(after.allSatisfy { majors($0.value) == [101] }, "it publishes what the changed venue admits")
             await running.stop()
             coordinator.cancel()
             _ = try? await coordinator.value
