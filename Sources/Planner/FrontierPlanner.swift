@@ -74,9 +74,7 @@ public struct FrontierPlanner: RegionPlanning {
         candidates.reserveCapacity(count)
         for entry in budget == 0 ? [] : search.nearestRegions(from: request.location, count: count) where !taken.contains(entry.region) {
             guard let position = regions[entry.region].position else { continue }
-            let straight =
-                position.level == here.level
-                ? ((position.x - here.x) * (position.x - here.x) + (position.y - here.y) * (position.y - here.y)).squareRoot() : .infinity
+            let straight = position.distance(to: here)
             // For a monitored region iOS's own state is the truth (unless the caller may have
             // missed it); for the others what the phone ranged, when it ranged lately (the venue
             // file's radio is a guess: beacons ship at other powers), else the geometry (as far as
@@ -278,7 +276,7 @@ public struct FrontierPlanner: RegionPlanning {
     /// detection range on the same level.
     public func shields(_ shield: Int, _ target: Int) -> Bool {
         guard let a = topology.regions[shield].position, let b = topology.regions[target].position, a.level == b.level else { return false }
-        let apart = ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
+        let apart = a.distance(to: b)
         return apart + topology.regions[target].radius + configuration.wakeMargin <= topology.detectionRanges[shield]
     }
 
@@ -292,11 +290,10 @@ public struct FrontierPlanner: RegionPlanning {
     /// radius on the way elsewhere (past a room's beacon by the wall, from the top of the stairs).
     func walking(_ distance: Double, to position: VenuePoint, straight: Double, radius: Double, landings: [Landing]) -> Double {
         guard straight == .infinity else { return Swift.min(distance, Swift.max(0, straight - radius) * configuration.detourLimit) }
-        guard let level = topology.levelIndex(id: position.level) else { return distance }
+        guard !landings.isEmpty, let level = topology.levelIndex(id: position.level) else { return distance }
         var best = distance
         for landing in landings where landing.level == level {
-            let across = ((position.x - landing.x) * (position.x - landing.x) + (position.y - landing.y) * (position.y - landing.y))
-                .squareRoot()
+            let across = landing.distance(x: position.x, y: position.y)
             best = Swift.min(best, landing.walking + Swift.max(0, across - radius) * configuration.detourLimit)
         }
         return best
@@ -311,7 +308,7 @@ public struct FrontierPlanner: RegionPlanning {
         var open = [Landing(level: level, x: here.x, y: here.y, walking: 0)]
         while let from = open.popLast() {
             for link in topology.roomGraph.connectors(on: from.level) where link.toLevel != level {
-                let foot = ((link.x - from.x) * (link.x - from.x) + (link.y - from.y) * (link.y - from.y)).squareRoot()
+                let foot = from.distance(x: link.x, y: link.y)
                 let landing = Landing(
                     level: link.toLevel, x: link.toX, y: link.toY, walking: from.walking + foot * configuration.detourLimit + link.length)
                 guard landing.walking <= configuration.horizon,
@@ -332,6 +329,9 @@ public struct FrontierPlanner: RegionPlanning {
         var x: Double
         var y: Double
         var walking: Double
+
+        /// The straight line from it to (x, y) on its level.
+        func distance(x: Double, y: Double) -> Double { ((self.x - x) * (self.x - x) + (self.y - y) * (self.y - y)).squareRoot() }
     }
 
     private struct Candidate {

@@ -11,6 +11,14 @@ public struct VenuePoint: Sendable, Hashable, CustomStringConvertible {
         self.level = level
     }
 
+    /// Straight-line distance in metres on the same level; infinity across levels.
+    @inlinable public func distance(to other: VenuePoint) -> Double {
+        guard level == other.level else { return .infinity }
+        let dx = x - other.x
+        let dy = y - other.y
+        return (dx * dx + dy * dy).squareRoot()
+    }
+
     /// `X,Y,LEVEL`, the form `beaconfleet plan --at` reads.
     public var description: String { "\(x),\(y),\(level)" }
 

@@ -93,13 +93,3 @@ public struct CoordinatorVenue: Sendable {
         return inside.map(\.index)
     }
 }
-
-extension VenuePoint {
-    /// Straight-line distance in metres on the same level; infinity across levels.
-    @inline(__always) func distance(to other: VenuePoint) -> Double {
-        guard level == other.level else { return .infinity }
-        let dx = x - other.x
-        let dy = y - other.y
-        return (dx * dx + dy * dy).squareRoot()
-    }
-}
