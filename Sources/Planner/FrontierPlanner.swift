@@ -38,10 +38,34 @@ public import Topology
 public struct FrontierPlanner: RegionPlanning {
     public let topology: Topology
     public var configuration: FrontierPlannerConfiguration
+    /// Per region: metres within which phones detect its beacon, and within which a lucky reading
+    /// may already have (the topology's ``Topology/detectionRanges`` and ``Topology/reachRanges``,
+    /// from the venue files, until ``withMeasuredPowers(_:)`` gives what phones ranged).
+    public private(set) var detectionRanges: [Double]
+    public private(set) var reachRanges: [Double]
 
     public init(topology: Topology, configuration: FrontierPlannerConfiguration = FrontierPlannerConfiguration()) {
         self.topology = topology
         self.configuration = configuration
+        detectionRanges = topology.detectionRanges
+        reachRanges = topology.reachRanges
+    }
+
+    /// The same planner with the ranges of the measured powers `powers` (dBm at 1 m, by region
+    /// index; `nil`: the venue files' own), as phones' ranging shows them (``RangedRadio``).
+    public func withMeasuredPowers(_ powers: [Double?]) -> FrontierPlanner {
+        var planner = self
+        let radio = topology.radio
+        for (index, power) in powers.enumerated() where index < topology.regions.count {
+            guard let power else {
+                planner.detectionRanges[index] = topology.detectionRanges[index]
+                planner.reachRanges[index] = topology.reachRanges[index]
+                continue
+            }
+            planner.detectionRanges[index] = radio.detectionRange(power: power)
+            planner.reachRanges[index] = radio.reach(power: power)
+        }
+        return planner
     }
 
     /// Plans using `search`'s scratch memory (`search` must be on the same topology).
@@ -80,7 +104,7 @@ public struct FrontierPlanner: RegionPlanning {
             // file's radio is a guess: beacons ship at other powers), else the geometry (as far as
             // a lucky reading reaches). A monitored region whose state the caller may have missed
             // counts as inside while anything says it may be: iOS exits 30 s after the last detection.
-            let inReach = straight <= topology.reachRanges[entry.region] + uncertainty
+            let inReach = straight <= reachRanges[entry.region] + uncertainty
             let detectable =
                 if stateUnknown.contains(entry.region) {
                     reportedInside.contains(entry.region) || heard.contains(entry.region) || warm.contains(entry.region) || inReach
@@ -277,7 +301,7 @@ public struct FrontierPlanner: RegionPlanning {
     public func shields(_ shield: Int, _ target: Int) -> Bool {
         guard let a = topology.regions[shield].position, let b = topology.regions[target].position, a.level == b.level else { return false }
         let apart = a.distance(to: b)
-        return apart + topology.regions[target].radius + configuration.wakeMargin <= topology.detectionRanges[shield]
+        return apart + topology.regions[target].radius + configuration.wakeMargin <= detectionRanges[shield]
     }
 
     /// The walking distance to a region's edge the plan goes by: the graph's, but never more than

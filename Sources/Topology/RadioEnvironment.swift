@@ -1,4 +1,5 @@
 public import BeaconKit
+import Foundation
 
 /// How far a phone detects a region's beacon: the venue's radio assumptions (`venue.conf`'s
 /// `power`, `sensitivity` and `path-loss-exponent`, and each region's `power` column).
@@ -37,13 +38,23 @@ public struct RadioEnvironment: Sendable, Hashable {
     /// Metres within which a phone detects a beacon whose measured power at 1 m is `power`
     /// (the environment's default when `nil`).
     public func detectionRange(measuredPower power: Int8?) -> Double {
-        distanceModel.distance(rssi: sensitivity, measuredPower: power ?? measuredPower) ?? 0
+        detectionRange(power: Double(power ?? measuredPower))
+    }
+
+    /// The detection range of a beacon whose measured power at 1 m is `power` dBm (a fitted one).
+    public func detectionRange(power: Double) -> Double {
+        pow(10, (power - sensitivity) / (10 * pathLossExponent))
     }
 
     /// Metres within which a phone may already have detected the beacon, on a lucky reading
     /// (``reachDeviations`` standard deviations of shadowing): a region this close may be *inside*
     /// for iOS already, so it cannot be counted on to wake the phone by coming into range.
     public func reach(measuredPower power: Int8?) -> Double {
-        distanceModel.distance(rssi: sensitivity - Self.reachDeviations * shadowing, measuredPower: power ?? measuredPower) ?? 0
+        reach(power: Double(power ?? measuredPower))
+    }
+
+    /// The reach of a beacon whose measured power at 1 m is `power` dBm (a fitted one).
+    public func reach(power: Double) -> Double {
+        pow(10, (power - sensitivity + Self.reachDeviations * shadowing) / (10 * pathLossExponent))
     }
 }

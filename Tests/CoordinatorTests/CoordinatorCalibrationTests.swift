@@ -140,3 +140,50 @@ import WireProtocol
         }
     }
 }
+
+/// The region beacons' powers learned from what phones range: fitted on the housekeeping refit,
+/// the planner's ranges from them, persisted across a restart.
+@Suite struct RangedRadioEngineTests {
+    /// Phones standing under each beacon of the corridor in turn, hearing the next beacons 5 m
+    /// away in every other round and none farther: a radio far weaker than the declared −70 dBm
+    /// (which would hear 5 m away in nine reports of ten, and 10 m away in half).
+    static func feed(_ engine: CoordinatorEngine, topology: Topology, rounds: Int) throws {
+        var report = 0
+        for round in 0..<rounds {
+            for index in 1..<topology.regions.count {
+                report += 1
+                var ranged = [RangedBeacon(uuid: TestVenue.regionUUID, major: 1, minor: UInt16(index - 1), rssi: -72)]
+                for neighbour in [index - 1, index + 1] where round % 2 == 0 && neighbour >= 1 && neighbour < topology.regions.count {
+                    ranged.append(RangedBeacon(uuid: TestVenue.regionUUID, major: 1, minor: UInt16(neighbour - 1), rssi: -94))
+                }
+                ranged.append(RangedBeacon(uuid: "00000000-0000-0000-0000-000000000000", major: 1, minor: 1, rssi: -60))  // not the venue's
+                try engine.apply(
+                    .report(client: "phone-\(report % 3)", ClientReport(ranged: ranged)), now: TestVenue.millis(Double(report)))
+            }
+        }
+    }
+
+    @Test func phonesRangingShrinksTheRangesThePlannerGoesByAndTheStoreKeepsThem() throws {
+        let topology = try TestVenue.topology(regions: 12)
+        let engine = CoordinatorEngine(venue: try CoordinatorVenue(topology: topology, budget: 20))
+        try Self.feed(engine, topology: topology, rounds: 20)
+        engine.recalibrate(now: TestVenue.millis(10_000))
+        let fits = engine.calibrationSnapshot.ranged
+        #expect(fits.count == topology.regions.count)
+        let placed = fits.filter { $0.id != "venue" }
+        #expect(placed.allSatisfy { $0.usable && $0.power < $0.declared - 5 }, "\(placed.map { ($0.id, $0.power, $0.usable) })")
+        let planner = try #require(engine.venue.planner as? FrontierPlanner)
+        for index in topology.regions.indices where topology.regions[index].position != nil {
+            #expect(planner.detectionRanges[index] < topology.detectionRanges[index] * 0.7)
+        }
+
+        let store = try StateStore(path: ":memory:")
+        #expect(try store.loadRangedRadio() == nil)
+        try store.saveRangedRadio(fits, fitted: TestVenue.millis(10_000))
+        let restarted = CoordinatorEngine(venue: try CoordinatorVenue(topology: topology, budget: 20))
+        restarted.restoreRanged(try #require(try store.loadRangedRadio()))
+        let restored = try #require(restarted.venue.planner as? FrontierPlanner)
+        #expect(restored.detectionRanges == planner.detectionRanges)
+        #expect(restarted.venue.estimator.anchors == engine.venue.estimator.anchors)
+    }
+}

@@ -13,6 +13,10 @@ public struct CoordinatorCalibration: Sendable {
     public var configuration: CalibrationConfiguration
     /// Sightings of region beacons by gateway and region index (the venue's).
     var window: CalibrationWindow
+    /// What phones range of the region beacons, and the powers fitted from it (built for the
+    /// venue on the engine's first report; ``CoordinatorEngine/recalibrate(now:)`` refits it and
+    /// the planner plans with it).
+    var ranged: RangedRadio?
     /// The latest fit, and when (milliseconds since 1970).
     public internal(set) var latest: RadioCalibration?
     public internal(set) var fittedAt: Int64?
@@ -29,7 +33,7 @@ public struct CoordinatorCalibration: Sendable {
     public var snapshot: CalibrationSnapshot {
         CalibrationSnapshot(
             enabled: enabled, fitted: fittedAt.map { Date(timeIntervalSince1970: Double($0) / 1000) }, pairs: window.count,
-            gateways: latest?.gateways ?? [], beacons: latest?.beacons ?? [])
+            gateways: latest?.gateways ?? [], beacons: latest?.beacons ?? [], ranged: ranged?.fits ?? [])
     }
 }
 
@@ -42,4 +46,6 @@ public struct CalibrationSnapshot: Sendable, Codable, Hashable {
     public var pairs: Int
     public var gateways: [RadioCalibration.GatewayFit]
     public var beacons: [RadioCalibration.BeaconFit]
+    /// Per region: its beacon's measured power as phones range it (``Planner/RangedRadio``).
+    public var ranged: [RangedRadio.Fit]
 }

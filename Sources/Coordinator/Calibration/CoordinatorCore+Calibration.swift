@@ -4,11 +4,14 @@ import Planner
 /// Self-calibration on the coordinator's actor: refits on the housekeeping tick, persisted to
 /// the state store, served at `GET /api/calibration`.
 extension CoordinatorCore {
-    /// Refits when due (``CoordinatorCalibration/interval``) and writes the fit to the store.
+    /// Refits when due (``CoordinatorCalibration/interval``) and writes the fits to the store.
     func calibrateIfDue(now: Int64) {
-        guard let fit = engine.recalibrateIfDue(now: now) else { return }
+        let attempted = engine.calibration.lastAttempt
+        let fit = engine.recalibrateIfDue(now: now)
+        guard engine.calibration.lastAttempt != attempted else { return }
         do {
-            try store?.saveCalibration(fit, fitted: now)
+            if let fit { try store?.saveCalibration(fit, fitted: now) }
+            if let ranged = engine.calibration.ranged?.fits, !ranged.isEmpty { try store?.saveRangedRadio(ranged, fitted: now) }
         } catch {
             log.warning("\(error)", source: "state-store")
         }
@@ -19,7 +22,7 @@ extension CoordinatorCore {
 
     /// Applies the fit stored by a previous run (called once, from `init`).
     static func restoreCalibration(_ store: StateStore?, into engine: CoordinatorEngine) {
-        guard let stored = try? store?.loadCalibration() else { return }
-        engine.restore(stored.fit, fitted: stored.fitted)
+        if let stored = try? store?.loadCalibration() { engine.restore(stored.fit, fitted: stored.fitted) }
+        if let ranged = try? store?.loadRangedRadio() { engine.restoreRanged(ranged) }
     }
 }

@@ -33,11 +33,24 @@ extension CoordinatorEngine {
         return recalibrate(now: now)
     }
 
-    /// Refits from the remembered sightings and applies the usable gateway fits to the estimator.
-    /// Returns the fit (nil when nothing was heard yet).
+    /// Remembers what a phone ranged in one report (region indices and RSSI), for the powers
+    /// phones' ranging shows (the ingest hook).
+    func noteRanged(_ ranged: [(region: Int, rssi: Double)]) {
+        guard calibration.enabled, !ranged.isEmpty else { return }
+        if calibration.ranged == nil { calibration.ranged = RangedRadio(topology: venue.topology) }
+        calibration.ranged!.observe(ranged)
+    }
+
+    /// Refits from the remembered sightings and applies the usable gateway fits to the estimator,
+    /// and refits the powers phones ranged and plans with them. Returns the gateways' fit (nil
+    /// when no gateway heard a region beacon yet).
     @discardableResult
     public func recalibrate(now: Int64) -> RadioCalibration? {
         calibration.lastAttempt = now
+        if calibration.ranged != nil {
+            calibration.ranged!.refit()
+            planWithRangedPowers()
+        }
         let seconds = Double(now) / 1000
         calibration.window.prune(at: seconds)
         let pairs = calibration.window.snapshot(at: seconds)
@@ -66,6 +79,30 @@ extension CoordinatorEngine {
         apply(fit)
     }
 
+    /// The estimator and the planner go by the powers phones ranged, where fitted
+    /// (``Planner/RangedRadio/estimatorPowers``, ``Planner/RangedRadio/plannerPowers``; the nearest
+    /// planner has no ranges).
+    func planWithRangedPowers() {
+        guard let ranged = calibration.ranged else { return }
+        // A beacon the gateways fitted keeps the gateways' power (heard from known positions at both ends).
+        var powers = ranged.estimatorPowers
+        for fit in calibration.latest?.beacons ?? [] where !fit.flags.contains("fixed") && fit.correction != 0 { powers[fit.id] = nil }
+        if !powers.isEmpty, let estimator = try? venue.estimator.withRegionPowers(powers) {
+            venue = venue.replacingEstimator(estimator)
+        }
+        if let frontier = venue.planner as? FrontierPlanner {
+            venue = venue.replacingPlanner(frontier.withMeasuredPowers(ranged.plannerPowers))
+        }
+    }
+
+    /// Applies the powers phones ranged that the state store kept from a previous run.
+    public func restoreRanged(_ fits: [RangedRadio.Fit]) {
+        var ranged = RangedRadio(topology: venue.topology)
+        ranged.restore(fits)
+        calibration.ranged = ranged
+        planWithRangedPowers()
+    }
+
     /// The calibration as `GET /api/calibration` shows it.
     public var calibrationSnapshot: CalibrationSnapshot { calibration.snapshot }
 
@@ -74,5 +111,6 @@ extension CoordinatorEngine {
     func calibrationVenueReplaced() {
         calibration.window.removeAll()
         if let latest = calibration.latest { apply(latest) }
+        if let fits = calibration.ranged?.fits { restoreRanged(fits) }
     }
 }

@@ -13,6 +13,14 @@ extension CoordinatorVenue {
             regionBeaconIDs: regionBeaconIDs, regionRefs: regionRefs, gatewayAnchor: gatewayAnchor, regionAnchor: regionAnchor)
     }
 
+    /// The same venue with another planner (one planning with the powers phones ranged).
+    func replacingPlanner(_ planner: any RegionPlanning) -> CoordinatorVenue {
+        CoordinatorVenue(
+            topology: topology, planner: planner, plannerChoice: plannerChoice, estimator: estimator, roomFilter: roomFilter,
+            tracksPresence: tracksPresence, regionByBeacon: regionByBeacon,
+            regionBeaconIDs: regionBeaconIDs, regionRefs: regionRefs, gatewayAnchor: gatewayAnchor, regionAnchor: regionAnchor)
+    }
+
     private init(
         topology: Topology, planner: any RegionPlanning, plannerChoice: PlannerChoice, estimator: PositionEstimator, roomFilter: RoomFilter,
         tracksPresence: Bool,

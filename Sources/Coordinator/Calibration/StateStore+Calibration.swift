@@ -43,4 +43,43 @@ extension StateStore {
             throw StateStoreError(path: path, reason: "reading the calibration: \(error)")
         }
     }
+
+    private static let rangedTable = """
+        CREATE TABLE IF NOT EXISTS ranged_radio (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            fitted INTEGER NOT NULL,
+            fits TEXT NOT NULL
+        )
+        """
+
+    /// Writes the region beacons' powers as phones ranged them (``Planner/RangedRadio``), fitted at
+    /// `fitted` (milliseconds since 1970), replacing the previous ones.
+    public func saveRangedRadio(_ fits: [RangedRadio.Fit], fitted: Int64) throws(StateStoreError) {
+        do {
+            let text = String(decoding: try JSONEncoder().encode(fits), as: UTF8.self)
+            try database.write { db in
+                try db.execute(sql: Self.rangedTable)
+                try db.execute(
+                    sql:
+                        "INSERT INTO ranged_radio (id, fitted, fits) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET fitted = excluded.fitted, fits = excluded.fits",
+                    arguments: [fitted, text])
+            }
+        } catch {
+            throw StateStoreError(path: path, reason: "writing the ranged radio: \(error)")
+        }
+    }
+
+    /// The stored powers phones ranged, if any.
+    public func loadRangedRadio() throws(StateStoreError) -> [RangedRadio.Fit]? {
+        do {
+            return try database.write { db -> [RangedRadio.Fit]? in
+                try db.execute(sql: Self.rangedTable)
+                guard let row = try Row.fetchOne(db, sql: "SELECT fits FROM ranged_radio WHERE id = 1") else { return nil }
+                let text: String = row["fits"]
+                return try JSONDecoder().decode([RangedRadio.Fit].self, from: Data(text.utf8))
+            }
+        } catch {
+            throw StateStoreError(path: path, reason: "reading the ranged radio: \(error)")
+        }
+    }
 }

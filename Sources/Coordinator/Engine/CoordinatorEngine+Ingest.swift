@@ -264,6 +264,8 @@ extension CoordinatorEngine {
     /// and its RSSI evidence for the estimate. Answers how many are no region beacon of the venue.
     func absorbRanged(_ ranged: [RangedBeacon], into record: inout ClientRecord, time: Int64) -> UInt64 {
         var unknown: UInt64 = 0
+        var heard: [(region: Int, rssi: Double)] = []
+        defer { noteRanged(heard) }
         for beacon in ranged {
             guard let key = BeaconIdentity(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor),
                 let region = venue.regionByBeacon[key]
@@ -271,6 +273,7 @@ extension CoordinatorEngine {
                 unknown += 1
                 continue
             }
+            heard.append((Int(region), Double(beacon.rssi)))
             record.hear(region, at: time, window: Self.warmWindow)
             guard beacon.rssi != 0, venue.topology.regions[Int(region)].position != nil else { continue }  // unmeasured, or no place
             record.observe(

@@ -56,4 +56,17 @@ extension PositionEstimator {
         }
         return try PositionEstimator(anchors: anchors, areas: areaByLevel.compactMap { $0 }, configuration: configuration, snapper: snapper)
     }
+
+    /// The same estimator with region beacons' measured powers (dBm at 1 m, by region id) as
+    /// phones' ranging shows them (``RangedRadio``); other anchors unchanged.
+    public func withRegionPowers(_ powers: [String: Double]) throws(PositionError) -> PositionEstimator {
+        let reference = configuration.pathLoss.referencePower
+        let byAnchor = Dictionary(powers.map { (Self.anchorID(region: $0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+        let anchors = self.anchors.map { anchor in
+            var anchor = anchor
+            if let power = byAnchor[anchor.id] { anchor.rssiOffset = power - reference }
+            return anchor
+        }
+        return try PositionEstimator(anchors: anchors, areas: areaByLevel.compactMap { $0 }, configuration: configuration, snapper: snapper)
+    }
 }

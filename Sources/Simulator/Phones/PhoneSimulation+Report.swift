@@ -20,6 +20,13 @@ extension PhoneSimulation.Report {
             )
         }
         for result in strategies { lines.append("  \(result.strategy.rawValue): \(result.strategy.summary)") }
+        if let learned, learned.regions > 0 {
+            lines.append(
+                "radio learned from the phones' ranging: \(learned.fitted) of \(learned.regions) regions' beacons fitted; fitted − true power "
+                    + String(
+                        format: "%+.1f dB (sd %.1f), declared − true %+.1f dB (sd %.1f)", learned.bias, learned.spread,
+                        learned.declaredBias, learned.declaredSpread))
+        }
         guard Set(phones.map(\.condition)).count > 1 else { return lines.joined(separator: "\n") }
 
         lines.append("")

@@ -163,6 +163,36 @@ public struct PhoneSimulation: Sendable {
         public var strategies: [StrategyResult]
         /// Per phone.
         public var phones: [PhoneResult]
+        /// What the (first) coordinator learned of the beacons' powers from the phones' ranging.
+        public var learned: LearnedRadio?
+    }
+
+    /// The region beacons' powers the coordinator fitted from what the phones ranged
+    /// (``Planner/RangedRadio``), against the true ones the simulation drew.
+    public struct LearnedRadio: Sendable, Hashable, Codable {
+        /// Placed regions, and those with a usable fit.
+        public var regions: Int
+        public var fitted: Int
+        /// Fitted less true power over the fitted regions, dB: mean and standard deviation.
+        public var bias: Double
+        public var spread: Double
+        /// Declared less true power over the same regions, dB.
+        public var declaredBias: Double
+        public var declaredSpread: Double
+
+        init(fits: [RangedRadio.Fit], truth: [Double]) {
+            let placed = zip(fits, truth).filter { $0.0.samples > 0 }
+            let used = placed.filter { $0.0.usable }
+            func moments(_ values: [Double]) -> (Double, Double) {
+                guard !values.isEmpty else { return (0, 0) }
+                let mean = values.reduce(0, +) / Double(values.count)
+                return (mean, (values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count)).squareRoot())
+            }
+            regions = placed.count
+            fitted = used.count
+            (bias, spread) = moments(used.map { $0.0.power - $0.1 })
+            (declaredBias, declaredSpread) = moments(used.map { $0.0.declared - $0.1 })
+        }
     }
 
     public let topology: Topology
@@ -197,7 +227,7 @@ public struct PhoneSimulation: Sendable {
 
     /// Runs the given walkers (scripted ones in tests), all at once, and sums the tallies per strategy.
     public func run(walkers: [Walker]) async -> Report {
-        let phones = await simulate(walkers: walkers)
+        let (phones, learned) = await simulate(walkers: walkers)
         var totals = [SimulationTally](repeating: SimulationTally(), count: configuration.strategies.count)
         for phone in phones {
             for (index, result) in phone.strategies.enumerated() { totals[index].merge(result.tally) }
@@ -206,7 +236,8 @@ public struct PhoneSimulation: Sendable {
         return Report(
             venue: topology.name, mode: configuration.mode, clients: walkers.count, duration: configuration.duration,
             seed: configuration.seed, budget: Slots(fewest: budgets.min() ?? 0, most: budgets.max() ?? 0),
-            strategies: zip(configuration.strategies, totals).map { StrategyResult(strategy: $0, tally: $1) }, phones: phones)
+            strategies: zip(configuration.strategies, totals).map { StrategyResult(strategy: $0, tally: $1) }, phones: phones,
+            learned: learned)
     }
 
     // MARK: - The phones
@@ -226,7 +257,7 @@ public struct PhoneSimulation: Sendable {
         var lanes: [Lane]
     }
 
-    private func simulate(walkers: [Walker]) async -> [PhoneResult] {
+    private func simulate(walkers: [Walker]) async -> (phones: [PhoneResult], learned: LearnedRadio?) {
         let venueRadio = BeaconRadio(
             topology: topology, seed: configuration.seed, floorAttenuation: configuration.floorAttenuation, family: configuration.family)
         // One coordinator per strategy, shared by every phone (what it learns, it learns from all).
@@ -292,7 +323,10 @@ public struct PhoneSimulation: Sendable {
                 walks[client] = walk
             }
         }
-        return walks.enumerated().map { client, walk in
+        let learned = engines.lazy.compactMap { $0 }.first.map {
+            LearnedRadio(fits: $0.calibrationSnapshot.ranged, truth: venueRadio.powers)
+        }
+        let phones = walks.enumerated().map { client, walk in
             let results = zip(configuration.strategies, walk.lanes).map { strategy, lane in
                 var tally = lane.tally
                 tally.metresWalked = walk.walker.distanceWalked
@@ -303,6 +337,7 @@ public struct PhoneSimulation: Sendable {
             }
             return PhoneResult(client: client, condition: walk.radio.condition, strategies: results)
         }
+        return (phones, learned)
     }
 
     /// What plans one lane's phone: the production coordinator, or the clairvoyant.
@@ -328,6 +363,7 @@ public struct PhoneSimulation: Sendable {
             let millis = Int64((time.timeIntervalSince1970 * 1000).rounded())
             let id = "sim-phone-\(client)"
             try? engine.apply(.report(client: id, report), now: millis)
+            engine.recalibrateIfDue(now: millis)  // as the coordinator's housekeeping tick does
             engine.flush(now: millis)
             var published: RegionsMessage?
             for case .regions(id, let message) in engine.take().outputs { published = message }

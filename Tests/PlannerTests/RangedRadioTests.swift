@@ -1,0 +1,115 @@
+import Foundation
+import Planner
+import Testing
+import Topology
+
+/// ``RangedRadio``: region beacons' powers fitted from what phones standing at their neighbours
+/// ranged, and the planner's ranges from them.
+@Suite struct RangedRadioTests {
+    /// Nine beacons along a corridor, 5 m apart (the venue's default radio: −70 dBm, 10 m range).
+    static func row() throws -> Topology {
+        var regions = "id,uuid,major,minor,x,y,level,radius,tags\n"
+        var links = "from,to\n"
+        for index in 1...9 {
+            regions += "b\(index),,1,\(index),\((index - 1) * 5),0,L0,1,\n"
+            if index > 1 { links += "b\(index - 1),b\(index)\n" }
+        }
+        return try PlannerFixture.venue(regions: regions, links: links)
+    }
+
+    /// Reports of a phone standing under each beacon in turn, `rounds` times: every beacon it
+    /// detects (the venue's model, `truth`'s powers, 5 dB shadowing, the −95 dBm sensitivity) with
+    /// its reading.
+    static func reports(_ topology: Topology, truth: [Double], rounds: Int) -> [[(region: Int, rssi: Double)]] {
+        var random = SplitMix64(seed: 42)
+        func normal() -> Double {
+            let u1 = (Double(random.next() >> 11) + 0.5) / Double(UInt64(1) << 53)
+            let u2 = (Double(random.next() >> 11) + 0.5) / Double(UInt64(1) << 53)
+            return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+        }
+        var reports: [[(region: Int, rssi: Double)]] = []
+        for _ in 0..<rounds {
+            for here in topology.regions.indices {
+                let phone = topology.regions[here].position!
+                var heard: [(region: Int, rssi: Double)] = []
+                for (index, region) in topology.regions.enumerated() {
+                    let apart = region.position!.distance(to: phone)
+                    let reading = (truth[index] - 25 * log10((apart * apart + 1.69).squareRoot()) + 5 * normal()).rounded()
+                    if reading >= -95 { heard.append((index, reading)) }
+                }
+                reports.append(heard)
+            }
+        }
+        return reports
+    }
+
+    @Test func aBeaconWeakerThanDeclaredIsFittedSoAndItsRangeShrinks() throws {
+        let topology = try Self.row()
+        var truth = [Double](repeating: -70, count: topology.regions.count)
+        let weak = try #require(topology.regionIndex(id: "b5"))
+        truth[weak] = -80
+        // These phones are all alike: no selection bias to take off.
+        var radio = RangedRadio(topology: topology, configuration: RangedRadio.Configuration(selectionBias: 0))
+        for report in Self.reports(topology, truth: truth, rounds: 60) { radio.observe(report) }
+        radio.refit()
+        for (index, fit) in radio.fits.enumerated() {
+            #expect(fit.usable, "\(fit.id): \(fit.samples) reports, error \(fit.error)")
+            #expect(abs(fit.power - truth[index]) < 2, "\(fit.id): fitted \(fit.power), true \(truth[index])")
+        }
+        // The planner takes the weak one, and the others at most as declared.
+        let powers = radio.plannerPowers
+        #expect(try #require(powers[weak]) < -78)
+        for (index, power) in powers.enumerated() where index != weak { #expect(try #require(power) <= -70) }
+        // By default the selection bias of phones of many radios is taken off the likeliest power.
+        var biased = RangedRadio(topology: topology)
+        for report in Self.reports(topology, truth: truth, rounds: 60) { biased.observe(report) }
+        biased.refit()
+        for (fit, unbiased) in zip(biased.fits, radio.fits) { #expect(abs(fit.power - (unbiased.power - 3)) < 0.6, "\(fit.id)") }
+        let planner = FrontierPlanner(topology: topology).withMeasuredPowers(powers)
+        #expect(planner.detectionRanges[weak] < topology.detectionRanges[weak] / 2)
+        #expect(planner.reachRanges[weak] < topology.reachRanges[weak] / 2)
+    }
+
+    @Test func readingsItCannotPlaceAreIgnoredAndNothingTraps() throws {
+        let topology = try Self.row()
+        var radio = RangedRadio(topology: topology)
+        radio.observe([])
+        radio.observe([(region: -1, rssi: -40), (region: 99, rssi: -40), (region: 0, rssi: 0)])
+        // Nobody near a beacon: the nearest reads 20 m off.
+        radio.observe([(region: 0, rssi: -70 - 25 * log10(20)), (region: 1, rssi: -90)])
+        #expect(radio.samples == 0)
+        radio.refit()
+        #expect(radio.fits.allSatisfy { !$0.usable && $0.power == $0.declared && $0.samples == 0 })
+        #expect(radio.plannerPowers.allSatisfy { $0 == nil })
+    }
+
+    @Test func storedFitsAreTakenByIDAndUnknownOnesIgnored() throws {
+        let topology = try Self.row()
+        var radio = RangedRadio(topology: topology)
+        radio.restore([
+            RangedRadio.Fit(id: "b2", declared: -70, power: -78, error: 0.5, samples: 500, usable: true),
+            RangedRadio.Fit(id: "gone", declared: -70, power: -90, error: 0.5, samples: 500, usable: true),
+            RangedRadio.Fit(id: "b3", declared: -70, power: -60, error: 5, samples: 4, usable: false),
+        ])
+        #expect(radio.fits.map(\.id) == topology.regions.map(\.id))
+        let b2 = try #require(topology.regionIndex(id: "b2"))
+        #expect(radio.plannerPowers[b2] == -78)
+        #expect(radio.plannerPowers.enumerated().allSatisfy { $0.offset == b2 || $0.element == nil })
+        #expect(radio.estimatorPowers == ["b2": -78])
+    }
+
+    @Test func aShieldsRangeFollowsTheMeasuredPower() throws {
+        let topology = try PlannerFixture.corridor()
+        let r1 = try #require(topology.regionIndex(id: "r1"))
+        let r2 = try #require(topology.regionIndex(id: "r2"))
+        let planner = FrontierPlanner(topology: topology)
+        // Declared −70 dBm: a 10 m range does not reach 10 m away, its radius and the wake margin.
+        #expect(!planner.shields(r1, r2))
+        var powers = [Double?](repeating: nil, count: topology.regions.count)
+        powers[r1] = -60
+        let stronger = planner.withMeasuredPowers(powers)
+        #expect(stronger.shields(r1, r2))
+        let declaredAgain = stronger.withMeasuredPowers([Double?](repeating: nil, count: topology.regions.count))
+        #expect(!declaredAgain.shields(r1, r2))
+    }
+}
