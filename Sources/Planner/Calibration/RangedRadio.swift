@@ -15,8 +15,9 @@ public import Topology
 /// path-loss exponent, sensitivity and shadowing (a probit model), less
 /// ``Configuration/selectionBias``, is its fit, with a prior on the declared power
 /// (``Configuration/priorDeviation``) and a standard error from the likelihood's curvature; a fit
-/// with enough reports and a small enough error is ``Fit/usable``. The position estimator takes
-/// the fitted powers (``estimatorPowers``), the planner's ranges those below the declared
+/// with enough reports and a small enough error is ``Fit/usable``, and used where it departs from
+/// the declared power by ``Configuration/departure`` or more: the position estimator takes the
+/// fitted powers (``estimatorPowers``), the planner's ranges those below the declared
 /// (``plannerPowers``).
 ///
 /// Cheap on the report path (one pass over what the phone ranged, a counter per neighbour);
@@ -66,13 +67,20 @@ public struct RangedRadio: Sendable {
         /// path-loss exponent), which pulls the likeliest power 1.5–4.5 dB above the true one
         /// (measured with `simulate`'s phone families, whose true powers it knows).
         public var selectionBias: Double
+        /// dB a usable fit must depart from the declared power to be used: nearer, the declared
+        /// power is as good, and positions moved by the difference only shuffled which phones
+        /// missed an arrival (`simulate`, the `ios` family; with beacons 10 dB weaker than
+        /// declared the fits depart by more and are used).
+        public var departure: Double
 
-        /// 3 m, 20 m, 30 reports, 3 dB, 10 dB, 400 reports per pair, 3 dB.
+        /// 3 m, 20 m, 30 reports, 3 dB, 10 dB, 400 reports per pair, 3 dB, 5 dB.
         public init(
             nearDistance: Double = 3, pairDistance: Double = 20, minimumSamples: Double = 30, maximumError: Double = 3,
-            priorDeviation: Double = 10, pairMemory: Float = 400, selectionBias: Double = 3
+            priorDeviation: Double = 10, pairMemory: Float = 400, selectionBias: Double = 3,
+            departure: Double = 5
         ) {
             self.selectionBias = selectionBias
+            self.departure = departure
             self.nearDistance = nearDistance
             self.pairDistance = pairDistance
             self.minimumSamples = minimumSamples
@@ -115,23 +123,28 @@ public struct RangedRadio: Sendable {
         self.neighbours = neighbours
     }
 
-    /// The measured power the planner's ranges go by, per region: where a fit is usable, the
-    /// fitted power, but never above the declared one (a beacon heard weaker than declared wakes
-    /// phones later, so its range shrinks; one heard stronger keeps the declared range: a shield
-    /// must wake the phones that hear least, and with phones of many radios longer ranges cost
-    /// more arrivals than they save, measured with `simulate`); else `nil` (the declared one).
+    /// The measured power the planner's ranges go by, per region: where a fit is used
+    /// (``isUsed(_:)``), the fitted power, but never above the declared one (a beacon heard weaker
+    /// than declared wakes phones later, so its range shrinks; one heard stronger keeps the
+    /// declared range: a shield must wake the phones that hear least, and with phones of many
+    /// radios longer ranges cost more arrivals than they save, measured with `simulate`); else
+    /// `nil` (the declared one).
     public var plannerPowers: [Double?] {
         var powers = [Double?](repeating: nil, count: declared.count)
-        for (index, fit) in fits.enumerated() where fit.usable { powers[index] = Swift.min(declared[index], fit.power) }
+        for (index, fit) in fits.enumerated() where isUsed(fit) { powers[index] = Swift.min(declared[index], fit.power) }
         return powers
     }
 
-    /// The fitted powers the position estimator goes by, by region id (usable fits only).
+    /// The fitted powers the position estimator goes by, by region id (fits ``isUsed(_:)`` only).
     public var estimatorPowers: [String: Double] {
         var powers: [String: Double] = [:]
-        for fit in fits where fit.usable { powers[fit.id] = fit.power }
+        for fit in fits where isUsed(fit) { powers[fit.id] = fit.power }
         return powers
     }
+
+    /// Whether the estimator and the planner go by `fit`: it is ``Fit/usable`` and departs from the
+    /// declared power by at least ``Configuration/departure``.
+    public func isUsed(_ fit: Fit) -> Bool { fit.usable && abs(fit.power - fit.declared) >= configuration.departure }
 
     /// Reports counted so far (pairs of a phone at one beacon and a neighbour heard or not).
     public var samples: Double { pairs.values.reduce(0) { $0 + Double($1.total) } }
