@@ -9,13 +9,13 @@ enum PlannerFixture {
         try Topology.load(directory: SharedData.packageRoot.appendingPathComponent("topology/\(name)", isDirectory: true))
     }
 
-    /// Six regions r1…r6 on a straight corridor at x = 0, 10, …, 50 (radius 1), plus a pinned
-    /// UUID-only region: distances can be worked out by hand.
-    static func corridor() throws -> Topology {
+    /// Six regions r1…r6 on a straight corridor at x = 0, 10, …, 50 (radius 1; or `count` of them
+    /// `spacing` metres apart), plus a pinned UUID-only region: distances can be worked out by hand.
+    static func corridor(regions count: Int = 6, spacing: Int = 10) throws -> Topology {
         var regions = "id,uuid,major,minor,x,y,level,radius,tags\nall,,,,,,,,pinned\n"
         var links = "from,to\n"
-        for index in 1...6 {
-            regions += "r\(index),,1,\(index),\((index - 1) * 10),0,L0,1,\n"
+        for index in 1...count {
+            regions += "r\(index),,1,\(index),\((index - 1) * spacing),0,L0,1,\n"
             if index > 1 { links += "r\(index - 1),r\(index)\n" }
         }
         return try venue(regions: regions, links: links)
