@@ -97,9 +97,10 @@ public struct RangedRadio: Sendable {
     /// Per region: the placed regions on its level within ``Configuration/pairDistance``, with the
     /// distance from a phone at its beacon (1.3 m below it) to theirs.
     let neighbours: [[(region: Int32, distance: Double)]]
-    /// Per (at, heard-or-not) pair: reports and detections.
+    /// Per (beacon a phone stood at, neighbour) pair: the reports, and those that ranged the neighbour.
     private var pairs: [Int64: (heard: Float, total: Float)] = [:]
-    /// Per region: the fitted correction to the declared power (dB), and whether it is used.
+    /// Per region: the usable fit's correction to the declared power, dB (0 without one): where
+    /// its readings place a phone.
     private var corrections: [Double]
     public private(set) var fits: [Fit] = []
 
