@@ -1,5 +1,4 @@
 public import BeaconKit
-import Foundation
 
 /// How far a phone detects a region's beacon: the venue's radio assumptions (`venue.conf`'s
 /// `power`, `sensitivity` and `path-loss-exponent`, and each region's `power` column).
@@ -43,7 +42,7 @@ public struct RadioEnvironment: Sendable, Hashable {
 
     /// The detection range of a beacon whose measured power at 1 m is `power` dBm (a fitted one).
     public func detectionRange(power: Double) -> Double {
-        pow(10, (power - sensitivity) / (10 * pathLossExponent))
+        distanceModel.distance(forRSSI: sensitivity, referencePower: power)
     }
 
     /// Metres within which a phone may already have detected the beacon, on a lucky reading
@@ -55,6 +54,6 @@ public struct RadioEnvironment: Sendable, Hashable {
 
     /// The reach of a beacon whose measured power at 1 m is `power` dBm (a fitted one).
     public func reach(power: Double) -> Double {
-        pow(10, (power - sensitivity + Self.reachDeviations * shadowing) / (10 * pathLossExponent))
+        distanceModel.distance(forRSSI: sensitivity - Self.reachDeviations * shadowing, referencePower: power)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Planner
+import Simulator
 import Testing
 import Topology
 
@@ -14,20 +15,17 @@ import Topology
     /// detects (the venue's model, `truth`'s powers, 5 dB shadowing, the −95 dBm sensitivity) with
     /// its reading.
     static func reports(_ topology: Topology, truth: [Double], rounds: Int) -> [[(region: Int, rssi: Double)]] {
-        var random = SplitMix64(seed: 42)
-        func normal() -> Double {
-            let u1 = (Double(random.next() >> 11) + 0.5) / Double(UInt64(1) << 53)
-            let u2 = (Double(random.next() >> 11) + 0.5) / Double(UInt64(1) << 53)
-            return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-        }
+        let noise = CounterNoise(seed: 42)
         var reports: [[(region: Int, rssi: Double)]] = []
-        for _ in 0..<rounds {
+        for round in 0..<rounds {
             for here in topology.regions.indices {
                 guard let phone = topology.regions[here].position else { continue }
                 var heard: [(region: Int, rssi: Double)] = []
                 for (index, region) in topology.regions.enumerated() {
                     guard let apart = region.position?.distance(to: phone) else { continue }
-                    let reading = (truth[index] - 25 * log10((apart * apart + 1.69).squareRoot()) + 5 * normal()).rounded()
+                    let reading =
+                        (truth[index] - 25 * log10((apart * apart + 1.69).squareRoot()) + 5
+                        * noise.normal(UInt64(round), UInt64(here), UInt64(index))).rounded()
                     if reading >= -95 { heard.append((index, reading)) }
                 }
                 reports.append(heard)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Planner
 
 /// Self-calibration on the coordinator's actor: refits on the housekeeping tick, persisted to
@@ -20,9 +21,18 @@ extension CoordinatorCore {
     /// The calibration as `GET /api/calibration` shows it.
     public func calibration() -> CalibrationSnapshot { engine.calibrationSnapshot }
 
-    /// Applies the fit stored by a previous run (called once, from `init`).
-    static func restoreCalibration(_ store: StateStore?, into engine: CoordinatorEngine) {
-        if let stored = try? store?.loadCalibration() { engine.restore(stored.fit, fitted: stored.fitted) }
-        if let ranged = try? store?.loadRangedRadio() { engine.restoreRanged(ranged) }
+    /// Applies the fits stored by a previous run (called once, from `init`); a row that cannot be
+    /// read is logged and left for the next refit to replace.
+    static func restoreCalibration(_ store: StateStore?, into engine: CoordinatorEngine, logger: Logger) {
+        do {
+            if let stored = try store?.loadCalibration() { engine.restore(stored.fit, fitted: stored.fitted) }
+        } catch {
+            logger.warning("\(error)", metadata: ["source": "state-store"])
+        }
+        do {
+            if let ranged = try store?.loadRangedRadio() { engine.restoreRanged(ranged) }
+        } catch {
+            logger.warning("\(error)", metadata: ["source": "state-store"])
+        }
     }
 }

@@ -44,11 +44,11 @@ public actor CoordinatorCore {
         self.map = map
         let restored = try store?.loadClients() ?? []
         self.engine = CoordinatorEngine(venue: venue, configuration: configuration, restored: restored)
-        Self.restoreCalibration(store, into: engine)
         self.store = store
         self.metrics = metrics
         self.log = RateLimitedLog(logger: logger)
         self.topologyInfo = .init(name: venue.topology.name, revision: venue.topology.revision)
+        Self.restoreCalibration(store, into: engine, logger: logger)
         if !restored.isEmpty { logger.info("resumed \(restored.count) clients from \(store?.path ?? "")") }
     }
 

@@ -152,11 +152,11 @@ public struct RangedRadio: Sendable {
 
     /// One report's ranging: region indices with their RSSI (0 = not measured, skipped).
     public mutating func observe(_ ranged: [(region: Int, rssi: Double)]) {
-        let n = radio.pathLossExponent
+        let model = radio.distanceModel
         var at = -1
         var nearest = configuration.nearDistance
         for (region, rssi) in ranged where rssi != 0 && region >= 0 && region < declared.count && !neighbours[region].isEmpty {
-            let distance = pow(10, (declared[region] + corrections[region] - rssi) / (10 * n))
+            let distance = model.distance(forRSSI: rssi, referencePower: declared[region] + corrections[region])
             if distance <= nearest {
                 nearest = distance
                 at = region
@@ -201,7 +201,7 @@ public struct RangedRadio: Sendable {
                 var sum = -0.5 * (correction / prior) * (correction / prior)
                 for pair in evidence {
                     let mean = declared[region] + correction - 10 * n * log10(pair.distance)
-                    let p = Swift.min(Swift.max(0.5 * erfc(-(mean - radio.sensitivity) / (sigma * 2.0.squareRoot())), 1e-6), 1 - 1e-6)
+                    let p = Swift.min(Swift.max(StandardNormal.distribution((mean - radio.sensitivity) / sigma), 1e-6), 1 - 1e-6)
                     sum += pair.heard * log(p) + (pair.total - pair.heard) * log(1 - p)
                 }
                 return sum

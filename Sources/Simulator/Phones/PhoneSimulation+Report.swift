@@ -20,7 +20,9 @@ extension PhoneSimulation.Report {
             )
         }
         for result in strategies { lines.append("  \(result.strategy.rawValue): \(result.strategy.summary)") }
-        if let learned, learned.regions > 0 {
+        if let learned, learned.fitted == 0 {
+            lines.append("radio learned from the phones' ranging: no region's beacon fitted yet (\(learned.regions) with reports)")
+        } else if let learned {
             lines.append(
                 "radio learned from the phones' ranging: \(learned.fitted) of \(learned.regions) regions' beacons fitted; fitted − true power "
                     + String(
