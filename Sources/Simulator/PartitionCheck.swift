@@ -171,9 +171,13 @@ public struct PartitionCheck: Sendable {
             }
             if let holder = holders[token], holder != member { problems.append("token \(token) used by \(holder) and \(member)") }
             holders[token] = member
-            // A set without a position cannot be placed in a level group (a lone partition can).
-            guard let decided = message.time?.timeIntervalSince1970, message.position != nil || partitions[prefix] == nil else { continue }
-            let partition = partition(prefix: prefix, level: message.position?.level)
+            // A set names the partition its token is for; one that does not (an older member) is
+            // placed by its position's level; without either it cannot be placed in a level group
+            // (a lone partition can).
+            guard let decided = message.time?.timeIntervalSince1970,
+                message.partition != nil || message.position != nil || partitions[prefix] == nil
+            else { continue }
+            let partition = partition(prefix: prefix, named: message.partition, level: message.position?.level)
             let span = spans[partition, default: [:]][token] ?? (decided, decided)
             spans[partition, default: [:]][token] = (min(span.first, decided), max(span.last, decided))
         }
@@ -194,8 +198,10 @@ public struct PartitionCheck: Sendable {
                 + (unmarked > 0 ? "; \(unmarked) sets without a member id or token" : ""))
     }
 
-    /// The partition of a set published under `prefix` placing the client on `level`.
-    func partition(prefix: String, level: String?) -> String {
+    /// The partition of a set published under `prefix` naming partition `named` (`venue:L1+L2`, its
+    /// `partition`), else placing the client on `level`.
+    func partition(prefix: String, named: String?, level: String?) -> String {
+        if let named { return named.split(separator: ":", maxSplits: 1).dropFirst().first.map { "\(prefix):\($0)" } ?? prefix }
         guard let groups = partitions[prefix], let level, let group = groups.first(where: { $0.contains(level) }) else { return prefix }
         return "\(prefix):\(group.joined(separator: "+"))"
     }

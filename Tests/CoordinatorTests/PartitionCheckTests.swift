@@ -6,8 +6,10 @@ import Testing
 @Suite("Partition check verdicts")
 struct PartitionCheckTests {
     /// A `regions` payload as members publish it.
-    static func set(_ version: UInt64, by member: String, token: UInt64, decided: String, level: String = "L1") -> String {
-        #"{"add":[],"budget":20,"coordinator":"\#(member)","position":{"level":"\#(level)","x":1,"y":2},"reason":"moved","regions":[],"remove":[],"time":"2026-11-24T13:40:\#(decided)Z","token":\#(token),"v":1,"version":\#(version)}"#
+    static func set(
+        _ version: UInt64, by member: String, token: UInt64, decided: String, level: String = "L1", partition: String? = nil
+    ) -> String {
+        #"{"add":[],"budget":20,"coordinator":"\#(member)",\#(partition.map { #""partition":"\#($0)","# } ?? "")"position":{"level":"\#(level)","x":1,"y":2},"reason":"moved","regions":[],"remove":[],"time":"2026-11-24T13:40:\#(decided)Z","token":\#(token),"v":1,"version":\#(version)}"#
     }
 
     static let report = #"{"events":[{"region":"L1-shop-1","type":"enter"}],"v":1}"#
@@ -61,6 +63,14 @@ struct PartitionCheckTests {
         let otherLevel =
             Self.log + "\n109.0 0 pc-mall/v1/clients/p3/regions \(Self.set(20, by: "c3", token: 7, decided: "01.000", level: "L2"))"
         #expect(verdicts(otherLevel)["fence"]?.passed == true)
+        // A set placed on L2 that names L1's partition is L1's: under a token below c2's, decided
+        // after c2 began, it overlaps; naming L2 it does not.
+        let named = { (partition: String) in
+            Self.log
+                + "\n109.0 0 pc-mall/v1/clients/p3/regions \(Self.set(20, by: "c1", token: 5, decided: "08.000", level: "L2", partition: partition))"
+        }
+        #expect(verdicts(named("mall:L1"))["fence"]?.passed == false)
+        #expect(verdicts(named("mall:L2"))["fence"]?.passed == true)
     }
 
     @Test("answers: a report unanswered past 10 s fails, and so does a p99 above 3 s")

@@ -110,6 +110,37 @@ struct PartitionTests {
         #expect(report("L2-concourse-01", at: back) == 1 && ownership.serves(client: "p", in: 1, now: back))
     }
 
+    @Test("a phone's answer belongs to the partition its report went to, not to its estimate's level; a set names its partition")
+    func answersFollowReports() throws {
+        let mall = try Topology.load(directory: CoordinatorHarness.museum.deletingLastPathComponent().appendingPathComponent("mall"))
+        let map = try PartitionMap(topology: mall, spec: "L1|L2")
+        let ownership = PartitionOwnership(configuration: try PartitionConfiguration(member: "m", coordination: Self.etcd), map: map)
+        _ = ownership.hold(1, token: 7)  // this member holds L2
+        ownership.leaseValid(until: .now + .seconds(60))
+        func set(level: String, partition: String? = nil, token: UInt64? = nil) -> RegionsMessage {
+            var message = regions(3, by: "n", token: token)
+            message.position = Position(x: 0, y: 0, level: level)
+            message.partition = partition
+            return message
+        }
+        // On the stair: the report ranges more of L1 (the level it leaves) while the estimate
+        // already stands on L2. The answer is L1's member's, wherever the estimate stands.
+        let report = ClientReport(events: [
+            RegionEvent(type: .enter, region: "L1-concourse-01"), RegionEvent(type: .enter, region: "L2-concourse-01"),
+        ])
+        let ranged = ownership.partition(ofReport: report, client: "p") { _ in "L1-concourse-02" }
+        #expect(ranged == 0)
+        #expect(ownership.partition(of: .regions(client: "p", set(level: "L2"))) == 0)
+        // A tag (no report) is where its estimate is.
+        #expect(ownership.partition(of: .regions(client: "t", set(level: "L2"))) == 1)
+        // L1's member's set for the phone, placed on L2, under L1's token (above this member's L2
+        // token): another partition's, so no fence of L2.
+        #expect(ownership.seen(set(level: "L2", partition: "mall:L1", token: 50), client: "q") == .adopt)
+        #expect(ownership.serves(1))
+        // The same set naming L2 is a newer owner of L2.
+        #expect(ownership.seen(set(level: "L2", partition: "mall:L2", token: 50), client: "q") == .fenced(partition: 1, token: 50))
+    }
+
     static let etcd = try! EtcdEndpoints(parsing: "etcd://127.0.0.1:2379")
 
     /// A member of the museum (one partition) holding it under token 10, its lease valid for a minute.

@@ -218,6 +218,7 @@ extension CoordinatorService {
             if case .regions(let client, var message) = output {
                 message.coordinator = ownership.member
                 message.token = ownership.token(of: partition)
+                message.partition = ownership.map.names[partition]
                 kept.append(.regions(client: client, message))
             } else {
                 kept.append(output)

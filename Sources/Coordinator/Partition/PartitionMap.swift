@@ -67,6 +67,7 @@ public struct PartitionMap: Sendable, Equatable {
     public func partition(ofLevel level: String) -> Int? { partitionByLevel[level] }
     public func partition(ofGateway id: String) -> Int? { partitionByGateway[id] }
     public func partition(ofRegion id: String) -> Int? { partitionByRegion[id] }
+    public func partition(named name: String) -> Int? { names.firstIndex(of: name) }
 
     /// The gateways of partition `index`.
     public func gateways(of index: Int) -> [String] { partitionByGateway.filter { $0.value == index }.map(\.key).sorted() }

@@ -191,8 +191,14 @@ public final class PartitionOwnership: Sendable {
     }
 
     /// The partition of a client placed at `level` (`nil`: where it was last placed, else the first).
+    /// A phone is where its last report placed it (``partition(ofReport:client:now:regionOfBeacon:)``),
+    /// whatever the level of an estimate: every member reads its reports alike, so the member that
+    /// applied a report publishes its answer. By the estimate's level instead, a report ranging
+    /// more beacons of the level it leaves than of the one it reaches went to one member while the
+    /// answer (its enter events, its set) belonged to the other, and neither published it.
     public func partition(ofClient client: String, level: String?) -> Int {
         state.withLock { state in
+            if let reported = state.lastReport[client] { return reported.partition }
             if let level, let p = map.partition(ofLevel: level) {
                 state.clientPartition[client] = p
                 return p
@@ -216,7 +222,7 @@ public final class PartitionOwnership: Sendable {
     /// Classifies `message` for `client`.
     public func seen(_ message: RegionsMessage, client: String, now: Date = Date()) -> Seen {
         if message.coordinator == member { return .own }
-        let partition = partition(ofClient: client, level: message.position?.level)
+        let partition = message.partition.flatMap(map.partition(named:)) ?? partition(ofClient: client, level: message.position?.level)
         return state.withLock { state in
             state.foreign[client] = (now, partition)
             var fenced = false

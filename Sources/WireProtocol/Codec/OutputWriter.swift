@@ -20,6 +20,7 @@ public struct OutputWriter {
         out.appendJSONMember("{\"add\":", message.add, Self.appendRefs)
         out.appendJSONMember(",\"budget\":", Int64(message.budget), JSONBytes.appendInteger)
         out.appendJSONMember(",\"coordinator\":", message.coordinator, JSONBytes.appendString)
+        out.appendJSONMember(",\"partition\":", message.partition, JSONBytes.appendString)
         out.appendJSONMember(",\"position\":", message.position, Self.appendPosition)
         out.appendJSONMember(",\"reason\":", message.reason, JSONBytes.appendString)
         out.appendJSONMember(",\"regions\":", message.regions, Self.appendRefs)
