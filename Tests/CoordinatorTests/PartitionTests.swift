@@ -139,6 +139,9 @@ struct PartitionTests {
         #expect(ownership.serves(1))
         // The same set naming L2 is a newer owner of L2.
         #expect(ownership.seen(set(level: "L2", partition: "mall:L2", token: 50), client: "q") == .fenced(partition: 1, token: 50))
+        // A phone this member has no report of yet is where the set's owner placed it.
+        #expect(ownership.seen(set(level: "L1", partition: "mall:L2"), client: "r") == .adopt)
+        #expect(ownership.partition(ofClient: "r", level: nil) == 1)
     }
 
     static let etcd = try! EtcdEndpoints(parsing: "etcd://127.0.0.1:2379")

@@ -225,6 +225,8 @@ public final class PartitionOwnership: Sendable {
         let partition = message.partition.flatMap(map.partition(named:)) ?? partition(ofClient: client, level: message.position?.level)
         return state.withLock { state in
             state.foreign[client] = (now, partition)
+            // Where the set's owner placed a phone whose reports this member has not read yet.
+            if message.partition != nil, state.lastReport[client] == nil { state.clientPartition[client] = partition }
             var fenced = false
             if let token = message.token, token > state.foreignToken[partition, default: 0] {
                 state.foreignToken[partition] = token
@@ -236,7 +238,8 @@ public final class PartitionOwnership: Sendable {
         }
     }
 
-    /// The partition an output belongs to (by the position it carries, else the client's last).
+    /// The partition an output belongs to: a phone's last report's, else by the position it
+    /// carries, else the client's last (``partition(ofClient:level:)``).
     public func partition(of output: CoordinatorOutput) -> Int {
         switch output {
         case .regions(let client, let message): partition(ofClient: client, level: message.position?.level)
