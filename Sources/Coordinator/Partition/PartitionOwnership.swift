@@ -190,12 +190,12 @@ public final class PartitionOwnership: Sendable {
         }
     }
 
-    /// The partition of a client placed at `level` (`nil`: where it was last placed, else the first).
-    /// A phone is where its last report placed it (``partition(ofReport:client:now:regionOfBeacon:)``),
-    /// whatever the level of an estimate: every member reads its reports alike, so the member that
-    /// applied a report publishes its answer. By the estimate's level instead, a report ranging
-    /// more beacons of the level it leaves than of the one it reaches went to one member while the
-    /// answer (its enter events, its set) belonged to the other, and neither published it.
+    /// The partition of a client: a phone's is where its last report placed it
+    /// (``partition(ofReport:client:now:regionOfBeacon:)``), whatever `level` says; any other client's
+    /// is that of `level`, the level of an estimate (`nil`: where it was last placed, else the first).
+    /// Every member reads a phone's reports alike, so the member that applied a report publishes its
+    /// answer; by the estimate's level, a report ranging more beacons of the level a phone leaves
+    /// than of the one it reaches would go to one member and its answer to the other.
     public func partition(ofClient client: String, level: String?) -> Int {
         state.withLock { state in
             if let reported = state.lastReport[client] { return reported.partition }

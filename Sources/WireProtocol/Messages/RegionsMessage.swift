@@ -34,10 +34,9 @@ public struct RegionsMessage: VersionedPayload, Equatable {
     /// its partition's owner key, higher for every later owner; absent from a lone coordinator.
     /// Phones ignore it; a member that sees a token above its own for its partition stops serving it.
     public var token: UInt64?
-    /// The partition `token` is for (`venue` or `venue:L1+L2`, as in the member status): a phone
-    /// on a stair between two members' levels may be answered by the member its report went to
-    /// while the estimate already stands on the other's level. Absent from a lone coordinator;
-    /// phones ignore it.
+    /// The partition `token` is for (`venue` or `venue:L1+L2`, as in the member status), which is
+    /// the partition of the phone's report and not always that of `position`'s level (a phone on a
+    /// stair). Absent from a lone coordinator; phones ignore it.
     public var partition: String?
 
     public init(
