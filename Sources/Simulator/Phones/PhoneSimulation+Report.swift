@@ -1,5 +1,15 @@
 import Foundation
 
+extension PhoneSimulation.LearnedRadio {
+    /// One line: how many beacons' powers the phones' ranging fitted, and how far from the truth
+    /// the fitted and the declared powers are.
+    public var text: String {
+        guard fitted > 0 else { return "radio learned from the phones' ranging: no region's beacon fitted yet (\(regions) with reports)" }
+        return "radio learned from the phones' ranging: \(fitted) of \(regions) regions' beacons fitted; fitted − true power "
+            + String(format: "%+.1f dB (sd %.1f), declared − true %+.1f dB (sd %.1f)", bias, spread, declaredBias, declaredSpread)
+    }
+}
+
 extension PhoneSimulation.Report {
     /// A readable report: per strategy, coverage of arrivals, churn and wakes per 100 m over all
     /// phones; then, when the phones' conditions differ, each phone's condition and coverage, and
@@ -20,15 +30,7 @@ extension PhoneSimulation.Report {
             )
         }
         for result in strategies { lines.append("  \(result.strategy.rawValue): \(result.strategy.summary)") }
-        if let learned, learned.fitted == 0 {
-            lines.append("radio learned from the phones' ranging: no region's beacon fitted yet (\(learned.regions) with reports)")
-        } else if let learned {
-            lines.append(
-                "radio learned from the phones' ranging: \(learned.fitted) of \(learned.regions) regions' beacons fitted; fitted − true power "
-                    + String(
-                        format: "%+.1f dB (sd %.1f), declared − true %+.1f dB (sd %.1f)", learned.bias, learned.spread,
-                        learned.declaredBias, learned.declaredSpread))
-        }
+        if let learned { lines.append(learned.text) }
         guard Set(phones.map(\.condition)).count > 1 else { return lines.joined(separator: "\n") }
 
         lines.append("")

@@ -30,6 +30,7 @@ extension PresenceSimulation.Report {
         for method in methods {
             lines.append("\(method.name.padded(14))        \(method.room.columns)          \(method.level.columns)")
         }
+        if let learned { lines.append(learned.text) }
         return lines.joined(separator: "\n")
     }
 }

@@ -19,7 +19,9 @@ import WireProtocol
 ///
 /// The shown room and level are what the engine publishes: its room and level enter/exit events
 /// (the room filter, `RoomFilter`); the baseline is the room holding the engine's position of the
-/// client (its estimate) at the same moment. The same seed gives the same report.
+/// client (its estimate) at the same moment. The engine recalibrates as the coordinator's
+/// housekeeping does, so phones' estimates go by the beacons' powers their ranging shows once
+/// fitted. The same seed gives the same report.
 public struct PresenceSimulation: Sendable {
     /// Who walks.
     public enum Clients: String, Sendable, Hashable, Codable, CaseIterable {
@@ -76,6 +78,9 @@ public struct PresenceSimulation: Sendable {
         public var seed: UInt64
         /// The coordinator's room filter, then the baseline.
         public var methods: [Method]
+        /// Phones: what the coordinator learned of the beacons' powers from their ranging, which
+        /// its estimates went by once fitted.
+        public var learned: PhoneSimulation.LearnedRadio?
     }
 
     /// One tick of one client, for analysis outside (``run(trace:)``).
@@ -125,8 +130,8 @@ public struct PresenceSimulation: Sendable {
             : (0..<config.clients).map { "sim-phone-\($0)" }
         var phones: [SimulatedPhone] = []
         var radios: [PhoneRadio] = []
+        let beaconRadio = BeaconRadio(topology: topology, seed: config.seed, family: config.family)
         if config.kind == .phones {
-            let beaconRadio = BeaconRadio(topology: topology, seed: config.seed, family: config.family)
             for client in 0..<config.clients {
                 let condition = config.family.draw(seed: config.seed, client: client)
                 phones.append(
@@ -180,6 +185,7 @@ public struct PresenceSimulation: Sendable {
             let now = Double(tick) * config.tick
             let millis = start + Int64((now * 1000).rounded())
             if tick > 0 { for i in walkers.indices { walkers[i].advance(by: config.tick) } }
+            engine.recalibrateIfDue(now: millis)  // as the coordinator's housekeeping tick does
             switch config.kind {
             case .tags:
                 if now + 1e-9 >= nextWindow {
@@ -256,6 +262,8 @@ public struct PresenceSimulation: Sendable {
             methods: [
                 Method(name: "room-filter", room: merged(filterRoom), level: merged(filterLevel)),
                 Method(name: "estimate-room", room: merged(baselineRoom), level: merged(baselineLevel)),
-            ])
+            ],
+            learned: config.kind == .phones
+                ? PhoneSimulation.LearnedRadio(fits: engine.calibrationSnapshot.ranged, truth: beaconRadio.powers) : nil)
     }
 }
