@@ -20,8 +20,8 @@ import WireProtocol
 /// The shown room and level are what the engine publishes: its room and level enter/exit events
 /// (the room filter, `RoomFilter`); the baseline is the room holding the engine's position of the
 /// client (its estimate) at the same moment. The engine recalibrates as the coordinator's
-/// housekeeping does, so phones' estimates go by the beacons' powers their ranging shows once
-/// fitted. The same seed gives the same report.
+/// housekeeping does, so phones' estimates go by the beacons' powers their ranging shows
+/// (``Planner/RangedRadio``). The same seed gives the same report.
 public struct PresenceSimulation: Sendable {
     /// Who walks.
     public enum Clients: String, Sendable, Hashable, Codable, CaseIterable {
@@ -78,8 +78,8 @@ public struct PresenceSimulation: Sendable {
         public var seed: UInt64
         /// The coordinator's room filter, then the baseline.
         public var methods: [Method]
-        /// Phones: what the coordinator learned of the beacons' powers from their ranging, which
-        /// its estimates went by once fitted.
+        /// Phones: what the coordinator learned of the beacons' powers from their ranging (its
+        /// estimates go by a fitted power that departs from the declared one by 5 dB or more).
         public var learned: PhoneSimulation.LearnedRadio?
     }
 
