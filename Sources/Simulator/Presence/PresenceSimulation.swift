@@ -130,8 +130,9 @@ public struct PresenceSimulation: Sendable {
             : (0..<config.clients).map { "sim-phone-\($0)" }
         var phones: [SimulatedPhone] = []
         var radios: [PhoneRadio] = []
-        let beaconRadio = BeaconRadio(topology: topology, seed: config.seed, family: config.family)
-        if config.kind == .phones {
+        // The region beacons' true powers, which phones hear (tags are heard by the gateways).
+        let beaconRadio = config.kind == .phones ? BeaconRadio(topology: topology, seed: config.seed, family: config.family) : nil
+        if let beaconRadio {
             for client in 0..<config.clients {
                 let condition = config.family.draw(seed: config.seed, client: client)
                 phones.append(
@@ -263,7 +264,6 @@ public struct PresenceSimulation: Sendable {
                 Method(name: "room-filter", room: merged(filterRoom), level: merged(filterLevel)),
                 Method(name: "estimate-room", room: merged(baselineRoom), level: merged(baselineLevel)),
             ],
-            learned: config.kind == .phones
-                ? PhoneSimulation.LearnedRadio(fits: engine.calibrationSnapshot.ranged, truth: beaconRadio.powers) : nil)
+            learned: beaconRadio.map { PhoneSimulation.LearnedRadio(fits: engine.calibrationSnapshot.ranged, truth: $0.powers) })
     }
 }
