@@ -72,7 +72,7 @@ public struct EventFormatter: Sendable {
                 return invalid(receivedAt, id.rawValue, topic)
             }
             return row(configuration.time ?? receivedAt, id.rawValue, "gateway configuration \(configuration.revision)")
-        case .sightings, .clientReport:
+        case .sightings, .clientReport, .coordinatorMember:
             return nil
         }
     }

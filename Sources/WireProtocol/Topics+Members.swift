@@ -8,11 +8,8 @@ extension Topics {
 
     /// The member id in a member status topic; `nil` for any other topic.
     public func coordinatorMember(in topic: String) -> Identifier? {
-        let head = "\(prefix)/v1/coordinators/"
-        guard topic.hasPrefix(head), topic.hasSuffix("/status") else { return nil }
-        let level = topic.dropFirst(head.count).dropLast("/status".count)
-        guard !level.contains("/") else { return nil }
-        return Identifier(validating: level.replacingOccurrences(of: ":", with: "."))
+        guard case .coordinatorMember(let member)? = try? route(topic) else { return nil }
+        return member
     }
 
     /// Whether `id` may name a coordinator member: an ``Identifier`` without `.` (NATS maps `/` to

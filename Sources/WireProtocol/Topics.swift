@@ -66,6 +66,8 @@ public struct Topics: Sendable, Hashable {
         case clientRegions(Identifier)
         case clientEvents(Identifier)
         case coordinatorStatus
+        /// A partitioned coordinator's status (``Topics/coordinatorMember(_:)``).
+        case coordinatorMember(Identifier)
     }
 
     /// Parses `topic` into a ``Route``; throws ``WireError`` for a topic outside the contract
@@ -87,6 +89,7 @@ public struct Topics: Sendable, Hashable {
         case ("clients", "report"): return .clientReport(id)
         case ("clients", "regions"): return .clientRegions(id)
         case ("clients", "events"): return .clientEvents(id)
+        case ("coordinators", "status"): return .coordinatorMember(id)
         default: throw .unknownTopic(topic)
         }
     }

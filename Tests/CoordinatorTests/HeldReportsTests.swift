@@ -87,6 +87,31 @@ import WireProtocol
         #expect(held.relays(now: t0.addingTimeInterval(12), answered: { _ in nil }, owned: ownsOne).isEmpty)
     }
 
+    @Test(
+        "another member's status relays at once the unanswered reports of the partitions it names, received up to relayAfter before it"
+    )
+    func relaysOnStatus() {
+        let t0 = Date()
+        var held = HeldReports()
+        held.hold(report("a", 1), client: "a", partition: 0, owned: false, now: t0.addingTimeInterval(-5))  // before its absence
+        held.hold(report("b", 2), client: "b", partition: 0, owned: false, now: t0.addingTimeInterval(-1))  // missed
+        held.hold(report("c", 3), client: "c", partition: 0, owned: false, now: t0.addingTimeInterval(-0.5))  // answered
+        held.hold(report("d", 4), client: "d", partition: 1, owned: false, now: t0.addingTimeInterval(-1))  // another partition
+        held.hold(report("e", 5), client: "e", partition: 0, owned: false, now: t0.addingTimeInterval(0.5))  // after the status
+        let answered: [String: (at: Date, partition: Int)] = ["c": (t0.addingTimeInterval(-0.2), 0)]
+        // A status naming nothing (a member owning no partition) relays nothing.
+        held.noteStatus(partitions: [], at: t0)
+        #expect(held.relays(now: t0.addingTimeInterval(0.6), answered: { answered[$0] }, owned: { _ in false }).isEmpty)
+        held.noteStatus(partitions: [0], at: t0)
+        #expect(payloads(held.relays(now: t0.addingTimeInterval(0.6), answered: { answered[$0] }, owned: { _ in false })) == ["2"])
+        #expect(held.relays(now: t0.addingTimeInterval(1), answered: { answered[$0] }, owned: { _ in false }).isEmpty, "once each")
+        // The member that named partition 0 is this one: nothing of its own partitions is relayed.
+        var own = HeldReports()
+        own.hold(report("b", 2), client: "b", partition: 0, owned: true, now: t0.addingTimeInterval(-1))
+        own.noteStatus(partitions: [0], at: t0)
+        #expect(own.relays(now: t0.addingTimeInterval(0.6), answered: { _ in nil }, owned: { $0 == 0 }).isEmpty)
+    }
+
     @Test("at most perClient reports per client, the newest")
     func bounded() {
         let t0 = Date()

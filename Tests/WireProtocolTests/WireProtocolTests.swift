@@ -26,6 +26,7 @@ struct WireProtocolTests {
         #expect(try topics.route(topics.clientRegions(client)) == .clientRegions(client))
         #expect(try topics.route(topics.clientEvents(client)) == .clientEvents(client))
         #expect(try topics.route(topics.coordinatorStatus) == .coordinatorStatus)
+        #expect(try topics.route(topics.coordinatorMember(try Identifier("mall-c1"))) == .coordinatorMember(try Identifier("mall-c1")))
         // A `.` in an id (tags are UUID.MAJOR.MINOR) is written `:` in its topic level, which NATS accepts.
         let tag = try Identifier("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0.1.2")
         #expect(topics.clientRegions(tag) == "venue/x/v1/clients/E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2/regions")

@@ -43,11 +43,16 @@ public struct DynamicSecurityPlan: Sendable {
     /// Creates the coordinator's and the agents' roles.
     public func roles() -> [Command] {
         let coordinator: [[String: any Sendable]] =
-            [topics.allGatewayStatus, topics.allSightings, topics.allClientReports, topics.allClientRegions, topics.coordinatorStatus].map {
-                Self.acl("subscribePattern", $0)
-            }
+            [
+                topics.allGatewayStatus, topics.allSightings, topics.allClientReports, topics.allClientRegions, topics.coordinatorStatus,
+                topics.allCoordinatorMembers,
+            ].map { Self.acl("subscribePattern", $0) }
             // Client reports too: a partitioned member relays a report another member may have missed (HeldReports).
-            + [topics.allClientRegions, topics.allClientEvents, topics.coordinatorStatus, topics.allClientReports].map {
+            + [
+                topics.allClientRegions, topics.allClientEvents, topics.coordinatorStatus, topics.allClientReports,
+                topics.allCoordinatorMembers,
+            ]
+            .map {
                 Self.acl("publishClientSend", $0)
             }
         let agent: [[String: any Sendable]] = [topics.allGatewayStatus, topics.allSightings].map { Self.acl("publishClientSend", $0) }

@@ -18,7 +18,7 @@ extension CoordinatorEngine {
             applyReport(client: client, report: report, now: now)
         case .gatewayStatus(let gateway, let status):
             applyGatewayStatus(gateway: gateway, status: status)
-        case .regions, .ignored:
+        case .regions, .memberStatus, .ignored:
             // Our own outputs (or another coordinator's, which a partitioned member adopts
             // before the engine sees them), events, statuses: not input.
             return

@@ -13,6 +13,8 @@ public enum InboundPayload: Sendable {
     case gatewayStatus(gateway: String, GatewayStatus)
     /// A `regions` message for `client` (another member's, or this one's own coming back).
     case regions(client: String, RegionsMessage)
+    /// A partitioned coordinator's status (another member's, or this one's own coming back).
+    case memberStatus(CoordinatorMemberStatus)
     /// Nothing to apply: a client's events, a coordinator's status, a cleared retained message, a
     /// `regions` message that is not one.
     case ignored
@@ -75,6 +77,10 @@ public final class InboundDecoder {
                     return .ignored
                 }
                 return .regions(client: client.rawValue, regions)
+            case .coordinatorMember:
+                // A cleared retained status (a member gone for good) says nothing.
+                guard !payload.isEmpty else { return .ignored }
+                return .memberStatus(try WireCoding.decode(CoordinatorMemberStatus.self, from: payload, topic: topic))
             case .clientEvents, .coordinatorStatus, .gatewayConfig:
                 return .ignored  // outputs (ours or another coordinator's), not input
             }

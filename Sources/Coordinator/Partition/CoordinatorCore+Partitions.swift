@@ -36,6 +36,13 @@ extension CoordinatorCore {
             }
             engine.adoptPublished(client: client, message: regions, now: now)
             return false
+        case .memberStatus(let status):
+            // Another member says what it owns: it may have been off the broker a moment, keeping them.
+            if status.member != ownership.member, status.state == .online {
+                let partitions = Set((status.partitions ?? []).compactMap { ownership.map.names.firstIndex(of: $0) })
+                heldReports.noteStatus(partitions: partitions, at: Milliseconds.date(now))
+            }
+            return false
         case .gatewayStatus, .ignored, .rejected:
             return true  // applied, ignored, or counted and logged by the engine
         }

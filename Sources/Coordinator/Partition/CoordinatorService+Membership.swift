@@ -10,16 +10,19 @@ import WireProtocol
 /// subscriptions that follow ownership, and which outputs this member publishes.
 extension CoordinatorService {
     /// The subscriptions a member makes whatever it owns: every gateway's status, every phone's
-    /// report (a phone's partition is known only from its report) and every client's `regions`
-    /// (the versions to continue from, and the fence). Sightings follow ownership (``follow(_:ownership:)``).
+    /// report (a phone's partition is known only from its report), every client's `regions`
+    /// (the versions to continue from, and the fence) and every member's status (the reports a
+    /// member back from a broker failover missed: ``HeldReports/noteStatus(partitions:at:)``).
+    /// Sightings follow ownership (``follow(_:ownership:)``).
     func memberFilters() -> [String] {
         let topics = configuration.topics
-        return [topics.allGatewayStatus, topics.allClientReports, topics.allClientRegions]
+        return [topics.allGatewayStatus, topics.allClientReports, topics.allClientRegions, topics.allCoordinatorMembers]
     }
 
     /// Runs the coordination in etcd until shutdown and follows its changes; beside it, the
-    /// broker connection (a member that cannot receive leaves the live set, and joins it again
-    /// once subscribed again) and, every 100 ms, the held reports.
+    /// broker connection (a member off the broker for longer than ``brokerFailoverGrace`` leaves
+    /// the live set, and joins it again once subscribed again: ``BrokerAbsence``) and, every
+    /// 100 ms, the held reports.
     func membershipLoop(_ ownership: PartitionOwnership, coordination: EtcdElection<PartitionOwnership>, metrics: PartitionMetrics) async {
         await cancelWhenGracefulShutdown { [self] in
             await withDiscardingTaskGroup { group in
@@ -40,8 +43,13 @@ extension CoordinatorService {
                     following.withLock { $0?.cancel() }
                 }
                 group.addTask { [client, logger, self] in
+                    let absence = BrokerAbsence(grace: Self.brokerFailoverGrace)
                     var resubscribing: Task<Void, Never>?
-                    defer { resubscribing?.cancel() }
+                    var leaving: Task<Void, Never>?
+                    defer {
+                        resubscribing?.cancel()
+                        leaving?.cancel()
+                    }
                     var wasDisconnected = false
                     for await state in client.connectionStates {
                         switch state {
@@ -53,17 +61,30 @@ extension CoordinatorService {
                             resubscribing?.cancel()
                             resubscribing = Task {
                                 await self.resubscribe(ownership)
-                                if !Task.isCancelled { coordination.setAvailable(true) }
+                                guard !Task.isCancelled else { return }
+                                if !absence.back(rejoin: { coordination.setAvailable(true) }) {
+                                    // Rode it out in the live set: the others relay what it missed.
+                                    self.announceReturn(ownership)
+                                }
                             }
                         case .disconnected:
                             wasDisconnected = true
                             resubscribing?.cancel()
-                            if !ownership.owned().owned.isEmpty {
-                                logger.warning("membership: disconnected from the broker; leaving the live set")
-                            }
-                            coordination.setAvailable(false)
                             // Reports go unseen until it is back: what phones entered meanwhile is unknown here.
                             await core.missedReports()
+                            guard let lost = absence.lost() else { break }
+                            leaving?.cancel()
+                            leaving = Task {
+                                try? await Task.sleep(for: absence.grace)
+                                guard !Task.isCancelled else { return }
+                                absence.graceEnded(lost) {
+                                    if !ownership.owned().owned.isEmpty {
+                                        logger.warning(
+                                            "membership: off the broker for \(absence.grace); leaving the live set until subscribed again")
+                                    }
+                                    coordination.setAvailable(false)
+                                }
+                            }
                         default: break
                         }
                     }
@@ -128,6 +149,20 @@ extension CoordinatorService {
         await core.gained(change.gained, ownership: ownership)
     }
 
+    /// How long a member may be off the broker and keep its partitions (``BrokerAbsence``): a NATS
+    /// client is connected to another node and subscribed again within about a second.
+    static let brokerFailoverGrace = Duration.seconds(2)
+
+    /// Back within the grace: says the member's status again at once (QoS 0 on the live
+    /// connection, beside the retained one, which on a NATS cluster may wait seconds for
+    /// JetStream), so that the other members relay the reports of its partitions it missed
+    /// (``HeldReports/noteStatus(partitions:at:)``).
+    func announceReturn(_ ownership: PartitionOwnership) {
+        logger.info("membership: back on the broker within \(Self.brokerFailoverGrace); kept the live set")
+        guard let (topic, payload) = memberStatus(ownership, state: .online) else { return }
+        try? (liveClient ?? publisher).enqueue(topic: topic, payload: payload, qos: .atMostOnce)
+    }
+
     /// After a reconnection: subscribes again to every filter a member needs, retrying each until
     /// the broker grants it. The client re-subscribes by itself, but a NATS cluster refuses
     /// subscriptions for a while after a node dies, and a refused one is forgotten: the member
@@ -188,19 +223,25 @@ extension CoordinatorService {
         }
     }
 
-    /// Publishes this member's status, retained at QoS 1, for observers (the map, `watch`):
-    /// membership itself is in etcd.
+    /// Publishes this member's status, retained at QoS 1, for observers (the map, `watch`) and the
+    /// other members (``HeldReports/noteStatus(partitions:at:)``): membership itself is in etcd.
     func publishMemberStatus(_ ownership: PartitionOwnership, state: CoordinatorStatus.State) {
-        guard let member = Identifier(validating: ownership.member) else { return }
-        let owned = state == .online ? ownership.owned().owned.map { ownership.map.names[$0] } : []
-        let status = CoordinatorMemberStatus(
-            member: ownership.member, state: state, venue: ownership.map.venue, partitions: owned, time: Date())
-        guard let payload = try? WireCoding.encode(status) else { return }
+        guard let (topic, payload) = memberStatus(ownership, state: state) else { return }
         do {
-            try publisher.enqueue(topic: configuration.topics.coordinatorMember(member), payload: payload, qos: .atLeastOnce, retain: true)
+            try publisher.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: true)
         } catch {
             logger.warning("cannot publish the member status: \(error)")
         }
+    }
+
+    /// This member's status topic and payload: its state and, online, the partitions it owns.
+    private func memberStatus(_ ownership: PartitionOwnership, state: CoordinatorStatus.State) -> (String, [UInt8])? {
+        guard let member = Identifier(validating: ownership.member) else { return nil }
+        let owned = state == .online ? ownership.owned().owned.map { ownership.map.names[$0] } : []
+        let status = CoordinatorMemberStatus(
+            member: ownership.member, state: state, venue: ownership.map.venue, partitions: owned, time: Date())
+        guard let payload = try? WireCoding.encode(status) else { return nil }
+        return (configuration.topics.coordinatorMember(member), payload)
     }
 
     /// The outputs this member publishes, stamped with its member id and the fencing token of

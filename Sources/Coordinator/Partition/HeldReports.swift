@@ -33,9 +33,21 @@ struct HeldReports: Sendable {
     /// When the live set or this member's partitions last changed (``noteChange(at:)``).
     private(set) var changed: Date?
 
+    /// The last status of another member that owns partitions: when it arrived, and which.
+    private(set) var status: (at: Date, partitions: Set<Int>)?
+
     /// The membership changed at `now`: the reports held around it may have reached no member
     /// that will serve them.
     mutating func noteChange(at now: Date) { changed = now }
+
+    /// Another member said at `now` that it owns `partitions`: it may be back from a broker
+    /// failover it rode out in the live set (`CoordinatorService.brokerFailoverGrace`), having
+    /// missed the reports sent meanwhile, so the unanswered ones of those partitions received up to
+    /// ``relayAfter`` before are relayed at once.
+    mutating func noteStatus(partitions: Set<Int>, at now: Date) {
+        guard !partitions.isEmpty else { return }
+        status = (now, partitions)
+    }
 
     /// Keeps `inbound`, a report of `client` in `partition` not applied at `now`; `owned`: this
     /// member owns the partition (it will serve it soon), so the report is due.
@@ -58,19 +70,26 @@ struct HeldReports: Sendable {
     }
 
     /// The reports to relay (the same bytes, at QoS 0, on the phone's own report topic) so that a
-    /// member that never received them does: held at least ``relayAfter`` in a partition this
-    /// member does not own, unanswered (no `regions` message placing the client in the report's
-    /// partition arrived after it), not relayed yet, and received at most ``relayAfter`` before a
-    /// membership change or after it. Each is relayed once; members that saw it drop the copy
-    /// (`RepeatedReports`).
+    /// member that never received them does: in a partition this member does not own, unanswered
+    /// (no `regions` message placing the client in the report's partition arrived after it), not
+    /// relayed yet, and either
+    ///
+    /// - held at least ``relayAfter`` and received at most ``relayAfter`` before a membership
+    ///   change or after it, or
+    /// - in a partition another member's status has just named, and received at most
+    ///   ``relayAfter`` before that status (``noteStatus(partitions:at:)``): relayed at once.
+    ///
+    /// Each is relayed once; members that saw it drop the copy (`RepeatedReports`).
     ///
     /// Why: after `kill -9` of a NATS node that carried a partition's owner, a report received
     /// meanwhile only by members that never came to serve the partition was lost with the phone's wake;
     /// the phone slept 24 s with its set unanswered (partition-check, heartbeat membership).
-    /// Without a membership change nothing is relayed: a report the owner needed no set for is
-    /// not sent around.
+    /// Without a membership change or a status nothing is relayed: a report the owner needed no
+    /// set for is not sent around.
     mutating func relays(now: Date, answered: (String) -> (at: Date, partition: Int)?, owned: (Int) -> Bool) -> [InboundMessage] {
-        guard let changed, now.timeIntervalSince(changed) <= window + relayAfter else { return [] }
+        let changed = changed.flatMap { now.timeIntervalSince($0) <= window + relayAfter ? $0 : nil }
+        let status = status.flatMap { now.timeIntervalSince($0.at) <= window ? $0 : nil }
+        guard changed != nil || status != nil else { return [] }
         var out: [InboundMessage] = []
         for (client, held) in byClient {
             var held = held
@@ -78,9 +97,15 @@ struct HeldReports: Sendable {
             let answer = answered(client)
             for i in held.indices where !held[i].relayed && !owned(held[i].partition) {
                 let report = held[i]
-                guard now.timeIntervalSince(report.received) >= relayAfter, changed >= report.received.addingTimeInterval(-relayAfter),
-                    now.timeIntervalSince(report.received) <= window
-                else { continue }
+                let age = now.timeIntervalSince(report.received)
+                guard age <= window else { continue }
+                let afterChange = changed.map { age >= relayAfter && $0 >= report.received.addingTimeInterval(-relayAfter) } ?? false
+                let missed =
+                    status.map {
+                        $0.partitions.contains(report.partition) && report.received <= $0.at
+                            && report.received >= $0.at.addingTimeInterval(-relayAfter)
+                    } ?? false
+                guard afterChange || missed else { continue }
                 held[i].relayed = true
                 touched = true
                 if let answer, answer.partition == report.partition, answer.at > report.received { continue }

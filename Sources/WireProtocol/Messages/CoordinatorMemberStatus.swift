@@ -2,8 +2,10 @@ public import Foundation
 
 /// `P/v1/coordinators/{member}/status` (retained, QoS 1): one partitioned coordinator's presence
 /// and what it owns, for observers (the live map, `beaconfleet watch`), published when that
-/// changes; also its last will (`offline`). Members do not read it: membership and ownership are
-/// decided in etcd. See docs/wire.md and docs/partitioning.md.
+/// changes and, at QoS 0 not retained, when the member is back from a broker failover it rode
+/// out; also its last will (`offline`). Membership and ownership are decided in etcd; the other
+/// members read it only to relay the reports of the partitions it names that went unanswered.
+/// See docs/wire.md and docs/partitioning.md.
 public struct CoordinatorMemberStatus: VersionedPayload, Equatable {
     public var v: Int = 1
     /// The member id (unique per process; also the topic level).
