@@ -39,7 +39,7 @@ extension CoordinatorCore {
         case .memberStatus(let status):
             // Another member says what it owns: it may have been off the broker a moment, keeping them.
             if status.member != ownership.member, status.state == .online {
-                let partitions = Set((status.partitions ?? []).compactMap { ownership.map.names.firstIndex(of: $0) })
+                let partitions = Set((status.partitions ?? []).compactMap(ownership.map.partition(named:)))
                 heldReports.noteStatus(partitions: partitions, at: Milliseconds.date(now))
             }
             return false
