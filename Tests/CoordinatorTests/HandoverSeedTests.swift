@@ -116,7 +116,7 @@ struct HandoverSeedTests {
     }
 
     @Test(
-        "cut off from the broker, a member no longer trusts its sets' regions not known inside, nor those of sets adopted before it publishes its own"
+        "cut off from the broker, a member no longer trusts its sets' regions, inside or not, nor those of sets adopted before it publishes its own"
     )
     func missedReportsMakeStateUnknown() throws {
         let engine = CoordinatorEngine(venue: try TestVenue.make())
@@ -124,22 +124,59 @@ struct HandoverSeedTests {
         let (r1, r2, r3) = (try index("r1"), try index("r2"), try index("r3"))
         engine.noteReport(client: "p", report: ClientReport(events: [RegionEvent(type: .enter, region: "r1")]), now: TestVenue.millis(1))
         adopt(engine, "p", 10, ["r1", "r2"], at: 2)
-        // Connected, every report was seen: r2 is known to be outside.
+        // Connected, every report was seen: r1 is known inside, r2 outside.
         #expect(try record(engine, "p").stateUnknown.isEmpty)
         engine.missedReports()
-        #expect(try record(engine, "p").stateUnknown == [r2])
-        // A set adopted meanwhile: its regions not known inside are unknown too; r1 is still known inside.
+        // Cut off, r2 may have been entered, and r1 left (an exit unseen).
+        #expect(Set(try record(engine, "p").stateUnknown) == [r1, r2])
+        #expect(try record(engine, "p").inside == [r1])
+        // A set adopted meanwhile: its regions not known inside are unknown too.
         adopt(engine, "p", 11, ["r1", "r2", "r3"], at: 3)
         let taken = try record(engine, "p")
-        #expect(Set(taken.stateUnknown) == [r2, r3] && taken.missedReports)
+        #expect(Set(taken.stateUnknown) == [r1, r2, r3] && taken.missedReports)
         // An event for a region makes its state known again.
         engine.noteReport(client: "p", report: ClientReport(events: [RegionEvent(type: .enter, region: "r3")]), now: TestVenue.millis(4))
+        engine.noteReport(client: "p", report: ClientReport(events: [RegionEvent(type: .enter, region: "r1")]), now: TestVenue.millis(4))
         #expect(try record(engine, "p").stateUnknown == [r2])
         // This engine's own set: what it drops is no concern, and later adopted sets are trusted again.
         let planned = try planOwnSet(engine, "p", at: 5)
         #expect(planned.version.current > 11 && !planned.missedReports)
         #expect(planned.stateUnknown.allSatisfy { planned.regions.contains($0) })
         #expect(planned.regions.contains(r1))
+    }
+
+    @Test(
+        "back from a cut, the phone's enter of a region held inside is news (it may have left and come back unseen), as is an exit of a region not held inside"
+    )
+    func eventsOfUnknownRegionsAreEmitted() throws {
+        let engine = CoordinatorEngine(venue: try TestVenue.make())
+        let events = { (type: ClientEvent.Kind, region: String) in
+            engine.take().outputs.events.filter { $0.type == type && $0.region == region && $0.client == "p" }.count
+        }
+        let report = { (type: RegionEvent.Kind, region: String, time: Double) throws in
+            let said = [RegionEvent(type: type, region: region)]
+            try engine.apply(.report(client: "p", ClientReport(events: said)), now: TestVenue.millis(time))
+        }
+        try report(.enter, "r1", 1)
+        adopt(engine, "p", 10, ["r1", "r2"], at: 2)
+        #expect(events(.enter, "r1") == 1)
+        // Connected, a second enter of a region held inside is a copy: nothing emitted.
+        try report(.enter, "r1", 3)
+        #expect(events(.enter, "r1") == 0)
+        engine.missedReports()
+        // The exit and the new enter went unseen: the enter is emitted, and the set planned again.
+        try report(.enter, "r1", 4)
+        #expect(events(.enter, "r1") == 1)
+        let after = try record(engine, "p")
+        #expect(after.forcePlan && after.inside.count == 1)
+        // Known again: a copy is no news.
+        try report(.enter, "r1", 5)
+        #expect(events(.enter, "r1") == 0)
+        // r2's enter may have been another member's to emit: its exit is emitted here.
+        try report(.exit, "r2", 6)
+        #expect(events(.exit, "r2") == 1)
+        try report(.exit, "r2", 7)
+        #expect(events(.exit, "r2") == 0)
     }
 
     @Test("a member that first knows a phone after it had sets does not trust the adopted set's regions not known inside")

@@ -65,8 +65,9 @@ struct ClientRecord: Sendable {
     /// The last published set, region indices in slot order.
     var regions: [Int32] = []
     /// Regions of ``regions`` whose iOS state this engine may have missed (``PlanRequest/stateUnknown``):
-    /// those not known inside when its member was cut off from the broker, or in a set adopted
-    /// since. A region leaves it with its next enter or exit, or when it leaves the set.
+    /// every region of the set when its member was cut off from the broker (an exit, or an exit
+    /// and a new enter, may have gone unseen), and those not known inside of a set adopted since.
+    /// A region leaves it with its next enter or exit, or when it leaves the set.
     var stateUnknown: [Int32] = []
     /// This engine's member was cut off from the broker since this engine last published a set
     /// for the client (``CoordinatorEngine/missedReports()``), or first knew the client when it
@@ -122,9 +123,12 @@ public enum PlanReason: String, Sendable {
 }
 
 extension ClientRecord {
-    /// The regions of ``regions`` not known inside join ``stateUnknown``.
-    mutating func markStateUnknown() {
-        for region in regions where !inside.contains(region) && !stateUnknown.contains(region) { stateUnknown.append(region) }
+    /// The regions of ``regions`` not known inside join ``stateUnknown``; with `inside`, those known
+    /// inside too (what the phone reported since may have left them).
+    mutating func markStateUnknown(inside includingInside: Bool = false) {
+        for region in regions where (includingInside || !inside.contains(region)) && !stateUnknown.contains(region) {
+            stateUnknown.append(region)
+        }
     }
 
     /// An enter or exit for `region` arrived: its state is known again.

@@ -204,19 +204,24 @@ extension CoordinatorEngine {
                 counters.unknownReferences += 1
                 continue
             }
+            // A region whose state this engine may have missed (``ClientRecord/stateUnknown``):
+            // what the phone says of it is news even when it matches what the record holds.
+            let missed = record.stateUnknown.contains(region)
             record.noteStateKnown(region)
             let at = event.time.map(Milliseconds.of) ?? time
             switch event.type {
             case .enter:
-                if !record.inside.contains(region) {
-                    record.inside.append(region)
+                let known = record.inside.contains(region)
+                if !known || missed {
+                    if !known { record.inside.append(region) }
                     record.forcePlan = true
                     emit(.enter, region: region, record: record, time: time, evidence: "report")
                 }
                 record.regionEvidence.append(.enter(region))
             case .exit:
-                if let at = record.inside.firstIndex(of: region) {
-                    record.inside.remove(at: at)
+                let known = record.inside.firstIndex(of: region)
+                if known != nil || missed {
+                    if let known { record.inside.remove(at: known) }
                     record.forcePlan = true
                     emit(.exit, region: region, record: record, time: time, evidence: "report")
                 }
