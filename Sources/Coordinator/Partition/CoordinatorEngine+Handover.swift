@@ -102,19 +102,18 @@ extension CoordinatorEngine {
     }
 
     /// This engine's member was cut off from the broker: the enters and exits phones reported
-    /// meanwhile went unseen. So for every phone the regions of its set not known inside may be
-    /// ones it is in, and so may those of sets adopted from another member until this engine
-    /// publishes its own (``ClientRecord/stateUnknown``, which the planner judges by what the
-    /// phone ranged and the geometry); and those known inside may have been left, dropped from a
-    /// set another member published and added again. An enter or exit the phone then reports for
-    /// such a region is news (``CoordinatorEngine/applyReport(client:report:now:)`` emits it).
-    /// Measured (`scripts/partition-check --broker nats`, a node kill): a member back after
-    /// missing the sets that dropped and re-added a region the phone had left took the phone's
-    /// next enter of it for one it had seen, and emitted and planned nothing for 10 s. Measured (`scripts/partition-check --phones 16 --seconds
-    /// 150 --kill-node msgs`, the mall): a member back from such a cut planned with regions the
-    /// phone had entered as quiet ones, gave them the frontier slots (a monitored region is the
-    /// preferred shield) and left the level below out of a phone's sets for 50 s; replayed
-    /// offline, the same planner with the phone's true inside set kept four of its regions.
+    /// meanwhile went unseen. So every region of every phone's set is of unknown state
+    /// (``ClientRecord/stateUnknown``), and so are those not known inside of sets adopted from
+    /// another member until this engine publishes its own. A region not known inside may be one
+    /// the phone is in: the planner judges it by what the phone ranged and the geometry. Measured
+    /// (`scripts/partition-check --phones 16 --seconds 150 --kill-node msgs`, the mall): without
+    /// that, a member back from such a cut planned with regions the phone had entered as quiet
+    /// ones, gave them the frontier slots (a monitored region is the preferred shield) and left
+    /// the level below out of a phone's sets for 50 s. A region known inside may have been left,
+    /// or dropped from a set another member published and added again: the phone's next enter or
+    /// exit of it is news (``CoordinatorEngine/applyReport(client:report:now:)`` emits it).
+    /// Measured (`scripts/partition-check --broker nats`, a node kill): without that, a member
+    /// took such an enter for one it had seen and emitted and planned nothing for 10 s.
     public func missedReports() {
         for index in table.indices where table[index]!.isPhone {
             table[index]!.missedReports = true
