@@ -2,18 +2,10 @@ import Synchronization
 
 /// A partitioned member's absences from the broker: it keeps its place in the live set while it
 /// is back (connected and subscribed again) within ``grace`` of losing the connection, and leaves
-/// it only once the grace has passed; a member that left joins again once back.
-///
-/// Why: after `kill -9` of the NATS node a museum's owner was on, the owner was connected to
-/// another node and subscribed again within a second, and the surviving nodes dropped every MQTT
-/// client twice more in the next 9 s (JetStream requests timing out while the MQTT streams
-/// elected leaders). Leaving at once moved the partition away and back at each drop, four
-/// handovers in 10 s, and reports sent around them waited up to 8 s for an answer
-/// (partition-check, NATS, one of five node kills over the 3 s p99). A member away for longer
-/// than the grace still hands its partitions over as before.
-///
-/// The reports a member missed while it rode a failover out are relayed by the others, whom its
-/// status tells it is there (``HeldReports/noteStatus(partitions:at:)``).
+/// it only once the grace has passed; a member that left joins again once back. A NATS cluster
+/// drops every MQTT client more than once in the seconds after a node kill: leaving at once moved
+/// partitions away and back at each drop (docs/partitioning.md). The reports a member missed
+/// while it rode a failover out are relayed by the others (``HeldReports/noteStatus(partitions:at:)``).
 final class BrokerAbsence: Sendable {
     private struct State {
         var away = false

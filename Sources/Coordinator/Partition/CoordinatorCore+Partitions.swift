@@ -53,21 +53,22 @@ extension CoordinatorCore {
         engine.missedReports()
     }
 
-    /// `partitions` were gained (joined, taken over, or back after a lost connection): the next
-    /// set of each of their clients continues from the clock, above whatever another member
-    /// published meanwhile (``CoordinatorEngine/markHandedOver(where:)``).
-    public func gained(_ partitions: [Int], ownership: PartitionOwnership) {
+    /// The live set or this member's partitions changed: reports held around now may have reached
+    /// no member that will serve them (``relayHeld(ownership:now:)``). The next set of each client
+    /// of the partitions `gained` (joined, taken over, or back after a lost connection) continues
+    /// from the clock, above whatever another member published meanwhile
+    /// (``CoordinatorEngine/markHandedOver(where:)``), and their held reports are due.
+    func membershipChanged(gained partitions: [Int], ownership: PartitionOwnership, now: Date = Date()) {
+        heldReports.noteChange(at: now)
         guard !partitions.isEmpty else { return }
         let gained = Set(partitions)
         engine.markHandedOver { gained.contains(ownership.partition(ofClient: $0, level: nil)) }
-        heldReports.due(partitions: gained, now: Date())
+        heldReports.due(partitions: gained, now: now)
     }
 
-    /// Applies the held reports (``HeldReports``) this member serves now and that no other member
-    /// answered since they arrived, and returns what to publish: those of partitions just gained
-    /// (they arrived while nobody served them), and those of clients that had just
-    /// crossed over from another member's partition (``PartitionOwnership/crossingHold``).
-    /// Called every membership tick.
+    /// Applies the held reports (``HeldReports``) this member serves now (of partitions just gained,
+    /// or of clients whose crossing hold has passed) that no other member answered since they
+    /// arrived, and returns what to publish. Called every membership tick.
     func releaseHeld(ownership: PartitionOwnership, now: Date = Date()) -> [CoordinatorOutput] {
         guard !heldReports.due.isEmpty else { return [] }
         let held = heldReports.take(now: now, answered: { ownership.lastForeignSet(for: $0) }, owned: ownership.owns) { client, partition in
@@ -75,12 +76,6 @@ extension CoordinatorCore {
         }
         guard !held.isEmpty else { return [] }
         return process(held, now: Milliseconds.of(now))
-    }
-
-    /// The live set or this member's partitions changed: reports held around now may have reached
-    /// no member that will serve them (``relayHeld(ownership:now:)``).
-    func membershipChanged(now: Date = Date()) {
-        heldReports.noteChange(at: now)
     }
 
     /// The held reports to relay now (``HeldReports/relays(now:answered:owned:)``): their topics and bytes.

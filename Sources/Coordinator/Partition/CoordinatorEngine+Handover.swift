@@ -4,10 +4,8 @@ import Topology
 public import WireProtocol
 
 /// Partitioned coordinators: continuing a client's version from the `regions` message another
-/// member published (the retained one read on subscribing, or live ones), and after a handover
-/// from the clock, so a new owner's first set lies above every version published before it even
-/// when the previous owner's last sets had not arrived yet (a NATS cluster electing leaders
-/// delays retained messages by seconds).
+/// member published, and after a handover from the clock, so a new owner's first set lies above
+/// every version published before it even when the previous owner's last sets arrive late.
 extension CoordinatorEngine {
     /// The last version decided here for `client` (0: none).
     public func version(of client: String) -> UInt64 {
@@ -18,21 +16,17 @@ extension CoordinatorEngine {
     /// decided, the client's version and set become its own (its position and evidence stay: the
     /// next report or sightings bring fresh ones). Creates the record when the client is new here.
     ///
-    /// A client first known here through such a set (this member started, or missed its reports,
-    /// after the phone had sets) counts as one whose reports were missed: its adopted regions not
-    /// known inside are of unknown state (``ClientRecord/stateUnknown``) until this engine
-    /// publishes its own set.
+    /// A client first known here through such a set counts as one whose reports were missed
+    /// (``missedReports()``) until this engine publishes its own set.
     public func adoptPublished(client: String, message: RegionsMessage, now: Int64) {
         let firstKnown = table.index(of: client) == nil
         let index = table.client(forID: client, now: now)
-        // Another member published for the client after this engine: what it publishes next continues from the
-        // clock, above sets of that member's that have not arrived yet. (An older set needs no jump: + 1 is above it.)
+        // Newer than this engine's: its next version continues from the clock (``RegionsVersion/adopt(_:)``).
         guard var record = table[index], record.version.adopt(message.version) else { return }
         if firstKnown { record.missedReports = true }
         seedLocation(&record, from: message)
         // The slots the other member planned for stand for the budget the phone stated there, so
-        // its next report here (stating the same) does not re-plan the set at once. Measured:
-        // a successor's first set after a coordinator kill was a `budget` re-plan from one report.
+        // its next report here (stating the same) does not re-plan the set at once.
         if record.budget == .unstated, message.budget >= 0, message.budget < configuration.budget {
             record.budget = SlotLimit(clamping: message.budget)
         }
@@ -50,9 +44,6 @@ extension CoordinatorEngine {
     /// Takes the position another member published with `message` as the client's, when this
     /// engine has none as recent: a member that gains a partition then plans each client's first
     /// set from where the previous owner placed it, not from one report without history.
-    /// Measured (`scripts/partition-check --phones 16 --seconds 150`, coordinator kill): without
-    /// it the successor's first sets re-planned from scratch, phones fired several enters at
-    /// once, and their entries were missed for a minute after the handover.
     func seedLocation(_ record: inout ClientRecord, from message: RegionsMessage) {
         guard let position = message.position, let time = message.time, let level = venue.estimator.levelIndex(of: position.level)
         else { return }
@@ -68,18 +59,13 @@ extension CoordinatorEngine {
 
     /// A report of a client another member serves: what a plan here would need if this member
     /// takes the client over is kept — the phone's stated budget, the regions it is inside, the
-    /// beacons it ranged (``ClientRecord/heard``, which the frontier planner leaves out as no use
-    /// for waking it) and their RSSI as the estimator's evidence — without estimating, planning,
-    /// emitting or persisting anything. Measured (`scripts/partition-check --phones 16 --seconds
-    /// 150`, coordinator kill): a successor without it placed phones within 1–2 m of where the
-    /// previous owner had, yet swapped 9–12 of their 18 regions in its first sets (regions the
-    /// phones already heard), and their entries were missed for a minute after.
+    /// beacons it ranged (``ClientRecord/heard``) and their RSSI as the estimator's evidence —
+    /// without estimating, planning, emitting or persisting anything, so a successor's first sets
+    /// keep the regions the phone already hears.
     ///
     /// A client first known here through a report that names a set it already holds (an applied
-    /// `version`, a `monitored` list) has a past this member did not see (it started after the
-    /// phone's enters): it counts as one whose reports were missed, so a set adopted for it marks
-    /// the regions not known inside as of unknown state (without it, a member started mid-walk
-    /// would plan for phones already inside regions as if those regions were quiet).
+    /// `version`, a `monitored` list) has a past this member did not see: it counts as one whose
+    /// reports were missed (``missedReports()``).
     public func noteReport(client: String, report: ClientReport, now: Int64) {
         let firstKnown = table.index(of: client) == nil
         let index = table.client(forID: client, now: now)
@@ -105,15 +91,10 @@ extension CoordinatorEngine {
     /// meanwhile went unseen. So every region of every phone's set is of unknown state
     /// (``ClientRecord/stateUnknown``), and so are those not known inside of sets adopted from
     /// another member until this engine publishes its own. A region not known inside may be one
-    /// the phone is in: the planner judges it by what the phone ranged and the geometry. Measured
-    /// (`scripts/partition-check --phones 16 --seconds 150 --kill-node msgs`, the mall): without
-    /// that, a member back from such a cut planned with regions the phone had entered as quiet
-    /// ones, gave them the frontier slots (a monitored region is the preferred shield) and left
-    /// the level below out of a phone's sets for 50 s. A region known inside may have been left,
-    /// or dropped from a set another member published and added again: the phone's next enter or
-    /// exit of it is news (``CoordinatorEngine/applyReport(client:report:now:)`` emits it).
-    /// Measured (`scripts/partition-check --broker nats`, a node kill): without that, a member
-    /// took such an enter for one it had seen and emitted and planned nothing for 10 s.
+    /// the phone is in: the planner judges it by what the phone ranged and the geometry, not as a
+    /// quiet one. A region known inside may have been left, or dropped from another member's set
+    /// and added again: the phone's next enter or exit of it is news
+    /// (``CoordinatorEngine/applyReport(client:report:now:)`` emits it).
     public func missedReports() {
         for index in table.indices where table[index]!.isPhone {
             table[index]!.missedReports = true

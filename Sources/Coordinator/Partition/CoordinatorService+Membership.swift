@@ -9,26 +9,22 @@ import WireProtocol
 /// Partitioned coordinators: membership and ownership in etcd (``Etcd/EtcdElection``), the
 /// subscriptions that follow ownership, and which outputs this member publishes.
 extension CoordinatorService {
-    /// The subscriptions a member makes whatever it owns: every gateway's status, every phone's
-    /// report (a phone's partition is known only from its report), every client's `regions`
-    /// (the versions to continue from, and the fence) and every member's status (the reports a
-    /// member back from a broker failover missed: ``HeldReports/noteStatus(partitions:at:)``).
-    /// Sightings follow ownership (``follow(_:ownership:)``).
+    /// The subscriptions a member makes whatever it owns: gateways' statuses, phones' reports (a
+    /// phone's partition is known only from its report), clients' `regions` (versions and the
+    /// fence) and members' statuses (``HeldReports/noteStatus(partitions:at:)``). Sightings follow
+    /// ownership (``follow(_:ownership:)``).
     func memberFilters() -> [String] {
         let topics = configuration.topics
         return [topics.allGatewayStatus, topics.allClientReports, topics.allClientRegions, topics.allCoordinatorMembers]
     }
 
-    /// Runs the coordination in etcd until shutdown and follows its changes; beside it, the
-    /// broker connection (a member off the broker for longer than ``brokerFailoverGrace`` leaves
-    /// the live set, and joins it again once subscribed again: ``BrokerAbsence``) and, every
-    /// 100 ms, the held reports.
+    /// Runs the coordination in etcd until shutdown and follows its changes; beside it, the broker
+    /// connection (``BrokerAbsence``) and, every 100 ms, the held reports and the fences.
     func membershipLoop(_ ownership: PartitionOwnership, coordination: EtcdElection<PartitionOwnership>, metrics: PartitionMetrics) async {
         await cancelWhenGracefulShutdown { [self] in
             await withDiscardingTaskGroup { group in
-                // Following a change subscribes, and a subscription waits for the broker however long
-                // it takes: done beside the coordination (one change after another), so a member
-                // whose broker is gone still decides and still stops on SIGTERM.
+                // Following a change (subscribing) waits for the broker: done beside the coordination,
+                // one change after another, so a member whose broker is gone still decides and stops.
                 let following = Mutex<Task<Void, Never>?>(nil)
                 group.addTask { [self] in
                     await coordination.run { change in
@@ -64,7 +60,8 @@ extension CoordinatorService {
                                 guard !Task.isCancelled else { return }
                                 if !absence.back(rejoin: { coordination.setAvailable(true) }) {
                                     // Rode it out in the live set: the others relay what it missed.
-                                    self.announceReturn(ownership)
+                                    self.logger.info("membership: back on the broker within \(absence.grace); kept the live set")
+                                    self.publishMemberStatus(ownership, state: .online, live: true)
                                 }
                             }
                         case .disconnected:
@@ -111,9 +108,8 @@ extension CoordinatorService {
 
     /// Asks etcd, at most once a second per partition, whether each fenced partition's owner key
     /// is still this member's under its token; if so the higher token came from another etcd
-    /// history and the partition is served again. Without this, sets retained on the broker
-    /// from an etcd cluster since recreated (its revisions start again from 1) fenced every new
-    /// owner for good (partition-check on NATS, whose store outlived the walk's etcd).
+    /// history (sets retained on the broker from an etcd cluster since recreated) and the
+    /// partition is served again.
     func checkFences(
         _ fenced: [Int], ownership: PartitionOwnership, coordination: EtcdElection<PartitionOwnership>,
         checked: inout [Int: ContinuousClock.Instant]
@@ -131,8 +127,7 @@ extension CoordinatorService {
     }
 
     /// Logs a change of the live set or of what this member owns, says it on the member status,
-    /// and prepares the core: held reports of gained partitions become due, and their clients'
-    /// next sets continue from the clock.
+    /// and tells the core (``CoordinatorCore/membershipChanged(gained:ownership:now:)``).
     func changed(_ change: PartitionOwnership.Change, ownership: PartitionOwnership, metrics: PartitionMetrics) async {
         metrics.membershipChanges.increment()
         metrics.live.set(Double(change.live.count))
@@ -145,28 +140,15 @@ extension CoordinatorService {
             + (change.lost.isEmpty ? "" : "; lost \(names(change.lost))")
         logger.info("\(text)")
         publishMemberStatus(ownership, state: .online)  // say what is owned now
-        await core.membershipChanged()
-        await core.gained(change.gained, ownership: ownership)
+        await core.membershipChanged(gained: change.gained, ownership: ownership)
     }
 
-    /// How long a member may be off the broker and keep its partitions (``BrokerAbsence``): a NATS
-    /// client is connected to another node and subscribed again within about a second.
+    /// How long a member may be off the broker and keep its partitions (``BrokerAbsence``).
     static let brokerFailoverGrace = Duration.seconds(2)
 
-    /// Back within the grace: says the member's status again at once (QoS 0 on the live
-    /// connection, beside the retained one, which on a NATS cluster may wait seconds for
-    /// JetStream), so that the other members relay the reports of its partitions it missed
-    /// (``HeldReports/noteStatus(partitions:at:)``).
-    func announceReturn(_ ownership: PartitionOwnership) {
-        logger.info("membership: back on the broker within \(Self.brokerFailoverGrace); kept the live set")
-        guard let (topic, payload) = memberStatus(ownership, state: .online) else { return }
-        try? (liveClient ?? publisher).enqueue(topic: topic, payload: payload, qos: .atMostOnce)
-    }
-
-    /// After a reconnection: subscribes again to every filter a member needs, retrying each until
-    /// the broker grants it. The client re-subscribes by itself, but a NATS cluster refuses
-    /// subscriptions for a while after a node dies, and a refused one is forgotten: the member
-    /// would own partitions and hear none of their reports.
+    /// After a reconnection: subscribes again to every filter a member needs. The client
+    /// re-subscribes by itself, but a NATS cluster refuses subscriptions for a while after a node
+    /// dies, and a refused one is forgotten: the member would own partitions and hear none of their reports.
     func resubscribe(_ ownership: PartitionOwnership) async {
         let topics = configuration.topics
         var filters = memberFilters()
@@ -174,48 +156,44 @@ extension CoordinatorService {
             filters += ownership.map.gateways(of: partition).compactMap { Identifier(validating: $0).map(topics.sightings) }
         }
         for filter in filters {
-            while !Task.isCancelled {
-                do {
-                    _ = try await client.subscribe(filter, qos: Self.memberQoS)
-                    break
-                } catch {
-                    logger.warning("membership: cannot subscribe to \(filter) again (\(error)); retrying")
-                    try? await Task.sleep(for: .seconds(1))
-                }
+            await retrying("subscribe to \(filter) again", attempts: nil) { _ = try await client.subscribe(filter, qos: Self.memberQoS) }
+        }
+    }
+
+    /// Runs `operation` until it succeeds, at most `attempts` times (`nil`: until cancelled), a
+    /// second apart, saying each failure: a NATS cluster refuses subscriptions for a while after a node dies.
+    private func retrying(_ what: String, attempts: Int?, _ operation: () async throws -> Void) async {
+        var attempt = 1
+        while !Task.isCancelled {
+            do {
+                return try await operation()
+            } catch {
+                logger.warning("membership: cannot \(what) (attempt \(attempt)\(attempts.map { " of \($0)" } ?? "")): \(error)")
+                if let attempts, attempt >= attempts { return }
             }
+            attempt += 1
+            try? await Task.sleep(for: .seconds(1))
         }
     }
 
     /// The QoS of every subscription a member makes: 0. On a NATS cluster a QoS 1 subscription is
-    /// served through a JetStream consumer, which after `kill -9` of a node delivered nothing for
-    /// 4–7 s (measured, docs/mqtt.md), while QoS 0 took core NATS and kept flowing (gaps ≤ 0.4 s);
-    /// the broker delivers a QoS 1 publish to a QoS 0 subscriber at QoS 0. A member loses a message
-    /// only with its connection, and then serves nothing until it has rejoined (its clean
-    /// session would not have kept QoS 1 messages either) and reads the retained `regions` again.
+    /// a JetStream consumer, silent for seconds after a node kill, while QoS 0 keeps flowing; a
+    /// member that loses its connection serves nothing until it is back and subscribed again.
     static let memberQoS = QoS.atMostOnce
 
-    /// Subscribes to the sightings of the gateways of partitions gained, unsubscribes from lost ones'.
+    /// Subscribes to the sightings of the gateways of partitions gained, unsubscribes from lost ones'
+    /// (a refusal is retried a few times, then said and left).
     func follow(_ change: PartitionOwnership.Change, ownership: PartitionOwnership) async {
         let topics = configuration.topics
         for (partitions, subscribe) in [(change.lost, false), (change.gained, true)] {
             for partition in partitions {
-                for gateway in ownership.map.gateways(of: partition) {
-                    guard let id = Identifier(validating: gateway) else { continue }
-                    // A refused subscription is retried a few times (a NATS cluster refuses them for
-                    // a while after a node dies); still refused, it is said and left.
-                    for attempt in 1...5 where !Task.isCancelled {
-                        do {
-                            if subscribe {
-                                _ = try await client.subscribe(topics.sightings(id), qos: Self.memberQoS)
-                            } else {
-                                try await client.unsubscribe(topics.sightings(id))
-                            }
-                            break
-                        } catch {
-                            logger.warning(
-                                "cannot \(subscribe ? "subscribe to" : "unsubscribe from") \(topics.sightings(id)) (attempt \(attempt) of 5): \(error)"
-                            )
-                            try? await Task.sleep(for: .seconds(1))
+                for id in ownership.map.gateways(of: partition).compactMap({ Identifier(validating: $0) }) {
+                    let topic = topics.sightings(id)
+                    await retrying("\(subscribe ? "subscribe to" : "unsubscribe from") \(topic)", attempts: 5) {
+                        if subscribe {
+                            _ = try await client.subscribe(topic, qos: Self.memberQoS)
+                        } else {
+                            try await client.unsubscribe(topic)
                         }
                     }
                 }
@@ -223,25 +201,27 @@ extension CoordinatorService {
         }
     }
 
-    /// Publishes this member's status, retained at QoS 1, for observers (the map, `watch`) and the
-    /// other members (``HeldReports/noteStatus(partitions:at:)``): membership itself is in etcd.
-    func publishMemberStatus(_ ownership: PartitionOwnership, state: CoordinatorStatus.State) {
-        guard let (topic, payload) = memberStatus(ownership, state: state) else { return }
-        do {
-            try publisher.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: true)
-        } catch {
-            logger.warning("cannot publish the member status: \(error)")
-        }
-    }
-
-    /// This member's status topic and payload: its state and, online, the partitions it owns.
-    private func memberStatus(_ ownership: PartitionOwnership, state: CoordinatorStatus.State) -> (String, [UInt8])? {
-        guard let member = Identifier(validating: ownership.member) else { return nil }
+    /// Publishes this member's status (its state and, online, the partitions it owns) for
+    /// observers (the map, `watch`) and the other members (``HeldReports/noteStatus(partitions:at:)``):
+    /// membership itself is in etcd. Retained at QoS 1, or `live`: at QoS 0 on the live connection,
+    /// beside the retained one, which on a NATS cluster may wait seconds for JetStream (a member
+    /// back within the grace says so at once, so that the others relay the reports it missed).
+    func publishMemberStatus(_ ownership: PartitionOwnership, state: CoordinatorStatus.State, live: Bool = false) {
+        guard let member = Identifier(validating: ownership.member) else { return }
         let owned = state == .online ? ownership.owned().owned.map { ownership.map.names[$0] } : []
         let status = CoordinatorMemberStatus(
             member: ownership.member, state: state, venue: ownership.map.venue, partitions: owned, time: Date())
-        guard let payload = try? WireCoding.encode(status) else { return nil }
-        return (configuration.topics.coordinatorMember(member), payload)
+        let topic = configuration.topics.coordinatorMember(member)
+        do {
+            let payload = try WireCoding.encode(status)
+            if live {
+                try (liveClient ?? publisher).enqueue(topic: topic, payload: payload, qos: .atMostOnce)
+            } else {
+                try publisher.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: true)
+            }
+        } catch {
+            logger.warning("cannot publish the member status: \(error)")
+        }
     }
 
     /// The outputs this member publishes, stamped with its member id and the fencing token of
@@ -268,28 +248,17 @@ extension CoordinatorService {
         return kept
     }
 
-    /// The connection of a member's live copies and relayed reports, all QoS 0: the coordinator's
-    /// settings with its own client id, a clean session and no will. On a NATS cluster a retained
-    /// or QoS 1 publish waits for JetStream (measured: 4–11 s after `kill -9` of the node leading
-    /// the MQTT streams, docs/mqtt.md), and every publish after it on the same connection waits
-    /// too; QoS 0 on a connection of its own takes core NATS and keeps flowing.
+    /// The connection of a member's live copies and relayed reports, all QoS 0, which on a NATS
+    /// cluster take core NATS and keep flowing while a retained or QoS 1 publish waits for JetStream.
     static func liveConnection(for coordinator: MQTTConfiguration) -> MQTTConfiguration {
         sideConnection(for: coordinator, suffix: "live")
     }
 
-    /// The connection a member publishes `regions`, `events` and its retained statuses on: the
-    /// coordinator's settings with its own client id, a clean session and no will; the main
-    /// connection keeps the subscriptions (and the will) and publishes nothing while serving.
-    ///
-    /// Why: NATS stores a retained or QoS 1 publish in JetStream on the publisher's read loop and,
-    /// when that takes over 4 s (a stream leader killed and not yet re-elected), closes the
-    /// connection (`mqttJSAPITimeout`, docs/mqtt.md). In `scripts/partition-check` that closed
-    /// members' main connections 2–5 s after the node kill: a member that lost its subscriptions
-    /// serves nothing until it has rejoined, the others took its partitions for a moment and gave
-    /// them back, and the partition went unanswered for up to 8.5 s. Now such a close costs only
-    /// this connection: what it had not sent is sent again after it reconnects, the sets reached
-    /// the phones already as live copies (``enqueueLiveCopy(topic:payload:)``), and the member
-    /// keeps receiving and deciding throughout.
+    /// The connection a member publishes `regions`, `events` and its retained statuses on; the
+    /// main connection keeps the subscriptions (and the will) and publishes nothing while serving.
+    /// NATS closes a connection whose retained publish JetStream took over 4 s to store (a stream
+    /// leader killed): such a close then costs only this connection, which sends again what it had
+    /// not sent, and the member keeps receiving and deciding (docs/partitioning.md).
     static func outboundConnection(for coordinator: MQTTConfiguration) -> MQTTConfiguration {
         sideConnection(for: coordinator, suffix: "out")
     }

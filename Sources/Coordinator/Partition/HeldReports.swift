@@ -4,10 +4,8 @@ import Foundation
 /// partition then), kept for a short while so that a member that gains the partition answers the
 /// ones nobody answered.
 ///
-/// Between a member's loss and its successor's claim, nobody serves its partitions (a crashed
-/// member's lease runs out first; a member that lost the broker leaves the live set first); a
-/// suspended phone that reported a region event then may not wake again for a long time, so its
-/// report must not be lost.
+/// Between a member's loss and its successor's claim nobody serves its partitions, and a suspended
+/// phone that reported a region event then may not wake again for a long time.
 struct HeldReports: Sendable {
     struct Held: Sendable {
         var received: Date
@@ -15,6 +13,18 @@ struct HeldReports: Sendable {
         var inbound: InboundMessage
         /// Whether ``relays(now:answered:owned:)`` handed it out already.
         var relayed = false
+
+        /// Whether `answer` (another member's last `regions` message for the client: when it
+        /// arrived, and where it placed the client) came after this report, in its partition. A set
+        /// placing the client elsewhere answered an earlier report (a phone crossing partitions).
+        func isAnswered(by answer: (at: Date, partition: Int)?) -> Bool {
+            answer.map { $0.partition == partition && $0.at > received } ?? false
+        }
+    }
+
+    /// The reports of `held` younger than the window at `now`.
+    private func fresh(_ held: [Held], now: Date) -> [Held] {
+        held.filter { now.timeIntervalSince($0.received) <= window }
     }
 
     /// How long a report is kept: a lease's TTL and a broker failover, with room.
@@ -23,10 +33,8 @@ struct HeldReports: Sendable {
     var perClient = 16
     var clientLimit = 20_000
     private(set) var byClient: [String: [Held]] = [:]
-    /// The clients ``take(now:answered:ready:)`` looks at: held in a partition this member owned
-    /// (holding a crossing, or not served for a moment), or in one it has just gained (``due(partitions:now:)``).
-    /// The others' reports wait for a gain; looking at them on every call would cost a pass over
-    /// every phone of the venue.
+    /// The clients ``take(now:answered:owned:ready:)`` looks at (not every phone of the venue): held
+    /// in a partition this member owns, or in one it has just gained (``due(partitions:now:)``).
     private(set) var due: Set<String> = []
     /// A report waits this long for an answer before it is relayed (``relays(now:answered:owned:)``).
     var relayAfter: TimeInterval = 3
@@ -53,7 +61,7 @@ struct HeldReports: Sendable {
     /// member owns the partition (it will serve it soon), so the report is due.
     mutating func hold(_ inbound: InboundMessage, client: String, partition: Int, owned: Bool, now: Date) {
         guard byClient[client] != nil || byClient.count < clientLimit else { return }
-        var held = byClient[client, default: []].filter { now.timeIntervalSince($0.received) <= window }
+        var held = fresh(byClient[client, default: []], now: now)
         held.append(Held(received: now, partition: partition, inbound: inbound))
         if held.count > perClient { held.removeFirst(held.count - perClient) }
         byClient[client] = held
@@ -63,9 +71,9 @@ struct HeldReports: Sendable {
     /// `partitions` were gained: their held reports are due; expired ones are dropped.
     mutating func due(partitions: Set<Int>, now: Date) {
         for (client, held) in byClient {
-            let fresh = held.filter { now.timeIntervalSince($0.received) <= window }
-            byClient[client] = fresh.isEmpty ? nil : fresh
-            if fresh.contains(where: { partitions.contains($0.partition) }) { due.insert(client) }
+            let kept = fresh(held, now: now)
+            byClient[client] = kept.isEmpty ? nil : kept
+            if kept.contains(where: { partitions.contains($0.partition) }) { due.insert(client) }
         }
     }
 
@@ -79,13 +87,8 @@ struct HeldReports: Sendable {
     /// - in a partition another member's status has just named, and received at most
     ///   ``relayAfter`` before that status (``noteStatus(partitions:at:)``): relayed at once.
     ///
-    /// Each is relayed once; members that saw it drop the copy (`RepeatedReports`).
-    ///
-    /// Why: after `kill -9` of a NATS node that carried a partition's owner, a report received
-    /// meanwhile only by members that never came to serve the partition was lost with the phone's wake;
-    /// the phone slept 24 s with its set unanswered (partition-check, heartbeat membership).
-    /// Without a membership change or a status nothing is relayed: a report the owner needed no
-    /// set for is not sent around.
+    /// Each is relayed once; members that saw it drop the copy (`RepeatedReports`). Without a
+    /// membership change or a status nothing is relayed.
     mutating func relays(now: Date, answered: (String) -> (at: Date, partition: Int)?, owned: (Int) -> Bool) -> [InboundMessage] {
         let changed = changed.flatMap { now.timeIntervalSince($0) <= window + relayAfter ? $0 : nil }
         let status = status.flatMap { now.timeIntervalSince($0.at) <= window ? $0 : nil }
@@ -108,8 +111,7 @@ struct HeldReports: Sendable {
                 guard afterChange || missed else { continue }
                 held[i].relayed = true
                 touched = true
-                if let answer, answer.partition == report.partition, answer.at > report.received { continue }
-                out.append(report.inbound)
+                if !report.isAnswered(by: answer) { out.append(report.inbound) }
             }
             if touched { byClient[client] = held }
         }
@@ -117,10 +119,7 @@ struct HeldReports: Sendable {
     }
 
     /// Takes, in arrival order per due client, the reports younger than the window that are `ready`
-    /// (by client and partition) and that no other member answered: none published a `regions`
-    /// message placing the client in the report's partition after the report arrived
-    /// (`answered(client)`: when the last one arrived, and where it placed the client). A set
-    /// placing it elsewhere answered an earlier report (a phone crossing between partitions).
+    /// (by client and partition) and that no other member answered (``Held/isAnswered(by:)``).
     /// Everything older than the window is dropped; a client stays due while it has a report in a
     /// partition this member `owned`.
     mutating func take(
@@ -128,16 +127,12 @@ struct HeldReports: Sendable {
     ) -> [InboundMessage] {
         var taken: [InboundMessage] = []
         for client in due {
-            let held = byClient[client] ?? []
-            let fresh = held.filter { now.timeIntervalSince($0.received) <= window }
             let answer = answered(client)
             var kept: [Held] = []
-            for report in fresh {
+            for report in fresh(byClient[client] ?? [], now: now) {
                 if !ready(client, report.partition) {
                     kept.append(report)
-                } else if let answer, answer.partition == report.partition, answer.at > report.received {
-                    continue  // another member answered it
-                } else {
+                } else if !report.isAnswered(by: answer) {
                     taken.append(report.inbound)
                 }
             }

@@ -16,9 +16,8 @@ public struct PartitionConfiguration: Sendable {
     /// How often the lease is renewed: a third of ``leaseTTL`` (`--lease-ttl` sets both), so two
     /// renewals can be late before the self-fence.
     public var renewal: Duration = .seconds(1)
-    /// A member serves only until this long before its lease could expire, counted from the
-    /// sending of its last renewal that etcd answered (self-fencing): by the time etcd lets
-    /// another member claim its partitions, it has stopped.
+    /// A member serves only until this long before its lease could expire, counted from the sending
+    /// of its last answered renewal (self-fencing): it has stopped before another can claim its partitions.
     public var selfFenceMargin: Duration = .milliseconds(500)
 
     /// Throws when `member` cannot be a topic level on every broker.

@@ -7,11 +7,8 @@ public import WireProtocol
 /// (admitting input, the fence) and its publisher (which outputs go out).
 ///
 /// - Ownership comes from etcd (``Etcd/EtcdElection``): a partition is owned while this member holds
-///   its owner key, with the key's create revision as the fencing token (``hold(_:token:)``,
-///   ``release(_:)``). Every member computes the same owners from the same live set
-///   (``Rendezvous``), and etcd decides which claim wins.
-/// - Self-fencing: nothing is served past ``leaseValid(until:)``, set a margin before the lease
-///   could expire in etcd, from each renewal.
+///   its owner key, with the key's create revision as the fencing token (``hold(_:token:)``).
+/// - Self-fencing: nothing is served past ``leaseValid(until:)``, a margin before the lease could expire.
 /// - The fence: a `regions` message carrying a higher token for a partition this member holds
 ///   means another member holds it now: the partition is not served again under this token.
 public final class PartitionOwnership: Sendable {
@@ -27,6 +24,7 @@ public final class PartitionOwnership: Sendable {
         var foreignToken: [Int: UInt64] = [:]
         /// Served only before this: a margin before the lease could expire.
         var leaseValidUntil: ContinuousClock.Instant?
+        var leaseIsValid: Bool { leaseValidUntil.map { ContinuousClock.now < $0 } ?? false }
         var clientPartition: [String: Int] = [:]
         /// Per client, when another member's set for it last arrived, and the partition it placed the client in.
         var foreign: [String: (at: Date, partition: Int)] = [:]
@@ -85,19 +83,14 @@ public final class PartitionOwnership: Sendable {
         Change(live: state.live, gained: gained, lost: lost, owned: state.owned.keys.sorted())
     }
 
-    /// The lease was renewed: serve until `instant` (``Etcd/EtcdElection`` sets it a margin before
-    /// the lease could expire in etcd); `nil`: not at all.
+    /// The lease was renewed: serve until `instant` (a margin before it could expire); `nil`: not at all.
     public func leaseValid(until instant: ContinuousClock.Instant?) {
         state.withLock { $0.leaseValidUntil = instant }
     }
 
     /// Whether the lease is known valid now (false: self-fenced, or no lease yet).
     public var leaseIsValid: Bool {
-        state.withLock { Self.leaseValid($0) }
-    }
-
-    private static func leaseValid(_ state: State) -> Bool {
-        state.leaseValidUntil.map { ContinuousClock.now < $0 } ?? false
+        state.withLock { $0.leaseIsValid }
     }
 
     /// The token under which `partition` is held (`nil`: not held).
@@ -106,11 +99,9 @@ public final class PartitionOwnership: Sendable {
     }
 
     /// Whether this member applies a report of `client`, in `partition`: it serves the partition,
-    /// no other member published a set for the client within the last second, and the client did
-    /// not just cross over from a partition this member does not serve (``crossingHold``): a phone
-    /// crossing from one partition into another is handed over, not answered by both in one second.
-    /// A report not applied is held (``HeldReports``) and answered once this says yes
-    /// (`CoordinatorCore.releaseHeld`).
+    /// no other member published a set for the client within ``crossingHold``, and the client did
+    /// not just cross over from a partition this member does not serve. A report not applied is
+    /// held (``HeldReports``) and answered once this says yes (`CoordinatorCore.releaseHeld`).
     public func serves(client: String, in partition: Int, now: Date = Date()) -> Bool {
         state.withLock { state in
             Self.serves(partition, state: state)
@@ -126,10 +117,8 @@ public final class PartitionOwnership: Sendable {
     }
 
     /// How long after a client's report in another member's partition this member waits before it
-    /// answers the client's next report in its own: that member answered the first one at about
-    /// its arrival, and its set must be heard here (its version adopted) before this member
-    /// publishes one above it. Without it, a phone crossing between levels on a NATS cluster (whose
-    /// sets arrive late) was answered by both members 0.03 s apart (`scripts/partition-check`).
+    /// answers the client's next report in its own: that member's set must be heard here (its
+    /// version adopted) before this member publishes one above it.
     public static let crossingHold: TimeInterval = 1
 
     /// Whether this member reads and publishes for `partition` now.
@@ -139,12 +128,11 @@ public final class PartitionOwnership: Sendable {
 
     private static func serves(_ partition: Int, state: State) -> Bool {
         guard let token = state.owned[partition] else { return false }
-        return token > state.foreignToken[partition, default: 0] && leaseValid(state)
+        return token > state.foreignToken[partition, default: 0] && state.leaseIsValid
     }
 
-    /// The higher tokens seen for `partition` came from another etcd history (``Etcd/EtcdElection/stillHolds(_:token:)``
-    /// found this member's key under `token`): they fence nothing. False when `partition` is no
-    /// longer held under `token`.
+    /// The higher tokens seen for `partition` came from another etcd history: they fence nothing.
+    /// False when `partition` is no longer held under `token`.
     public func unfence(_ partition: Int, token: UInt64) -> Bool {
         state.withLock { state in
             guard state.owned[partition] == token else { return false }
@@ -190,12 +178,10 @@ public final class PartitionOwnership: Sendable {
         }
     }
 
-    /// The partition of a client: a phone's is where its last report placed it
-    /// (``partition(ofReport:client:now:regionOfBeacon:)``), whatever `level` says; any other client's
-    /// is that of `level`, the level of an estimate (`nil`: where it was last placed, else the first).
-    /// Every member reads a phone's reports alike, so the member that applied a report publishes its
-    /// answer; by the estimate's level, a report ranging more beacons of the level a phone leaves
-    /// than of the one it reaches would go to one member and its answer to the other.
+    /// The partition of a client: a phone's is where its last report placed it (every member reads
+    /// a phone's reports alike, so the member that applied a report publishes its answer); any
+    /// other client's is that of `level`, the level of an estimate (`nil`: where it was last
+    /// placed, else the first).
     public func partition(ofClient client: String, level: String?) -> Int {
         state.withLock { state in
             if let reported = state.lastReport[client] { return reported.partition }
