@@ -35,11 +35,16 @@ public struct Walker: Sendable {
     /// A random walker starting at a random region.
     /// The random walker of `client` in a simulation seeded with `seed`: every simulation gives
     /// client N the same walk for the same seed.
-    public init(graph: WalkGraph, simulationSeed seed: UInt64, client: Int) {
-        self.init(graph: graph, seed: SplitMix64.mix(seed &+ 0x51_7CC1_B727_220A &* UInt64(client + 1)))
+    public init(graph: WalkGraph, simulationSeed seed: UInt64, client: Int, pauseRange: ClosedRange<Double> = Walker.defaultPauses) {
+        self.init(graph: graph, seed: SplitMix64.mix(seed &+ 0x51_7CC1_B727_220A &* UInt64(client + 1)), pauseRange: pauseRange)
     }
 
-    public init(graph: WalkGraph, seed: UInt64, speedRange: ClosedRange<Double> = 1.0...1.5, pauseRange: ClosedRange<Double> = 0...20) {
+    /// Seconds a walker stays at each region it reaches, drawn uniformly: a passer-by's stops.
+    public static let defaultPauses: ClosedRange<Double> = 0...20
+
+    public init(
+        graph: WalkGraph, seed: UInt64, speedRange: ClosedRange<Double> = 1.0...1.5, pauseRange: ClosedRange<Double> = defaultPauses
+    ) {
         self.graph = graph
         self.speedRange = speedRange
         self.pauseRange = pauseRange

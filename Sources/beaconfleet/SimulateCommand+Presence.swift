@@ -14,6 +14,17 @@ extension SimulateCommand {
         return try Topology.load(directory: copy)
     }
 
+    /// `--pause`'s seconds: `MIN-MAX` or `SECONDS`, from 0 to 3600 with MIN ≤ MAX; `nil` otherwise.
+    static func pauses(_ text: String) -> ClosedRange<Double>? {
+        let bounds = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map {
+            Double($0.trimmingCharacters(in: .whitespaces))
+        }
+        guard bounds.count <= 2, let low = bounds.first ?? nil, let high = bounds.last ?? nil, low >= 0, low <= high, high <= 3600 else {
+            return nil
+        }
+        return low...high
+    }
+
     /// `--offline --presence tags|phones`: room and floor presence on simulated walks.
     func runPresence(_ clients: PresenceSimulation.Clients) async throws {
         let venue = try loadPresenceVenue()
@@ -23,7 +34,7 @@ extension SimulateCommand {
         }
         var configuration = PresenceSimulation.Configuration(
             clients: self.clients, duration: SimulationDuration.seconds(duration)!, seed: seed, kind: clients,
-            family: PhoneFamily.named[family]!)
+            family: PhoneFamily.named[family]!, pauses: pause.flatMap(Self.pauses) ?? Walker.defaultPauses)
         if clients == .tags { configuration.tick = 0.2 }
         let simulation = try PresenceSimulation(topology: venue, configuration: configuration)
         var lines: [String] = []

@@ -205,6 +205,13 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var flatWalk: String?
 
+    @Option(
+        name: .long,
+        help:
+            "--offline --presence: seconds each walker stays at each region it reaches, drawn uniformly: MIN-MAX or SECONDS (default 0-20, a passer-by; a museum visitor looks at a gallery for minutes)."
+    )
+    var pause: String?
+
     @Option(name: .long, help: "--offline --presence: write every client's every tick (truth, estimate, shown room) as CSV to this file.")
     var trace: String?
 
@@ -226,6 +233,12 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         if trace != nil, presence == nil { throw ValidationError("--trace needs --presence") }
         if areas != nil, presence == nil { throw ValidationError("--areas needs --presence") }
+        if let pause {
+            guard presence != nil, flatWalk == nil else { throw ValidationError("--pause needs --presence (not --flat-walk)") }
+            guard Self.pauses(pause) != nil else {
+                throw ValidationError("--pause must be SECONDS or MIN-MAX, from 0 to 3600 s with MIN ≤ MAX, got '\(pause)'")
+            }
+        }
         if flatWalk != nil, presence != "tags" { throw ValidationError("--flat-walk needs --offline --presence tags") }
         if let appRegions, !(0..<20).contains(appRegions) { throw ValidationError("--app-regions must be 0…19, got \(appRegions)") }
         if let wakeSeconds, !(wakeSeconds > 0) { throw ValidationError("--wake-seconds must be positive, got \(wakeSeconds)") }

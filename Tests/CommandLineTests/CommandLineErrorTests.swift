@@ -58,6 +58,10 @@ struct CommandLineErrorTests {
         Case(
             "coordinator", ["--broker", "mqtt://127.0.0.1:1", "--topology", museum, "--home-assistant", "--home-assistant-prefix", "ha/#"],
             cause: "Error: --home-assistant-prefix: discovery prefix 'ha/#': must not"),
+        Case(
+            "simulate", ["--offline", "--topology", museum, "--presence", "tags", "--pause", "20-5"],
+            cause: "Error: --pause must be SECONDS or MIN-MAX, from 0 to 3600 s with MIN ≤ MAX, got '20-5'"),
+        Case("simulate", ["--offline", "--topology", museum, "--pause", "60"], cause: "Error: --pause needs --presence"),
     ]
 
     @Test("exits 64 with the cause and the subcommand's usage on stderr", arguments: cases)

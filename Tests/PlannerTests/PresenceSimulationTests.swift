@@ -35,6 +35,23 @@ import Topology
         #expect(report.methods.map(\.name) == ["room-filter", "estimate-room"])
     }
 
+    /// Walkers stay `pauses` seconds at each region: with a minute at each they make fewer, longer
+    /// visits than passers-by, on the same seed, and the report says how long they paused.
+    @Test func walkersPauseAsConfigured() async throws {
+        let topology = try PlannerFixture.example("westport")
+        func run(_ pauses: ClosedRange<Double>) async throws -> PresenceSimulation.Report {
+            try await PresenceSimulation(topology: topology, configuration: .init(clients: 2, duration: 300, seed: 1, pauses: pauses)).run()
+        }
+        let passing = try await run(0...0)
+        let staying = try await run(60...60)
+        #expect(staying.pauses == 60...60)
+        #expect(staying.text.contains("pausing 60 s at each region"), "\(staying.text)")
+        #expect(staying.methods[1].room.visits < passing.methods[1].room.visits)
+        #expect(throws: SimulationError.self) {
+            try PresenceSimulation(topology: topology, configuration: .init(pauses: -1...5))
+        }
+    }
+
     /// The real recording (flat-walk, a robot-borne tag through a furnished flat): replayed through
     /// the engine, the filter changes room several times less often than the estimate's room.
     @Test(.requiresSharedData) func flatWalkReplayFlapsLessThanTheEstimate() throws {

@@ -139,7 +139,7 @@ public struct FlatWalkPresence: Sendable {
             end += window
         }
         return PresenceSimulation.Report(
-            venue: topology.name, clients: .tags, count: 1, seconds: last, seed: 0,
+            venue: topology.name, clients: .tags, count: 1, seconds: last, seed: 0, pauses: nil,
             methods: [
                 PresenceSimulation.Method(name: "room-filter", room: filter.finish(), level: levelFilter.finish()),
                 PresenceSimulation.Method(name: "estimate-room", room: baseline.finish(), level: levelBaseline.finish()),

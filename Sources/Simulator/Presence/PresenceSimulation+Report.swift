@@ -23,7 +23,7 @@ extension PresenceSimulation.Report {
     /// The report as the command prints it.
     public var text: String {
         var lines = [
-            "venue \(venue): \(count) \(clients == .tags ? "tags heard by the gateways" : "phones in the foreground") × \(Int(seconds)) s, seed \(seed)",
+            "venue \(venue): \(count) \(clients == .tags ? "tags heard by the gateways" : "phones in the foreground") × \(Int(seconds)) s\(pauses.map { ", pausing \($0.text) s at each region" } ?? ""), seed \(seed)",
             "room presence: the share of the time the shown room is the true one, false room changes per hour per client, time to show a real room change (visits of at least \(Int(PresenceScore.minimumStay)) s)",
             "method          room: \(PresenceScore.header)   floor: \(PresenceScore.header)",
         ]
@@ -32,6 +32,13 @@ extension PresenceSimulation.Report {
         }
         if let learned { lines.append(learned.text) }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension ClosedRange<Double> {
+    /// `0-20`, or `60` for a range of one value.
+    var text: String {
+        lowerBound == upperBound ? "\(lowerBound.formatted(.number))" : "\(lowerBound.formatted(.number))-\(upperBound.formatted(.number))"
     }
 }
 

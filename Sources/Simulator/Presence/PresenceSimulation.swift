@@ -46,10 +46,13 @@ public struct PresenceSimulation: Sendable {
         public var window: Double
         /// Seconds from a phone's report to its `regions` applied.
         public var latency: Double
+        /// Seconds a walker stays at each region it reaches (``Walker/defaultPauses``).
+        public var pauses: ClosedRange<Double>
 
         public init(
             clients: Int = 10, duration: Double = 900, seed: UInt64 = 1, kind: Clients = .tags, family: PhoneFamily = .ios,
-            radio: RadioModel = RadioModel(), tick: Double = 0.25, window: Double = 1, latency: Double = 1
+            radio: RadioModel = RadioModel(), tick: Double = 0.25, window: Double = 1, latency: Double = 1,
+            pauses: ClosedRange<Double> = Walker.defaultPauses
         ) {
             self.clients = clients
             self.duration = duration
@@ -60,6 +63,7 @@ public struct PresenceSimulation: Sendable {
             self.tick = tick
             self.window = window
             self.latency = latency
+            self.pauses = pauses
         }
     }
 
@@ -76,6 +80,9 @@ public struct PresenceSimulation: Sendable {
         public var count: Int
         public var seconds: Double
         public var seed: UInt64
+        /// Seconds each walker stayed at each region it reached (``Configuration/pauses``; `nil`: a
+        /// recorded walk).
+        public var pauses: ClosedRange<Double>?
         /// The coordinator's room filter, then the baseline.
         public var methods: [Method]
         /// Phones: what the coordinator learned of the beacons' powers from their ranging (its
@@ -111,6 +118,9 @@ public struct PresenceSimulation: Sendable {
         }
         if configuration.clients < 1 { throw .invalidParameter(name: "clients", reason: "must be at least 1") }
         if !(configuration.duration > 0) { throw .invalidParameter(name: "duration", reason: "must be positive") }
+        if !(configuration.pauses.lowerBound >= 0) || !configuration.pauses.upperBound.isFinite {
+            throw .invalidParameter(name: "pauses", reason: "must be finite seconds from 0")
+        }
         self.topology = topology
         self.configuration = configuration
         self.graph = try WalkGraph(topology: topology)
@@ -123,7 +133,7 @@ public struct PresenceSimulation: Sendable {
         let engine = CoordinatorEngine(venue: venue)
         var feed = GatewayFeed(engine: engine, topics: topics, gateways: topology.gateways.count)
         let config = configuration
-        var walkers = (0..<config.clients).map { Walker(graph: graph, simulationSeed: config.seed, client: $0) }
+        var walkers = (0..<config.clients).map { Walker(graph: graph, simulationSeed: config.seed, client: $0, pauseRange: config.pauses) }
         let ids: [String] =
             config.kind == .tags
             ? (0..<config.clients).map { SimulatedTag(minor: UInt16(truncatingIfNeeded: $0)).client }
@@ -260,6 +270,7 @@ public struct PresenceSimulation: Sendable {
         }
         return Report(
             venue: topology.name, clients: config.kind, count: config.clients, seconds: config.duration, seed: config.seed,
+            pauses: config.pauses,
             methods: [
                 Method(name: "room-filter", room: merged(filterRoom), level: merged(filterLevel)),
                 Method(name: "estimate-room", room: merged(baselineRoom), level: merged(baselineLevel)),
