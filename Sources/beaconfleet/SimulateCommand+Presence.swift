@@ -34,7 +34,7 @@ extension SimulateCommand {
         }
         var configuration = PresenceSimulation.Configuration(
             clients: self.clients, duration: SimulationDuration.seconds(duration)!, seed: seed, kind: clients,
-            family: PhoneFamily.named[family]!, pauses: pause.flatMap(Self.pauses) ?? Walker.defaultPauses)
+            family: try phoneFamily(), pauses: pause.flatMap(Self.pauses) ?? Walker.defaultPauses)
         if clients == .tags { configuration.tick = 0.2 }
         let simulation = try PresenceSimulation(topology: venue, configuration: configuration)
         var lines: [String] = []

@@ -297,7 +297,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     /// The family phones are drawn from: `--family`, changed by `--phones`, `--app-regions` and
     /// `--wake-seconds`.
-    private func phoneFamily() throws -> PhoneFamily {
+    func phoneFamily() throws -> PhoneFamily {
         var phones = PhoneFamily.named[family]!
         for setting in phoneSettings {
             do { try phones.setting(setting) } catch { throw ValidationError(error.description) }

@@ -62,6 +62,10 @@ struct CommandLineErrorTests {
             "simulate", ["--offline", "--topology", museum, "--presence", "tags", "--pause", "20-5"],
             cause: "Error: --pause must be SECONDS or MIN-MAX, from 0 to 3600 s with MIN ≤ MAX, got '20-5'"),
         Case("simulate", ["--offline", "--topology", museum, "--pause", "60"], cause: "Error: --pause needs --presence"),
+        // --presence phones draws its phones from the family --phones changes too (it once ignored --phones).
+        Case(
+            "simulate", ["--offline", "--topology", museum, "--presence", "phones", "--phones", "nope=1"],
+            cause: "Error: phones: 'nope=1' is not NAME=VALUE"),
     ]
 
     @Test("exits 64 with the cause and the subcommand's usage on stderr", arguments: cases)
