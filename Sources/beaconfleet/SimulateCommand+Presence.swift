@@ -16,13 +16,7 @@ extension SimulateCommand {
 
     /// `--pause`'s seconds: `MIN-MAX` or `SECONDS`, from 0 to 3600 with MIN ≤ MAX; `nil` otherwise.
     static func pauses(_ text: String) -> ClosedRange<Double>? {
-        let bounds = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map {
-            Double($0.trimmingCharacters(in: .whitespaces))
-        }
-        guard bounds.count <= 2, let low = bounds.first ?? nil, let high = bounds.last ?? nil, low >= 0, low <= high, high <= 3600 else {
-            return nil
-        }
-        return low...high
+        ClosedRange<Double>(parsing: text, separator: "-").flatMap { $0.lowerBound >= 0 && $0.upperBound <= 3600 ? $0 : nil }
     }
 
     /// `--offline --presence tags|phones`: room and floor presence on simulated walks.

@@ -82,12 +82,10 @@ public struct PhoneFamily: Sendable, Hashable, Codable {
         }
         let (name, value) = (parts[0], parts[1])
         func range() throws(SimulationError) -> ClosedRange<Double> {
-            let bounds = value.components(separatedBy: "...").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard (1...2).contains(bounds.count), let low = bounds.first!, let high = bounds.last!, low <= high, low.isFinite, high.isFinite
-            else {
+            guard let range = ClosedRange<Double>(parsing: value) else {
                 throw .invalidParameter(name: "phones", reason: "\(name): '\(value)' is not a number or LOW...HIGH")
             }
-            return low...high
+            return range
         }
         let declared = value == "declared"
         switch name {

@@ -35,13 +35,6 @@ extension PresenceSimulation.Report {
     }
 }
 
-extension ClosedRange<Double> {
-    /// `0-20`, or `60` for a range of one value.
-    var text: String {
-        lowerBound == upperBound ? "\(lowerBound.formatted(.number))" : "\(lowerBound.formatted(.number))-\(upperBound.formatted(.number))"
-    }
-}
-
 extension String {
     func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
     func padded(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
