@@ -41,6 +41,8 @@ struct SimulateCommand: AsyncParsableCommand {
               beaconfleet simulate --offline --topology topology/mall --clients 20 \\
                   --duration 30m --seed 7 --json
               beaconfleet simulate --offline --topology topology/mall --foreground
+              beaconfleet simulate --offline --presence phones --topology topology/museum \\
+                  --areas topology/museum/rooms/areas.csv --pause 30-120
               beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks
               beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks \\
                   --topology topology/tetam --json
