@@ -1,7 +1,8 @@
-/// What the estimator remembers about one client between updates: 56 bytes, so a coordinator with
-/// many clients stays far below 1 KiB each. The position is a Gaussian (mean, isotropic variance)
-/// on one level, stamped with the time of the evidence it summarises, plus the velocity the
-/// filter tracks when ``PositionEstimatorConfiguration/velocityGain`` is on (zero otherwise).
+/// What the estimator remembers about one client between updates: 56 bytes (the offset fills the
+/// level's padding), so a coordinator with many clients stays far below 1 KiB each. The position
+/// is a Gaussian (mean, isotropic variance) on one level, stamped with the time of the evidence it summarises, plus the velocity the
+/// filter tracks when ``PositionEstimatorConfiguration/velocityGain`` is on (zero otherwise) and
+/// the client's own radio offset when ``PositionEstimatorConfiguration/offsetGain`` is.
 public struct PositionState: Sendable, Hashable, Codable {
     public var x: Double
     public var y: Double
@@ -11,11 +12,20 @@ public struct PositionState: Sendable, Hashable, Codable {
     public var time: Double
     /// Index into ``PositionEstimator/levels``.
     public var level: Int32
+    /// dB this client's readings run above the model (a hot receiver, a loud tag), learned from
+    /// its own readings, at most ±``maximumOffset``; 0 unless the estimator learns it.
+    public var offset: Float
     /// Velocity, m/s (0 unless the estimator tracks it).
     public var vx: Double
     public var vy: Double
 
-    public init(x: Double, y: Double, variance: Double, time: Double, level: Int32, vx: Double = 0, vy: Double = 0) {
+    /// The largest offset learned, dB: IOS.md's beacons span −80 … −59 dBm at 1 m, ±10 dB about
+    /// their middle.
+    public static let maximumOffset: Float = 10
+
+    public init(
+        x: Double, y: Double, variance: Double, time: Double, level: Int32, vx: Double = 0, vy: Double = 0, offset: Float = 0
+    ) {
         self.x = x
         self.y = y
         self.variance = variance
@@ -23,5 +33,6 @@ public struct PositionState: Sendable, Hashable, Codable {
         self.level = level
         self.vx = vx
         self.vy = vy
+        self.offset = offset
     }
 }
