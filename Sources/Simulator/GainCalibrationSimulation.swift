@@ -14,9 +14,9 @@ import WireProtocol
 /// - `self-calibrated`: the same errors, the engine refitting from the region-beacon sightings
 ///   every `refitInterval` seconds.
 ///
-/// Each reports the tags' entry coverage (an entry at a region's radius is covered when the
-/// region was in the tag's planned set, as the live simulation's tags mode counts it); the last
-/// also each gateway's fitted offset against its true gain error.
+/// Each reports how far the tags' estimates are from the walkers, every window once a tag has an
+/// estimate (a tag is located, not planned); the last also each gateway's fitted offset against
+/// its true gain error.
 public struct GainCalibrationSimulation: Sendable {
     public struct Configuration: Sendable {
         public var tags: Int = 20
@@ -43,12 +43,14 @@ public struct GainCalibrationSimulation: Sendable {
         public init() {}
     }
 
-    /// One run's figures.
+    /// One run's figures: the tags' position error, metres, over every window of every tag with
+    /// an estimate on the walker's level, and how many estimates were on another level.
     public struct Run: Sendable, Codable, Hashable {
         public var name: String
-        public var entries: Int
-        public var covered: Int
-        public var coverage: Double? { entries == 0 ? nil : Double(covered) / Double(entries) }
+        public var samples: Int
+        public var otherLevel: Int
+        public var medianError: Double?
+        public var p90Error: Double?
     }
 
     /// One gateway's true gain error and fitted offset.
@@ -75,10 +77,12 @@ public struct GainCalibrationSimulation: Sendable {
             var lines = [
                 "self-calibration on \(venue): \(tags) tags, \(Int(seconds)) s, gateway gains off by up to ±\(gainError) dB (seeded)"
             ]
-            lines.append("tag entry coverage:")
+            lines.append("tag position error, metres (median / p90 over every window of every tag):")
             for run in runs {
-                let share = run.coverage.map { String(format: "%.1f%%", $0 * 100) } ?? "-"
-                lines.append("  \(run.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(run.covered)/\(run.entries) = \(share)")
+                func metres(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "-" }
+                lines.append(
+                    "  \(run.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(metres(run.medianError)) / \(metres(run.p90Error))"
+                        + " (\(run.samples) samples, \(run.otherLevel) on another level)")
             }
             lines.append("gateway offsets after \(Int(seconds)) s (true gain error, fitted offset, difference, exponent):")
             for r in recovery {
@@ -125,7 +129,7 @@ public struct GainCalibrationSimulation: Sendable {
             runs: [calibrated, misSet, selfCalibrated], recovery: recovery)
     }
 
-    /// One scenario: returns its coverage and, when calibrating, the final fit.
+    /// One scenario: returns its position errors and, when calibrating, the final fit.
     public func run(name: String, gains: [Double], calibrate: Bool) throws -> (run: Run, fit: RadioCalibration?) {
         let config = configuration
         let venue = try CoordinatorVenue(topology: topology, budget: topology.budget ?? 20)
@@ -134,9 +138,7 @@ public struct GainCalibrationSimulation: Sendable {
         var feed = GatewayFeed(engine: engine, topics: topics, gateways: topology.gateways.count)
         engine.configureCalibration(enabled: calibrate, interval: config.refitInterval, configuration: config.calibration)
         let graph = try WalkGraph(topology: topology)
-        let beaconRadio = BeaconRadio(topology: topology, seed: config.seed)
         var walkers = (0..<config.tags).map { Walker(graph: graph, simulationSeed: config.seed, client: $0) }
-        var inside = walkers.map { beaconRadio.regionsWithin($0.position) }
         // Addressed noise: the same readings in every run. Static multipath per (gateway, beacon).
         let noise = CounterNoise(seed: SplitMix64.mix(config.seed &+ 0xC0FFEE))
         let multipath = CounterNoise(seed: SplitMix64.mix(config.seed &+ 0xBEAC))
@@ -153,8 +155,8 @@ public struct GainCalibrationSimulation: Sendable {
         var clock = 0.0
         var nextWindow = 0.0
         var windowNumber: UInt64 = 0
-        var entries = 0
-        var covered = 0
+        var errors: [Double] = []
+        var otherLevel = 0
         let levelIndex = Dictionary(uniqueKeysWithValues: topology.levels.enumerated().map { ($1.id, $0) })
         while clock <= config.duration {
             let now = start + Int64(clock * 1000)
@@ -203,24 +205,24 @@ public struct GainCalibrationSimulation: Sendable {
                 engine.recalibrateIfDue(now: now)
                 engine.flush(now: now)
                 _ = engine.take()
+                for (i, walker) in walkers.enumerated() {
+                    guard let estimate = engine.snapshot(of: ids[i])?.position else { continue }
+                    let truth = walker.position
+                    guard estimate.level == truth.level else {
+                        otherLevel += 1
+                        continue
+                    }
+                    errors.append(Self.distance(VenuePoint(x: estimate.x, y: estimate.y, level: estimate.level), truth, dz: 0))
+                }
             }
             clock += tick
-            for i in walkers.indices {
-                walkers[i].advance(by: tick)
-                let within = beaconRadio.regionsWithin(walkers[i].position)
-                let new = within.subtracting(inside[i])
-                if clock > 0, !new.isEmpty {
-                    let planned: Set<String> = Set(engine.snapshot(of: ids[i]).map { $0.regions } ?? [])
-                    for region in new where !topology.regions[region].isPinned {
-                        entries += 1
-                        if planned.contains(topology.regions[region].id) { covered += 1 }
-                    }
-                }
-                inside[i] = within
-            }
+            for i in walkers.indices { walkers[i].advance(by: tick) }
         }
         let fit = calibrate ? engine.recalibrate(now: start + Int64(config.duration * 1000)) : nil
-        return (Run(name: name, entries: entries, covered: covered), fit)
+        let run = Run(
+            name: name, samples: errors.count, otherLevel: otherLevel, medianError: SimulationStatistics.median(errors),
+            p90Error: SimulationStatistics.percentile(errors, 90))
+        return (run, fit)
     }
 
     static func distance(_ a: VenuePoint, _ b: VenuePoint, dz: Double) -> Double {

@@ -25,8 +25,11 @@ import Topology
             configuration.gainError = 8
             let simulation = try GainCalibrationSimulation(topology: try PlannerFixture.example("museum"), configuration: configuration)
             let gains = simulation.gains
-            let (_, fit) = try simulation.run(name: "self-calibrated", gains: gains, calibrate: true)
+            let (run, fit) = try simulation.run(name: "self-calibrated", gains: gains, calibrate: true)
             let result = try #require(fit)
+            // The tag is located every window once heard, and where it is, not merely somewhere.
+            #expect(run.samples > 250, "\(run.samples) windows with an estimate of 300")
+            #expect(try #require(run.medianError) < 6)
             var errors: [Double] = []
             for (g, gateway) in simulation.topology.gateways.enumerated() {
                 let fitted = try #require(result.gateway(gateway.id))
