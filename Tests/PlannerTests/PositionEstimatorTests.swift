@@ -203,14 +203,14 @@ import Topology
         #expect(MemoryLayout<PositionState>.size <= 56)
     }
 
-    /// A receiver reading 6 dB hot for every anchor: without the offset, the client is placed too
+    /// A receiver reading 4 dB hot for every anchor: without the offset, the client is placed too
     /// near the anchors; learning it, the estimator finds both the offset and the place.
     @Test func aClientsOwnOffsetIsLearned() throws {
         var configuration = Self.configuration
         configuration.offsetGain = 0.1
         let learning = try PositionEstimator(anchors: Self.room, configuration: configuration)
         let fixed = try PositionEstimator(anchors: Self.room, configuration: Self.configuration)
-        let hot = Self.readings(learning, x: 4, y: 4).map { PositionObservation(anchor: $0.anchor, rssi: $0.rssi + 6, count: $0.count) }
+        let hot = Self.readings(learning, x: 4, y: 4).map { PositionObservation(anchor: $0.anchor, rssi: $0.rssi + 4, count: $0.count) }
         var learned: PositionEstimate? = nil
         var unlearned: PositionEstimate? = nil
         for second in 0..<120 {
@@ -220,11 +220,19 @@ import Topology
         }
         let estimate = try #require(learned)
         let plain = try #require(unlearned)
-        #expect(abs(estimate.state.offset - 6) < 1, "learned \(estimate.state.offset) dB, not 6")
+        #expect(abs(estimate.state.offset - 4) < 1, "learned \(estimate.state.offset) dB, not 4")
         #expect(plain.state.offset == 0)
         let error = hypot(estimate.x - 4, estimate.y - 4)
         #expect(error < 0.7, "placed \(error) m off")
         #expect(error < hypot(plain.x - 4, plain.y - 4) / 2)
+
+        // Beyond a receiver's few dB the offset stops: 9 dB hot is learned as the 5 dB limit.
+        var louder: PositionEstimate? = nil
+        for second in 0..<120 {
+            let readings = hot.map { PositionObservation(anchor: $0.anchor, rssi: $0.rssi + 5, count: $0.count) }
+            louder = learning.update(louder?.state, observations: readings, at: Self.t0.addingTimeInterval(Double(second)))
+        }
+        #expect(try #require(louder).state.offset == PositionState.maximumOffset)
 
         // Readings the model expects below the floor teach nothing: weak ones are heard only when they read high.
         configuration.offsetFloor = -60
