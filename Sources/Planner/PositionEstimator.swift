@@ -125,6 +125,7 @@ public struct PositionEstimator: Sendable {
             entry.txPower = entry.txPower ?? txPower
             merged[observation.anchor] = entry
         }
+        let clientOffset = Double(state?.offset ?? 0)
         var terms: [AnchorTerm] = []
         terms.reserveCapacity(merged.count)
         for (index, entry) in merged.sorted(by: { $0.key < $1.key }) {
@@ -133,7 +134,7 @@ public struct PositionEstimator: Sendable {
                 AnchorTerm(
                     x: anchor.x, y: anchor.y, height: anchor.height, level: anchorLevel[index],
                     rssi: entry.sum / Double(entry.count),
-                    reference: (entry.txPower ?? config.pathLoss.referencePower) + anchor.rssiOffset + Double(state?.offset ?? 0),
+                    reference: (entry.txPower ?? config.pathLoss.referencePower) + anchor.rssiOffset + clientOffset,
                     exponent: anchor.exponent ?? config.pathLoss.exponent,
                     precision: Double(entry.count).squareRoot() / (config.shadowingSigma * config.outlierScale)))
         }

@@ -1,8 +1,9 @@
 /// What the estimator remembers about one client between updates: 56 bytes (the offset fills the
 /// level's padding), so a coordinator with many clients stays far below 1 KiB each. The position
-/// is a Gaussian (mean, isotropic variance) on one level, stamped with the time of the evidence it summarises, plus the velocity the
-/// filter tracks when ``PositionEstimatorConfiguration/velocityGain`` is on (zero otherwise) and
-/// the client's own radio offset when ``PositionEstimatorConfiguration/offsetGain`` is.
+/// is a Gaussian (mean, isotropic variance) on one level, stamped with the time of the evidence it
+/// summarises, plus the velocity the filter tracks when
+/// ``PositionEstimatorConfiguration/velocityGain`` is on (zero otherwise) and the client's own
+/// radio offset when ``PositionEstimatorConfiguration/offsetGain`` is.
 public struct PositionState: Sendable, Hashable, Codable {
     public var x: Double
     public var y: Double
@@ -19,11 +20,10 @@ public struct PositionState: Sendable, Hashable, Codable {
     public var vx: Double
     public var vy: Double
 
-    /// The largest offset learned, dB. Receivers of one make differ by a few dB; what a phone's
-    /// residuals show beyond that is mostly not its receiver but its path-loss exponent and the
-    /// weak readings it missed, and an offset learned from those pulls a suspended phone's
-    /// estimate toward every beacon (`simulate`, the `ios` family: ±10 dB cost planning 10 more
-    /// misses on 16 walks and left one phone at 95.9 %; ±5 dB, 2 more).
+    /// The largest offset learned, dB. Receivers differ by a few dB; what a phone's residuals show
+    /// beyond that is mostly its path-loss exponent and the weak readings it missed, and an offset
+    /// learned from those pulls a suspended phone's estimate toward every beacon (docs/benchmarks.md
+    /// gives the measurement).
     public static let maximumOffset: Float = 5
 
     public init(

@@ -207,12 +207,8 @@ public struct GainCalibrationSimulation: Sendable {
                 _ = engine.take()
                 for (i, walker) in walkers.enumerated() {
                     guard let estimate = engine.snapshot(of: ids[i])?.position else { continue }
-                    let truth = walker.position
-                    guard estimate.level == truth.level else {
-                        otherLevel += 1
-                        continue
-                    }
-                    errors.append(Self.distance(VenuePoint(x: estimate.x, y: estimate.y, level: estimate.level), truth, dz: 0))
+                    let error = walker.position.distance(to: VenuePoint(x: estimate.x, y: estimate.y, level: estimate.level))
+                    if error.isFinite { errors.append(error) } else { otherLevel += 1 }
                 }
             }
             clock += tick

@@ -227,10 +227,10 @@ import Topology
         #expect(error < hypot(plain.x - 4, plain.y - 4) / 2)
 
         // Beyond a receiver's few dB the offset stops: 9 dB hot is learned as the 5 dB limit.
+        let hotter = hot.map { PositionObservation(anchor: $0.anchor, rssi: $0.rssi + 5, count: $0.count) }
         var louder: PositionEstimate? = nil
         for second in 0..<120 {
-            let readings = hot.map { PositionObservation(anchor: $0.anchor, rssi: $0.rssi + 5, count: $0.count) }
-            louder = learning.update(louder?.state, observations: readings, at: Self.t0.addingTimeInterval(Double(second)))
+            louder = learning.update(louder?.state, observations: hotter, at: Self.t0.addingTimeInterval(Double(second)))
         }
         #expect(try #require(louder).state.offset == PositionState.maximumOffset)
 
