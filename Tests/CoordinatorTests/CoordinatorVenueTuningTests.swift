@@ -22,7 +22,7 @@ import WireProtocol
             let radio = topology.radio
             let before = PositionEstimatorConfiguration(
                 pathLoss: LogDistanceModel(referencePower: Double(radio.measuredPower), exponent: radio.pathLossExponent),
-                shadowingSigma: radio.shadowing, offsetGain: 0.05, offsetFloor: radio.sensitivity + 2 * radio.shadowing)
+                shadowingSigma: radio.shadowing)
             let venue = try CoordinatorVenue(topology: topology, budget: 20)
             #expect(venue.estimator.configuration == before, "\(name)")
             #expect(venue.estimator.configuration.velocityGain == 0)
