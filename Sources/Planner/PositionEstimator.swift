@@ -15,7 +15,10 @@ public import Foundation
 ///    win by `levelSwitchPenalty`, and anchors on other levels are modelled through the floor, so an
 ///    anchor heard through a floor does not pull the client onto its level;
 /// 4. the posterior's mean and spread become the estimate (with a confidence radius) and the
-///    next state; the mean is then snapped onto the walkable graph when a snapper is given.
+///    next state; the mean is then snapped onto the walkable graph when a snapper is given;
+/// 5. with ``PositionEstimatorConfiguration/offsetGain`` on, the client's own offset
+///    (``PositionState/offset``: a hot receiver, a loud tag) moves toward the mean residual of its
+///    strong readings at the new estimate, and the next update expects every reading that much higher.
 ///
 /// It is a pure function of its inputs: time comes from the caller, so it is deterministic and
 /// `Sendable`; one estimator serves every client of a venue.
@@ -24,7 +27,7 @@ public struct PositionEstimator: Sendable {
     public let anchors: [PositionAnchor]
     /// Level names, bottom to top (the areas' order first, then other anchors' levels by name).
     public let levels: [String]
-    public let configuration: PositionEstimatorConfiguration
+    public private(set) var configuration: PositionEstimatorConfiguration
     /// How the grid's likelihood is computed: ``PositionArithmetic/fast``, unless a benchmark or a
     /// test sets the reference `.libm` on a copy.
     public var arithmetic: PositionArithmetic = .fast
@@ -63,6 +66,15 @@ public struct PositionEstimator: Sendable {
         self.anchorLevel = anchors.map { levelIndex[$0.level]! }
         self.areaByLevel = areaByLevel
         self.snapper = snapper
+    }
+
+    /// The same estimator (anchors, calibration, every other setting) learning each client's own
+    /// offset at `gain` (``PositionEstimatorConfiguration/offsetGain``, clamped to 0…1). The
+    /// coordinator keeps one such estimate per client beside the plain one, for the room it shows.
+    public func learningOffsets(gain: Double) -> PositionEstimator {
+        var copy = self
+        copy.configuration.offsetGain = gain.isFinite ? min(max(gain, 0), 1) : 0
+        return copy
     }
 
     /// The index of the anchor with this id, for building ``PositionObservation``s.
@@ -122,6 +134,7 @@ public struct PositionEstimator: Sendable {
             entry.txPower = entry.txPower ?? txPower
             merged[observation.anchor] = entry
         }
+        let clientOffset = Double(state?.offset ?? 0)
         var terms: [AnchorTerm] = []
         terms.reserveCapacity(merged.count)
         for (index, entry) in merged.sorted(by: { $0.key < $1.key }) {
@@ -130,7 +143,7 @@ public struct PositionEstimator: Sendable {
                 AnchorTerm(
                     x: anchor.x, y: anchor.y, height: anchor.height, level: anchorLevel[index],
                     rssi: entry.sum / Double(entry.count),
-                    reference: (entry.txPower ?? config.pathLoss.referencePower) + anchor.rssiOffset,
+                    reference: (entry.txPower ?? config.pathLoss.referencePower) + anchor.rssiOffset + clientOffset,
                     exponent: anchor.exponent ?? config.pathLoss.exponent,
                     precision: Double(entry.count).squareRoot() / (config.shadowingSigma * config.outlierScale)))
         }
@@ -183,7 +196,10 @@ public struct PositionEstimator: Sendable {
             guard let prior else { return nil }
             return estimate(from: prior, anchorsUsed: 0, rejected: rejected, isPrediction: true)
         }
-        var next = PositionState(x: best.x, y: best.y, variance: best.variance, time: max(now, prior?.time ?? now), level: best.level)
+        var next = PositionState(
+            x: best.x, y: best.y, variance: best.variance, time: max(now, prior?.time ?? now), level: best.level,
+            offset: state?.offset ?? 0)
+        if config.offsetGain > 0 { learnOffset(&next, from: terms) }
         if config.velocityGain > 0, let prior, let state, prior.level == best.level {
             // Alpha-beta: the velocity absorbs a share of the correction the evidence made to the prediction.
             let elapsed = max(now - state.time, 0.05)
@@ -242,6 +258,26 @@ public struct PositionEstimator: Sendable {
             if best == nil || posterior.score > best!.score { best = posterior }
         }
         return best
+    }
+
+    /// Moves the client's offset ``PositionEstimatorConfiguration/offsetGain`` of the way to the
+    /// mean residual (each clipped to ±``PositionState/maximumOffset``) of the readings on its
+    /// level that the model expects at or above ``PositionEstimatorConfiguration/offsetFloor``, at
+    /// its new estimate; three such readings at least. The residuals are taken with the offset
+    /// already in the model, so the offset settles where they average zero.
+    private func learnOffset(_ state: inout PositionState, from terms: [AnchorTerm]) {
+        let limit = Double(PositionState.maximumOffset)
+        var sum = 0.0
+        var count = 0
+        for term in terms where term.level == state.level {
+            let expected = expectedRSSI(term, x: state.x, y: state.y, level: state.level)
+            guard expected >= configuration.offsetFloor else { continue }
+            sum += min(max(term.rssi - expected, -limit), limit)
+            count += 1
+        }
+        guard count >= 3 else { return }
+        let offset = Double(state.offset) + configuration.offsetGain * sum / Double(count)
+        state.offset = Float(min(max(offset, -limit), limit))
     }
 
     /// The model's mean RSSI of an anchor's reading of a client at (x, y) on `level`.

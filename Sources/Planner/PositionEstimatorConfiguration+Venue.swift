@@ -4,13 +4,15 @@ public import Topology
 extension PositionEstimatorConfiguration {
     /// The estimator configuration a venue gives the coordinator: its radio (`venue.conf`'s
     /// `power` as the reference of clients whose sightings carry no measured power,
-    /// `path-loss-exponent`, `shadowing`) with its ``Topology/PositionTuning`` applied; every
-    /// other value is the estimator's default.
+    /// `path-loss-exponent`, `shadowing`) with its ``Topology/PositionTuning`` applied, and
+    /// ``offsetFloor`` the venue's `sensitivity` plus twice its shadowing (for a copy that learns
+    /// offsets, ``PositionEstimator/learningOffsets(gain:)``); every other value is the
+    /// estimator's default.
     public init(venue topology: Topology) {
         let radio = topology.radio
         self = PositionEstimatorConfiguration(
             pathLoss: LogDistanceModel(referencePower: Double(radio.measuredPower), exponent: radio.pathLossExponent),
-            shadowingSigma: radio.shadowing
+            shadowingSigma: radio.shadowing, offsetFloor: radio.sensitivity + 2 * radio.shadowing
         ).tuned(topology.positionTuning)
     }
 

@@ -50,6 +50,19 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
     public var maximumAge: Double
     /// A region enter/exit constraint's softness, metres (iOS fires enter a little outside the radius).
     public var constraintSoftness: Double
+    /// How fast each client's own offset is learned (``PositionState/offset``): after each update
+    /// with three or more usable readings, the offset moves this share of their mean residual at
+    /// the new estimate. A phone's receiver reads a few dB hot or cold for every beacon, and a tag
+    /// transmits above or below the venue's power for every gateway; neither is in the venue file.
+    /// 0 (the default) turns it off. The coordinator learns it only for room presence
+    /// (``PositionEstimator/learningOffsets(gain:)``): an offset moves the estimate toward or away
+    /// from every anchor, which the room shown gains by and a suspended phone's plan can lose by.
+    public var offsetGain: Double
+    /// Only readings the model expects at or above this, dBm, inform the offset: weaker ones are
+    /// heard only when they happen to read high (those below the receiver's sensitivity are never
+    /// reported), so they would teach every client to read hot. ``init(venue:)`` sets the venue's
+    /// sensitivity plus twice its shadowing.
+    public var offsetFloor: Double
 
     public init(
         pathLoss: LogDistanceModel = LogDistanceModel(referencePower: -59, exponent: 2.0),
@@ -69,7 +82,9 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
         minimumRSSI: Double = -110,
         maximumRSSI: Double = 0,
         maximumAge: Double = 30,
-        constraintSoftness: Double = 1
+        constraintSoftness: Double = 1,
+        offsetGain: Double = 0,
+        offsetFloor: Double = -85
     ) {
         self.pathLoss = pathLoss
         self.shadowingSigma = shadowingSigma
@@ -89,6 +104,8 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
         self.maximumRSSI = maximumRSSI
         self.maximumAge = maximumAge
         self.constraintSoftness = constraintSoftness
+        self.offsetGain = offsetGain
+        self.offsetFloor = offsetFloor
     }
 
     /// Throws ``PositionError/invalidConfiguration(field:value:reason:)`` naming the first bad field.
@@ -109,6 +126,12 @@ public struct PositionEstimatorConfiguration: Sendable, Hashable, Codable {
         try positive(levelHeight, "levelHeight")
         guard (0...1).contains(velocityGain) else {
             throw .invalidConfiguration(field: "velocityGain", value: velocityGain, reason: "must lie in 0...1")
+        }
+        guard (0...1).contains(offsetGain) else {
+            throw .invalidConfiguration(field: "offsetGain", value: offsetGain, reason: "must lie in 0...1")
+        }
+        guard offsetFloor.isFinite else {
+            throw .invalidConfiguration(field: "offsetFloor", value: offsetFloor, reason: "must be a finite dBm")
         }
         guard velocityHorizon >= 0, velocityHorizon.isFinite else {
             throw .invalidConfiguration(field: "velocityHorizon", value: velocityHorizon, reason: "must not be negative")

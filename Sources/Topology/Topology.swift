@@ -37,7 +37,7 @@ public final class Topology: Sendable {
     /// `velocity-gain`, `anchors-per-estimate`).
     public let positionTuning: PositionTuning
     /// How room and floor presence is tuned (`venue.conf`'s `room-dwell`, `room-margin`,
-    /// `level-dwell`, `level-reach`).
+    /// `level-dwell`, `level-reach`, `presence-offset-gain`).
     public let presenceTuning: PresenceTuning
     /// Per region: metres within which a phone detects its beacon (from its `power`, else the
     /// venue's); where iOS reports it *inside* and wakes a suspended phone.

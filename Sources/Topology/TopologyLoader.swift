@@ -224,6 +224,8 @@ struct LoadContext {
                 if let metres = number(in: PresenceTuning.levelReachRange, "a distance in metres from 0 to 100") {
                     presenceTuning.levelReach = metres
                 }
+            case "presence-offset-gain":
+                if let gain = number(in: PresenceTuning.offsetGainRange, "a number from 0 to 1") { presenceTuning.offsetGain = gain }
             case "origin-lat":
                 if let degrees = number(in: -90.0...90, "a latitude in degrees from -90 to 90") { originLatitude = degrees }
             case "origin-lon":
@@ -232,7 +234,7 @@ struct LoadContext {
             default:
                 warning(
                     file, line,
-                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, shadowing, walking-speed, velocity-gain, anchors-per-estimate, room-dwell, room-margin, level-dwell, level-reach, origin-lat, origin-lon, description)"
+                    "unknown key '\(key)' ignored (known: name, uuid, budget, power, sensitivity, path-loss-exponent, shadowing, walking-speed, velocity-gain, anchors-per-estimate, room-dwell, room-margin, level-dwell, level-reach, presence-offset-gain, origin-lat, origin-lon, description)"
                 )
             }
         }

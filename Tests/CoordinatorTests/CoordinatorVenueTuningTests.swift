@@ -22,7 +22,7 @@ import WireProtocol
             let radio = topology.radio
             let before = PositionEstimatorConfiguration(
                 pathLoss: LogDistanceModel(referencePower: Double(radio.measuredPower), exponent: radio.pathLossExponent),
-                shadowingSigma: radio.shadowing)
+                shadowingSigma: radio.shadowing, offsetFloor: radio.sensitivity + 2 * radio.shadowing)
             let venue = try CoordinatorVenue(topology: topology, budget: 20)
             #expect(venue.estimator.configuration == before, "\(name)")
             #expect(venue.estimator.configuration.velocityGain == 0)

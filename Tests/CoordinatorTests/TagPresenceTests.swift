@@ -47,6 +47,45 @@ import WireProtocol
         #expect(engine.snapshot(of: TestVenue.tagID(9))?.kind == "tag")
     }
 
+    /// A batch from gateway `g` hearing tag 9 at `distance` metres, `hot` dB above the venue's model.
+    func hotBatch(seq: UInt64, at seconds: Double, distance: Double, hot: Double) -> [UInt8] {
+        let start = Date(timeIntervalSince1970: 1_795_424_400 + seconds)
+        let sighting = Sighting(
+            format: "ibeacon", uuid: TestVenue.tagUUID, major: 7, minor: 9, address: "AA:BB:CC:DD:EE:01",
+            rssi: TestVenue.rssi(distance: distance) + hot, rssiMax: -55, count: 5, txPower: -59, distance: distance)
+        return try! WireCoding.encode(SightingsBatch(seq: seq, start: start, end: start.addingTimeInterval(1), sightings: [sighting]))
+    }
+
+    @Test("a tag 4 dB louder than the venue's power: the estimate its room goes by learns it, the estimate planning goes by does not")
+    func presenceLearnsTheClientsOffset() throws {
+        var files = TestVenue.files()
+        files["areas.csv"] = "id,level,name,kind,polygon\nhall,L0,Hall,room,-5 -5;150 -5;150 5;-5 5\n"
+        let learning = CoordinatorEngine(
+            venue: try CoordinatorVenue(topology: TestVenue.load(files), budget: 20, estimator: .init(offsetFloor: -100)))
+        files["venue.conf"]! += "presence-offset-gain = 0\n"
+        let plain = CoordinatorEngine(
+            venue: try CoordinatorVenue(topology: TestVenue.load(files), budget: 20, estimator: .init(offsetFloor: -100)))
+        #expect(plain.venue.presenceEstimator == nil)
+        for engine in [learning, plain] {
+            for step in 0..<120 {
+                for g in 0...3 {
+                    try engine.feed(
+                        gw("g\(g)"), hotBatch(seq: UInt64(step + 1), at: Double(step), distance: abs(31 - Double(g) * 20), hot: 4),
+                        at: Double(step))
+                }
+                _ = engine.step(at: Double(step))
+            }
+        }
+        let record = try #require(learning.withClient(TestVenue.tagID(9)) { $0 })
+        #expect(record.location?.offset == 0, "planning goes by the venue's model")
+        let offset = try #require(record.presenceLocation?.offset)
+        #expect(abs(offset - 4) < 1.5, "learned \(offset) dB, not 4")
+        #expect(learning.snapshot(of: TestVenue.tagID(9))?.position?.room == "Hall")
+        let unlearned = try #require(plain.withClient(TestVenue.tagID(9)) { $0 })
+        #expect(unlearned.presenceLocation == nil && unlearned.location?.offset == 0)
+        #expect(plain.snapshot(of: TestVenue.tagID(9))?.position?.room == "Hall", "presence goes by the planning estimate")
+    }
+
     @Test("a tag that goes silent leaves its room: an absence exit")
     func absenceExitsTheRoom() throws {
         let engine = CoordinatorEngine(venue: try Self.venue())

@@ -200,13 +200,58 @@ import Topology
     }
 
     @Test func perClientStateIsSmall() {
-        #expect(MemoryLayout<PositionState>.size <= 64)
+        #expect(MemoryLayout<PositionState>.size <= 56)
+    }
+
+    /// A receiver reading 4 dB hot for every anchor: without the offset, the client is placed too
+    /// near the anchors; learning it, the estimator finds both the offset and the place.
+    @Test func aClientsOwnOffsetIsLearned() throws {
+        let fixed = try PositionEstimator(anchors: Self.room, configuration: Self.configuration)
+        let learning = fixed.learningOffsets(gain: 0.1)
+        #expect(learning.configuration.offsetGain == 0.1 && fixed.configuration.offsetGain == 0)
+        #expect(fixed.learningOffsets(gain: 7).configuration.offsetGain == 1)
+        #expect(fixed.learningOffsets(gain: .nan).configuration.offsetGain == 0)
+        let hot = Self.readings(learning, x: 4, y: 4).map { PositionObservation(anchor: $0.anchor, rssi: $0.rssi + 4, count: $0.count) }
+        var learned: PositionEstimate? = nil
+        var unlearned: PositionEstimate? = nil
+        for second in 0..<120 {
+            let time = Self.t0.addingTimeInterval(Double(second))
+            learned = learning.update(learned?.state, observations: hot, at: time)
+            unlearned = fixed.update(unlearned?.state, observations: hot, at: time)
+        }
+        let estimate = try #require(learned)
+        let plain = try #require(unlearned)
+        #expect(abs(estimate.state.offset - 4) < 1, "learned \(estimate.state.offset) dB, not 4")
+        #expect(plain.state.offset == 0)
+        let error = hypot(estimate.x - 4, estimate.y - 4)
+        #expect(error < 0.7, "placed \(error) m off")
+        #expect(error < hypot(plain.x - 4, plain.y - 4) / 2)
+
+        // Beyond a receiver's few dB the offset stops: 9 dB hot is learned as the 5 dB limit.
+        let hotter = hot.map { PositionObservation(anchor: $0.anchor, rssi: $0.rssi + 5, count: $0.count) }
+        var louder: PositionEstimate? = nil
+        for second in 0..<120 {
+            louder = learning.update(louder?.state, observations: hotter, at: Self.t0.addingTimeInterval(Double(second)))
+        }
+        #expect(try #require(louder).state.offset == PositionState.maximumOffset)
+
+        // Readings the model expects below the floor teach nothing: weak ones are heard only when they read high.
+        var configuration = Self.configuration
+        configuration.offsetFloor = -60
+        let floored = try PositionEstimator(anchors: Self.room, configuration: configuration).learningOffsets(gain: 0.1)
+        let untaught = try #require(floored.update(nil, observations: hot, at: Self.t0))
+        #expect(untaught.state.offset == 0)
     }
 
     @Test func badConfigurationAndDuplicateAnchorsAreNamed() {
         var configuration = Self.configuration
         configuration.shadowingSigma = 0
         #expect(throws: PositionError.invalidConfiguration(field: "shadowingSigma", value: 0, reason: "must be a positive number")) {
+            try PositionEstimator(anchors: Self.room, configuration: configuration)
+        }
+        configuration = Self.configuration
+        configuration.offsetGain = -0.1
+        #expect(throws: PositionError.invalidConfiguration(field: "offsetGain", value: -0.1, reason: "must lie in 0...1")) {
             try PositionEstimator(anchors: Self.room, configuration: configuration)
         }
         #expect(throws: PositionError.duplicateAnchor(id: "a")) {

@@ -5,7 +5,7 @@ public import Planner
 
 extension CoordinatorVenue {
     /// The same venue with another estimator over the same anchors (a recalibrated one): the
-    /// anchor indices the engine keeps stay valid.
+    /// anchor indices the engine keeps stay valid; the presence estimator follows it.
     public func replacingEstimator(_ estimator: PositionEstimator) -> CoordinatorVenue {
         CoordinatorVenue(
             topology: topology, planner: planner, plannerChoice: plannerChoice, estimator: estimator, roomFilter: roomFilter,
@@ -31,6 +31,7 @@ extension CoordinatorVenue {
         self.planner = planner
         self.plannerChoice = plannerChoice
         self.estimator = estimator
+        self.presenceEstimator = Self.presenceEstimator(estimator, topology: topology, tracksPresence: tracksPresence)
         self.roomFilter = roomFilter
         self.tracksPresence = tracksPresence
         self.regionByBeacon = regionByBeacon

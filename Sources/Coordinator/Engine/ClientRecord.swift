@@ -79,6 +79,10 @@ struct ClientRecord: Sendable {
     /// was last made.
     var location: PositionState?
     var confidence: Double = 0
+    /// The estimate room presence goes by (``CoordinatorVenue/presenceEstimator``): the same
+    /// evidence as ``location``, folded with the client's own radio offset learned; `nil` where the
+    /// venue tracks no presence or does not learn offsets (presence then goes by ``location``).
+    var presenceLocation: PositionState?
     var estimatedAt = Timestamp.never
     /// Where the client was when last planned, and when the last `moved` event was sent.
     var plannedAt: VenuePoint?

@@ -16,6 +16,13 @@ extension CoordinatorEngine {
         let topology = newVenue.topology
         gateways = gateways.remapped(from: old, to: topology)
         calibrationVenueReplaced()
+        /// An estimate on its level in the new venue (by name); `nil` when that level is gone.
+        func relevelled(_ state: PositionState?) -> PositionState? {
+            guard var state, Int(state.level) < oldLevels.count else { return state }
+            guard let level = newVenue.estimator.levelIndex(of: oldLevels[Int(state.level)]) else { return nil }
+            state.level = level
+            return state
+        }
         func remap(_ indices: [Int32]) -> [Int32] {
             indices.compactMap { topology.regionIndex(id: old.regions[Int($0)].id).map(Int32.init) }
         }
@@ -44,13 +51,8 @@ extension CoordinatorEngine {
                 moved.anchor = anchor
                 return moved
             }
-            if let location = record.location, Int(location.level) < oldLevels.count {
-                if let n = newVenue.estimator.levelIndex(of: oldLevels[Int(location.level)]) {
-                    record.location?.level = n
-                } else {
-                    record.location = nil
-                }
-            }
+            record.location = relevelled(record.location)
+            record.presenceLocation = newVenue.presenceEstimator == nil ? nil : relevelled(record.presenceLocation)
             record.forcePlan = true
             record.reason = .topology
             dirty.mark(index)

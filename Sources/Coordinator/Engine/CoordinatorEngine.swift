@@ -282,6 +282,13 @@ public final class CoordinatorEngine {
                 record.location = estimate.state
                 record.confidence = estimate.confidence
             }
+            if freshCount > 0 || !constraints.isEmpty, let presenceEstimator = venue.presenceEstimator,
+                let estimate = presenceEstimator.update(
+                    record.presenceLocation, observations: fresh, constraints: constraints,
+                    at: Milliseconds.date(evidenceTime.milliseconds ?? now))
+            {
+                record.presenceLocation = estimate.state
+            }
         }
         guard let location = record.location else { return }
         let point = venue.point(of: location)
@@ -300,7 +307,9 @@ public final class CoordinatorEngine {
                 record.inside = inside
             }
         }
-        if venue.tracksPresence { stepPresence(&record, at: point, now: now, time: time) }
+        if venue.tracksPresence {
+            stepPresence(&record, at: record.presenceLocation.map(venue.point(of:)) ?? point, now: now, time: time)
+        }
         if record.movedAt.map({ $0.distance(to: point) >= configuration.movedEventDistance }) ?? true {
             record.movedAt = point
             emit(.moved, region: nil, record: record, time: time, evidence: record.isPhone ? "report" : "sightings")

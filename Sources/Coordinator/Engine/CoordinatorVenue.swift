@@ -17,6 +17,12 @@ public struct CoordinatorVenue: Sendable {
     public let planner: any RegionPlanning
     public let plannerChoice: PlannerChoice
     public let estimator: PositionEstimator
+    /// The estimator room presence goes by: ``estimator`` learning each client's own radio offset
+    /// (``Planner/PositionEstimator/learningOffsets(gain:)`` at the venue's `presence-offset-gain`);
+    /// `nil` where the venue tracks no presence or sets the gain to 0. Planning never goes by it:
+    /// an offset pulls an estimate toward or away from every beacon, which the room shown gains by
+    /// and a suspended phone's plan was measured to lose by (docs/presence.md).
+    public let presenceEstimator: PositionEstimator?
     /// Room and floor presence over the venue's room graph (its `venue.conf` tuning).
     public let roomFilter: RoomFilter
     /// Whether presence has anything to show: rooms (`areas.csv`), or more than one level.
@@ -50,6 +56,7 @@ public struct CoordinatorVenue: Sendable {
         self.estimator = estimator
         self.roomFilter = RoomFilter(topology: topology)
         self.tracksPresence = !topology.areas.isEmpty || topology.levels.count > 1
+        self.presenceEstimator = Self.presenceEstimator(estimator, topology: topology, tracksPresence: tracksPresence)
         var byBeacon = [BeaconIdentity: Int32](minimumCapacity: topology.regions.count)
         var refs: [RegionRef] = []
         refs.reserveCapacity(topology.regions.count)
@@ -65,6 +72,12 @@ public struct CoordinatorVenue: Sendable {
         self.regionRefs = refs
         self.gatewayAnchor = topology.gateways.map { gateway in estimator.anchorIndex(ofGateway: gateway.id).map(Int32.init) ?? -1 }
         self.regionAnchor = topology.regions.map { region in estimator.anchorIndex(ofRegion: region.id).map(Int32.init) ?? -1 }
+    }
+
+    /// ``presenceEstimator`` for `estimator`.
+    static func presenceEstimator(_ estimator: PositionEstimator, topology: Topology, tracksPresence: Bool) -> PositionEstimator? {
+        let gain = topology.presenceTuning.offsetGain
+        return tracksPresence && gain > 0 ? estimator.learningOffsets(gain: gain) : nil
     }
 
     /// The region's topology id.
