@@ -217,6 +217,13 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .long, help: "--offline --presence: write every client's every tick (truth, estimate, shown room) as CSV to this file.")
     var trace: String?
 
+    @Option(
+        name: .long,
+        help:
+            "--offline (phones, not --presence): write every missed arrival (strategy, phone, time, region, seconds the app had been asleep, whether its beacon was heard first, regions monitored) as CSV to this file."
+    )
+    var misses: String?
+
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
@@ -234,6 +241,9 @@ struct SimulateCommand: AsyncParsableCommand {
             throw ValidationError("--presence needs --offline (without --gain-error) and 'tags' or 'phones', got '\(presence)'")
         }
         if trace != nil, presence == nil { throw ValidationError("--trace needs --presence") }
+        if misses != nil, !offline || presence != nil || gainError != nil {
+            throw ValidationError("--misses needs --offline phones (not --presence or --gain-error)")
+        }
         if areas != nil, presence == nil { throw ValidationError("--areas needs --presence") }
         if let pause {
             guard presence != nil, flatWalk == nil else { throw ValidationError("--pause needs --presence (not --flat-walk)") }
@@ -293,7 +303,25 @@ struct SimulateCommand: AsyncParsableCommand {
         let configuration = PhoneSimulation.Configuration(
             clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, mode: foreground ? .foreground : .suspended,
             family: phones, latency: roundTrip, connect: connect)
-        let report = await (try PhoneSimulation(topology: venue, configuration: configuration)).run()
+        var lines = ["strategy,phone,time,region,asleepFor,heard,monitored"]
+        let record: ((PhoneSimulation.Miss) -> Void)? =
+            misses == nil
+            ? nil
+            : { miss in
+                lines.append(
+                    [
+                        miss.strategy.rawValue, String(miss.client), String(format: "%.2f", miss.time), venue.regions[miss.region].id,
+                        String(format: "%.2f", miss.asleepFor), String(miss.heard), String(miss.monitored),
+                    ].joined(separator: ","))
+            }
+        let report = await (try PhoneSimulation(topology: venue, configuration: configuration)).run(misses: record)
+        if let path = misses {
+            do {
+                try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+            } catch {
+                throw CommandFailure("--misses \(path): cannot write: \(error.localizedDescription)")
+            }
+        }
         try emit(report, text: report.text)
     }
 

@@ -62,6 +62,9 @@ struct CommandLineErrorTests {
             "simulate", ["--offline", "--topology", museum, "--presence", "tags", "--pause", "20-5"],
             cause: "Error: --pause must be SECONDS or MIN-MAX, from 0 to 3600 s with MIN ≤ MAX, got '20-5'"),
         Case("simulate", ["--offline", "--topology", museum, "--pause", "60"], cause: "Error: --pause needs --presence"),
+        Case(
+            "simulate", ["--offline", "--topology", museum, "--presence", "tags", "--misses", "m.csv"],
+            cause: "Error: --misses needs --offline phones (not --presence or --gain-error)"),
         // --presence phones draws its phones from the family --phones changes too (it once ignored --phones).
         Case(
             "simulate", ["--offline", "--topology", museum, "--presence", "phones", "--phones", "nope=1"],

@@ -152,13 +152,32 @@ struct CommandLineTests {
         let bad = try await BeaconFleetCommand.run(["simulate", "--offline", "--topology", "topology/museum", "--app-regions", "25"])
         #expect(bad.status == 64)
         #expect(bad.errors.contains("--app-regions must be 0…19, got 25"), "\(bad.errors)")
-        // The default family draws each phone's radio and timings: each phone's condition is in the report.
+        // The default family draws each phone's radio and timings: each phone's condition is in the
+        // report. --misses writes each missed arrival, one line each: as many as the strategies missed.
+        let misses = FileManager.default.temporaryDirectory.appendingPathComponent("misses-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: misses) }
         let family = try await BeaconFleetCommand.run(
-            ["simulate", "--offline", "--topology", "topology/museum", "--clients", "2", "--duration", "60", "--json"])
+            [
+                "simulate", "--offline", "--topology", "topology/museum", "--clients", "2", "--duration", "60", "--json", "--misses",
+                misses.path,
+            ])
         #expect(family.status == 0, "\(family.errors)")
         let drawn = try #require(try JSONSerialization.jsonObject(with: Data(family.output.utf8)) as? [String: Any])
         let phones = try #require(drawn["phones"] as? [[String: Any]])
         #expect(phones.count == 2 && phones.allSatisfy { $0["condition"] is [String: Any] }, "\(phones)")
+        let missed = try #require(drawn["strategies"] as? [[String: Any]]).map { strategy -> Int in
+            let tally = strategy["tally"] as? [String: Any]
+            return (tally?["entries"] as? Int ?? 0) - (tally?["covered"] as? Int ?? 0)
+        }
+        let lines = try String(contentsOf: misses, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == "strategy,phone,time,region,asleepFor,heard,monitored")
+        #expect(lines.count - 1 == missed.reduce(0, +) && lines.count > 1, "\(lines.count - 1) lines for \(missed)")
+        let unwritable = try await BeaconFleetCommand.run(
+            [
+                "simulate", "--offline", "--topology", "topology/museum", "--clients", "1", "--duration", "10", "--misses",
+                "/nonexistent/m.csv",
+            ])
+        #expect(unwritable.status == 1 && unwritable.errors.contains("--misses /nonexistent/m.csv: cannot write"), "\(unwritable.errors)")
         let badSetting = try await BeaconFleetCommand.run(
             ["simulate", "--offline", "--topology", "topology/museum", "--phones", "scan=fast"])
         #expect(badSetting.status == 64)

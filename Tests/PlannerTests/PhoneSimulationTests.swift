@@ -9,12 +9,20 @@ import WireProtocol
 /// Phones under iOS's rules: the strategies compared on the same walks.
 @Suite struct PhoneSimulationTests {
     /// A suspended phone on the museum, located by what it ranges while awake: the frontier
-    /// planner covers more arrivals than nearest-N, which covers more than never rotating.
+    /// planner covers more arrivals than nearest-N, which covers more than never rotating. Every
+    /// arrival missed is handed to `misses`, as `simulate --misses` writes them.
     @Test func suspendedPhonesOnTheMuseum() async throws {
         let topology = try PlannerFixture.example("museum")
         let simulation = try PhoneSimulation(
             topology: topology, configuration: .init(clients: 3, duration: 300, seed: 1, strategies: [.frontier, .nearest, .firstSet]))
-        let report = await simulation.run()
+        var misses: [PhoneSimulation.Miss] = []
+        let report = await simulation.run { misses.append($0) }
+        for result in report.strategies {
+            let missed = misses.filter { $0.strategy == result.strategy }
+            #expect(missed.count == result.tally.entries - result.tally.covered, "\(result.strategy)")
+        }
+        #expect(misses.allSatisfy { $0.asleepFor >= 0 && $0.monitored <= 20 && (0..<3).contains($0.client) })
+        #expect(misses.contains { $0.asleepFor > 0 } && misses.contains { $0.heard }, "first-set misses phones asleep, beacons in range")
         let coverage = Dictionary(uniqueKeysWithValues: report.strategies.map { ($0.strategy, $0.tally.coverage ?? 0) })
         #expect(report.strategies.allSatisfy { $0.tally.entries > 50 }, "\(report.strategies.map(\.tally.entries))")
         #expect(coverage[.frontier]! > coverage[.nearest]!, "\(coverage)")

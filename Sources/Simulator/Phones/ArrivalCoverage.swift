@@ -16,12 +16,22 @@ public struct ArrivalCoverage: Sendable {
         self.exitDelay = exitDelay
     }
 
+    /// An arrival iOS did not tell the app about: the region, and whether its beacon was detected
+    /// on this approach before it (it was in range, but not monitored at any moment since).
+    public struct Missed: Sendable, Hashable {
+        public var region: Int
+        public var heard: Bool
+    }
+
     /// One step at `now`: the beacons `detected`, the regions the walker is `withinNow`, and
-    /// whether a region is `monitored` now; each new arrival goes to `tally` (unless `counting` is false: the start).
+    /// whether a region is `monitored` now; each new arrival goes to `tally` (unless `counting` is
+    /// false: the start). Returns the arrivals of this step that were missed.
+    @discardableResult
     public mutating func step(
         now: Double, detected: [Int], withinNow: Set<Int>, counting: Bool = true, tally: inout SimulationTally, id: (Int) -> String,
         monitored: (Int) -> Bool
-    ) {
+    ) -> [Missed] {
+        var missed: [Missed] = []
         for region in detected {
             lastHeard[region] = now
             if approaches[region] == nil { approaches[region] = false }
@@ -32,9 +42,12 @@ public struct ArrivalCoverage: Sendable {
         }
         if counting {
             for region in withinNow.subtracting(within).sorted() {
-                tally.recordEntry(region: id(region), monitored: approaches[region] ?? monitored(region))
+                let covered = approaches[region] ?? monitored(region)
+                tally.recordEntry(region: id(region), monitored: covered)
+                if !covered { missed.append(Missed(region: region, heard: approaches[region] != nil)) }
             }
         }
         within = withinNow
+        return missed
     }
 }

@@ -136,6 +136,23 @@ public struct PhoneSimulation: Sendable {
         public var tally: SimulationTally
     }
 
+    /// One arrival a strategy missed, for analysis outside (``run(misses:)``; `simulate --misses`).
+    public struct Miss: Sendable, Hashable {
+        public var strategy: Strategy
+        public var client: Int
+        /// Simulated seconds from the start.
+        public var time: Double
+        /// The region's index in the topology.
+        public var region: Int
+        /// Seconds since the app last ran, launched or woken (0: it runs now).
+        public var asleepFor: Double
+        /// Whether the region's beacon was detected on this approach before the arrival: it was in
+        /// range, not monitored. Otherwise the phone arrived before it ever detected the beacon.
+        public var heard: Bool
+        /// Regions the phone monitored at the arrival.
+        public var monitored: Int
+    }
+
     /// What one phone, in its condition, met under each strategy.
     public struct PhoneResult: Sendable, Hashable, Codable {
         public var client: Int
@@ -217,17 +234,18 @@ public struct PhoneSimulation: Sendable {
         self.venues = venues
     }
 
-    /// Runs every client (random walkers from the seed) and sums the tallies per strategy.
-    public func run() async -> Report {
+    /// Runs every client (random walkers from the seed) and sums the tallies per strategy;
+    /// `misses` sees every arrival a strategy missed.
+    public func run(misses: ((Miss) -> Void)? = nil) async -> Report {
         let walkers = (0..<configuration.clients).map { client in
             Walker(graph: graph, simulationSeed: configuration.seed, client: client)
         }
-        return await run(walkers: walkers)
+        return await run(walkers: walkers, misses: misses)
     }
 
     /// Runs the given walkers (scripted ones in tests), all at once, and sums the tallies per strategy.
-    public func run(walkers: [Walker]) async -> Report {
-        let (phones, learned) = await simulate(walkers: walkers)
+    public func run(walkers: [Walker], misses: ((Miss) -> Void)? = nil) async -> Report {
+        let (phones, learned) = await simulate(walkers: walkers, misses: misses)
         var totals = [SimulationTally](repeating: SimulationTally(), count: configuration.strategies.count)
         for phone in phones {
             for (index, result) in phone.strategies.enumerated() { totals[index].merge(result.tally) }
@@ -257,7 +275,7 @@ public struct PhoneSimulation: Sendable {
         var lanes: [Lane]
     }
 
-    private func simulate(walkers: [Walker]) async -> (phones: [PhoneResult], learned: LearnedRadio?) {
+    private func simulate(walkers: [Walker], misses: ((Miss) -> Void)?) async -> (phones: [PhoneResult], learned: LearnedRadio?) {
         let venueRadio = BeaconRadio(
             topology: topology, seed: configuration.seed, floorAttenuation: configuration.floorAttenuation, family: configuration.family)
         // One coordinator per strategy, shared by every phone (what it learns, it learns from all).
@@ -304,9 +322,18 @@ public struct PhoneSimulation: Sendable {
                     var lane = walk.lanes[index]
                     await lane.phone.detect(beacons, at: now)
                     let held = lane.phone.held
-                    lane.coverage.step(
+                    let missed = lane.coverage.step(
                         now: now, detected: detected, withinNow: withinNow, counting: tick > 0, tally: &lane.tally,
                         id: { topology.regions[$0].id }, monitored: { held.contains(topology.regions[$0].id) })
+                    if let misses {
+                        let asleepFor = max(0, now - lane.phone.awakeUntil)
+                        for miss in missed {
+                            misses(
+                                Miss(
+                                    strategy: configuration.strategies[index], client: client, time: now, region: miss.region,
+                                    asleepFor: asleepFor, heard: miss.heard, monitored: held.count))
+                        }
+                    }
                     if await lane.phone.applyDue(at: now) != nil { lane.tally.plans += 1 }
                     if let report = await lane.phone.report(at: now, ranged: ranged),
                         let message = plan(for: report, client: client, lane: &lane, walker: walk.walker, radio: venueRadio, now: now)
