@@ -220,7 +220,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
-            "--offline (phones, not --presence): write every missed arrival (strategy, phone, time, region, seconds the app had been asleep, whether its beacon was heard first, regions monitored) as CSV to this file."
+            "--offline (phones, not --presence): write every missed arrival (strategy, phone, time, region, seconds the app had been asleep or awake, whether its beacon was heard first, regions monitored) as CSV to this file."
     )
     var misses: String?
 
@@ -303,7 +303,7 @@ struct SimulateCommand: AsyncParsableCommand {
         let configuration = PhoneSimulation.Configuration(
             clients: clients, duration: SimulationDuration.seconds(duration)!, seed: seed, mode: foreground ? .foreground : .suspended,
             family: phones, latency: roundTrip, connect: connect)
-        var lines = ["strategy,phone,time,region,asleepFor,heard,monitored"]
+        var lines = ["strategy,phone,time,region,asleepFor,awakeFor,heard,monitored"]
         let record: ((PhoneSimulation.Miss) -> Void)? =
             misses == nil
             ? nil
@@ -311,7 +311,8 @@ struct SimulateCommand: AsyncParsableCommand {
                 lines.append(
                     [
                         miss.strategy.rawValue, String(miss.client), String(format: "%.2f", miss.time), venue.regions[miss.region].id,
-                        String(format: "%.2f", miss.asleepFor), String(miss.heard), String(miss.monitored),
+                        String(format: "%.2f", miss.asleepFor), String(format: "%.2f", miss.awakeFor), String(miss.heard),
+                        String(miss.monitored),
                     ].joined(separator: ","))
             }
         let report = await (try PhoneSimulation(topology: venue, configuration: configuration)).run(misses: record)

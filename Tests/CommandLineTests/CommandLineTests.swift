@@ -170,7 +170,7 @@ struct CommandLineTests {
             return (tally?["entries"] as? Int ?? 0) - (tally?["covered"] as? Int ?? 0)
         }
         let lines = try String(contentsOf: misses, encoding: .utf8).split(separator: "\n")
-        #expect(lines.first == "strategy,phone,time,region,asleepFor,heard,monitored")
+        #expect(lines.first == "strategy,phone,time,region,asleepFor,awakeFor,heard,monitored")
         #expect(lines.count - 1 == missed.reduce(0, +) && lines.count > 1, "\(lines.count - 1) lines for \(missed)")
         let unwritable = try await BeaconFleetCommand.run(
             [

@@ -21,7 +21,8 @@ import WireProtocol
             let missed = misses.filter { $0.strategy == result.strategy }
             #expect(missed.count == result.tally.entries - result.tally.covered, "\(result.strategy)")
         }
-        #expect(misses.allSatisfy { $0.asleepFor >= 0 && $0.monitored <= 20 && (0..<3).contains($0.client) })
+        #expect(misses.allSatisfy { $0.asleepFor >= 0 && $0.awakeFor >= 0 && ($0.asleepFor == 0 || $0.awakeFor == 0) })
+        #expect(misses.allSatisfy { $0.monitored <= 20 && (0..<3).contains($0.client) })
         #expect(misses.contains { $0.asleepFor > 0 } && misses.contains { $0.heard }, "first-set misses phones asleep, beacons in range")
         let coverage = Dictionary(uniqueKeysWithValues: report.strategies.map { ($0.strategy, $0.tally.coverage ?? 0) })
         #expect(report.strategies.allSatisfy { $0.tally.entries > 50 }, "\(report.strategies.map(\.tally.entries))")

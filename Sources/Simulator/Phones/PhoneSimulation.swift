@@ -146,6 +146,9 @@ public struct PhoneSimulation: Sendable {
         public var region: Int
         /// Seconds since the app last ran, launched or woken (0: it runs now).
         public var asleepFor: Double
+        /// Seconds the app has been running, when it runs (0: asleep): a miss early in a wake is
+        /// one the wake's first plan had not reached yet.
+        public var awakeFor: Double
         /// Whether the region's beacon was detected on this approach before the arrival: it was in
         /// range, not monitored. Otherwise the phone arrived before it ever detected the beacon.
         public var heard: Bool
@@ -327,11 +330,12 @@ public struct PhoneSimulation: Sendable {
                         id: { topology.regions[$0].id }, monitored: { held.contains(topology.regions[$0].id) })
                     if let misses {
                         let asleepFor = max(0, now - lane.phone.awakeUntil)
+                        let awakeFor = asleepFor > 0 ? 0 : now - lane.phone.awakeSince
                         for miss in missed {
                             misses(
                                 Miss(
                                     strategy: configuration.strategies[index], client: client, time: now, region: miss.region,
-                                    asleepFor: asleepFor, heard: miss.heard, monitored: held.count))
+                                    asleepFor: asleepFor, awakeFor: awakeFor, heard: miss.heard, monitored: held.count))
                         }
                     }
                     if await lane.phone.applyDue(at: now) != nil { lane.tally.plans += 1 }
