@@ -81,6 +81,11 @@ import WireProtocol
         let offset = try #require(record.presenceLocation?.offset)
         #expect(abs(offset - 4) < 1.5, "learned \(offset) dB, not 4")
         #expect(learning.snapshot(of: TestVenue.tagID(9))?.position?.room == "Hall")
+        // A topology reload keeps what was learned (the level is the same); a venue that learns no offset drops it.
+        learning.replaceVenue(learning.venue, now: TestVenue.millis(120))
+        #expect(learning.withClient(TestVenue.tagID(9)) { $0.presenceLocation?.offset } == offset)
+        learning.replaceVenue(plain.venue, now: TestVenue.millis(121))
+        #expect(learning.withClient(TestVenue.tagID(9)) { $0.presenceLocation == nil } == true)
         let unlearned = try #require(plain.withClient(TestVenue.tagID(9)) { $0 })
         #expect(unlearned.presenceLocation == nil && unlearned.location?.offset == 0)
         #expect(plain.snapshot(of: TestVenue.tagID(9))?.position?.room == "Hall", "presence goes by the planning estimate")
