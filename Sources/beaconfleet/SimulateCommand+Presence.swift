@@ -48,8 +48,8 @@ extension SimulateCommand {
             }
         let report = try await simulation.run(trace: trace)
         if let path = self.trace {
-            let header = "client,time,x,y,level,room,estimateX,estimateY,estimateLevel,confidence,estimateRoom,shownRoom,shownLevel\n"
-            try Data((header + lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+            let header = "client,time,x,y,level,room,estimateX,estimateY,estimateLevel,confidence,estimateRoom,shownRoom,shownLevel"
+            try writeCSV([header] + lines, to: path, option: "--trace")
         }
         try emit(report, text: report.text)
     }

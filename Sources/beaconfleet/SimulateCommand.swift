@@ -41,6 +41,8 @@ struct SimulateCommand: AsyncParsableCommand {
               beaconfleet simulate --offline --topology topology/mall --clients 20 \\
                   --duration 30m --seed 7 --json
               beaconfleet simulate --offline --topology topology/mall --foreground
+              beaconfleet simulate --offline --topology topology/mall \\
+                  --phones power=-88...-70 --misses misses.csv
               beaconfleet simulate --offline --presence phones --topology topology/museum \\
                   --areas topology/museum/rooms/areas.csv --pause 30-120
               beaconfleet simulate --tetam ../shared/data/datasets/tetam-tracks
@@ -316,13 +318,7 @@ struct SimulateCommand: AsyncParsableCommand {
                     ].joined(separator: ","))
             }
         let report = await (try PhoneSimulation(topology: venue, configuration: configuration)).run(misses: record)
-        if let path = misses {
-            do {
-                try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
-            } catch {
-                throw CommandFailure("--misses \(path): cannot write: \(error.localizedDescription)")
-            }
-        }
+        if let path = misses { try writeCSV(lines, to: path, option: "--misses") }
         try emit(report, text: report.text)
     }
 
@@ -386,6 +382,16 @@ struct SimulateCommand: AsyncParsableCommand {
         if let swapThreshold { planner.swapThreshold = swapThreshold }
         if let guardDistance { planner.guardDistance = guardDistance }
         return planner
+    }
+
+    /// Writes `lines` (a header first) as a CSV file for `option` (`--trace`, `--misses`), or fails
+    /// naming the option and the path.
+    func writeCSV(_ lines: [String], to path: String, option: String) throws {
+        do {
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw CommandFailure("\(option) \(path): cannot write: \(error.localizedDescription)")
+        }
     }
 
     func emit<Report: Encodable>(_ report: Report, text: String) throws {

@@ -274,20 +274,19 @@ public final class CoordinatorEngine {
             record.regionEvidence = []
             evidenceTime = max(evidenceTime, record.regionEvidenceTime)
             record.regionEvidenceTime = .never
-            if freshCount > 0 || !constraints.isEmpty,
-                let estimate = venue.estimator.update(
-                    record.location, observations: fresh, constraints: constraints, at: Milliseconds.date(evidenceTime.milliseconds ?? now))
-            {
-                counters.estimates += 1
-                record.location = estimate.state
-                record.confidence = estimate.confidence
-            }
-            if freshCount > 0 || !constraints.isEmpty, let presenceEstimator = venue.presenceEstimator,
-                let estimate = presenceEstimator.update(
-                    record.presenceLocation, observations: fresh, constraints: constraints,
-                    at: Milliseconds.date(evidenceTime.milliseconds ?? now))
-            {
-                record.presenceLocation = estimate.state
+            if freshCount > 0 || !constraints.isEmpty {
+                let at = Milliseconds.date(evidenceTime.milliseconds ?? now)
+                if let estimate = venue.estimator.update(record.location, observations: fresh, constraints: constraints, at: at) {
+                    counters.estimates += 1
+                    record.location = estimate.state
+                    record.confidence = estimate.confidence
+                }
+                // The same evidence for the estimate presence goes by, where the venue keeps one.
+                if let presenceEstimator = venue.presenceEstimator,
+                    let estimate = presenceEstimator.update(record.presenceLocation, observations: fresh, constraints: constraints, at: at)
+                {
+                    record.presenceLocation = estimate.state
+                }
             }
         }
         guard let location = record.location else { return }
