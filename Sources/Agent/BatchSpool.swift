@@ -16,11 +16,6 @@ public struct SourceCheckpoint: Sendable, Equatable {
     public var source: UInt64
     /// Packets of that source already accounted for in spooled batches.
     public var position: UInt64
-
-    public init(source: UInt64, position: UInt64) {
-        self.source = source
-        self.position = position
-    }
 }
 
 /// The spool's figures, for the status message.

@@ -43,25 +43,14 @@ public struct BeaconFilter: Sendable, Equatable {
         /// iBeacon and AltBeacon identities with this UUID and a major in the range.
         public struct UUIDRule: Sendable, Equatable {
             public var uuid: BeaconUUID
-            public var majors: ClosedRange<UInt16>
-
-            public init(uuid: BeaconUUID, majors: ClosedRange<UInt16> = 0...UInt16.max) {
-                self.uuid = uuid
-                self.majors = majors
-            }
+            public var majors: ClosedRange<UInt16> = 0...UInt16.max
         }
 
-        public var uuids: [UUIDRule]
+        public var uuids: [UUIDRule] = []
         /// Eddystone-UID identities in these namespaces.
-        public var namespaces: [EddystoneNamespace]
+        public var namespaces: [EddystoneNamespace] = []
         /// Any frame from an advertiser address in one of these ranges.
-        public var addresses: [ClosedRange<UInt64>]
-
-        public init(uuids: [UUIDRule] = [], namespaces: [EddystoneNamespace] = [], addresses: [ClosedRange<UInt64>] = []) {
-            self.uuids = uuids
-            self.namespaces = namespaces
-            self.addresses = addresses
-        }
+        public var addresses: [ClosedRange<UInt64>] = []
 
         /// Whether a rule matches `observation`.
         @inline(__always)

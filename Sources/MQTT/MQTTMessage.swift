@@ -11,15 +11,6 @@ public struct MQTTMessage: Sendable, Hashable {
     /// MQTT 5 user properties, in the order they were sent; always empty under MQTT 3.1.1.
     public var userProperties: [MQTTUserProperty]
 
-    /// A message as the client hands it to its consumers.
-    public init(topic: String, payload: [UInt8], qos: QoS = .atMostOnce, retain: Bool = false, userProperties: [MQTTUserProperty] = []) {
-        self.topic = topic
-        self.payload = payload
-        self.qos = qos
-        self.retain = retain
-        self.userProperties = userProperties
-    }
-
     /// The payload decoded as UTF-8 (invalid sequences are repaired), for logs and tests.
     public var payloadString: String { String(decoding: payload, as: UTF8.self) }
 }

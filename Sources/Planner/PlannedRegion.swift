@@ -21,11 +21,4 @@ public struct PlannedRegion: Sendable, Hashable {
     /// Walking distance in metres to the region's edge; nil for a region without a position or
     /// not reachable from the client.
     public var distance: Double?
-
-    public init(region: Int, id: String, slot: Slot, distance: Double?) {
-        self.region = region
-        self.id = id
-        self.slot = slot
-        self.distance = distance
-    }
 }

@@ -18,21 +18,6 @@ public struct PositionEstimate: Sendable, Hashable {
     public var rejected: Int
     /// `true` when nothing new arrived and this is the previous estimate, grown more uncertain.
     public var isPrediction: Bool
-
-    public init(
-        x: Double, y: Double, level: String, confidence: Double, snapped: GraphLocation?, state: PositionState, anchorsUsed: Int,
-        rejected: Int, isPrediction: Bool
-    ) {
-        self.x = x
-        self.y = y
-        self.level = level
-        self.confidence = confidence
-        self.snapped = snapped
-        self.state = state
-        self.anchorsUsed = anchorsUsed
-        self.rejected = rejected
-        self.isPrediction = isPrediction
-    }
 }
 
 /// Moves a point onto the walkable graph (the topology implements it).

@@ -20,15 +20,6 @@ public struct RegionPlan: Sendable, Hashable {
     /// When the plan was made (the request's `now`).
     public var plannedAt: Date
 
-    public init(regions: [PlannedRegion], added: [PlannedRegion], removed: [Int], validFor: Double, budget: Int, plannedAt: Date) {
-        self.regions = regions
-        self.added = added
-        self.removed = removed
-        self.validFor = validFor
-        self.budget = budget
-        self.plannedAt = plannedAt
-    }
-
     /// The region ids in slot order.
     public var ids: [String] { regions.map(\.id) }
 

@@ -15,15 +15,6 @@ public struct Area: Sendable, Hashable {
     public var polygon: Polygon
     public var source: SourceLocation
 
-    public init(id: String, level: String, name: String = "", kind: String = "", polygon: Polygon, source: SourceLocation) {
-        self.id = id
-        self.level = level
-        self.name = name
-        self.kind = kind
-        self.polygon = polygon
-        self.source = source
-    }
-
     /// The name to show: `name`, else the id.
     public var displayName: String { name.isEmpty ? id : name }
 }

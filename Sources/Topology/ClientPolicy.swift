@@ -42,13 +42,6 @@ public struct ClientPolicy: Sendable, Equatable {
         /// Where it was written.
         public var source: SourceLocation
 
-        public init(role: Role, match: Match, name: String? = nil, source: SourceLocation) {
-            self.role = role
-            self.match = match
-            self.name = name
-            self.source = source
-        }
-
         /// Whether the rule matches a beacon heard with identity `key` from `address`.
         @inline(__always)
         func matches(_ key: BeaconIdentity, address: UInt64) -> Bool {

@@ -14,18 +14,4 @@ public struct Gateway: Sendable, Hashable {
     /// Advertisements weaker than this (dBm) its agent is asked to drop (`min_rssi`); `nil`: the agent's own.
     public var minRSSI: Int?
     public var source: SourceLocation
-
-    public init(
-        id: String, position: VenuePoint, height: Double? = nil, rssiOffset: Double? = nil, pathLossExponent: Double? = nil,
-        window: Double? = nil, minRSSI: Int? = nil, source: SourceLocation
-    ) {
-        self.window = window
-        self.minRSSI = minRSSI
-        self.id = id
-        self.position = position
-        self.height = height
-        self.rssiOffset = rssiOffset
-        self.pathLossExponent = pathLossExponent
-        self.source = source
-    }
 }

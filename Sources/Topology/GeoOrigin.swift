@@ -15,11 +15,6 @@ public struct GeoOrigin: Sendable, Hashable {
     /// Degrees east.
     public var longitude: Double
 
-    public init(latitude: Double, longitude: Double) {
-        self.latitude = latitude
-        self.longitude = longitude
-    }
-
     static let semiMajorAxis = 6_378_137.0
     static let flattening = 1 / 298.257_223_563
 

@@ -31,13 +31,4 @@ public struct Link: Sendable, Hashable {
     public var isDerived: Bool
     public var kind: LinkKind
     public var source: SourceLocation
-
-    public init(from: String, to: String, distance: Double, isDerived: Bool, kind: LinkKind, source: SourceLocation) {
-        self.from = from
-        self.to = to
-        self.distance = distance
-        self.isDerived = isDerived
-        self.kind = kind
-        self.source = source
-    }
 }

@@ -127,9 +127,4 @@ public struct Polygon: Sendable, Hashable {
 public struct PlanarPoint: Sendable, Hashable {
     public var x: Double
     public var y: Double
-
-    public init(x: Double, y: Double) {
-        self.x = x
-        self.y = y
-    }
 }

@@ -18,10 +18,4 @@ public struct PositionTuning: Sendable, Hashable {
     public static let walkingSpeedRange = 0.1...10.0
     public static let velocityGainRange = 0.0...1.0
     public static let anchorsPerEstimateRange = 1...64
-
-    public init(walkingSpeed: Double? = nil, velocityGain: Double? = nil, anchorsPerEstimate: Int? = nil) {
-        self.walkingSpeed = walkingSpeed
-        self.velocityGain = velocityGain
-        self.anchorsPerEstimate = anchorsPerEstimate
-    }
 }

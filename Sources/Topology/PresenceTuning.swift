@@ -29,14 +29,4 @@ public struct PresenceTuning: Sendable, Hashable {
     public static let levelDwellRange = 0.0...300.0
     public static let levelReachRange = 0.0...100.0
     public static let offsetGainRange = 0.0...1.0
-
-    public init(
-        roomDwell: Double = 3, roomMargin: Double = 0.5, levelDwell: Double = 4, levelReach: Double = 10, offsetGain: Double = 0.05
-    ) {
-        self.roomDwell = roomDwell
-        self.roomMargin = roomMargin
-        self.levelDwell = levelDwell
-        self.levelReach = levelReach
-        self.offsetGain = offsetGain
-    }
 }

@@ -16,11 +16,6 @@ public struct RoomGraph: Sendable {
         public var room: Int
         /// Whether it leads to another level (stairs, an escalator, a lift, a ramp).
         public var changesLevel: Bool
-
-        public init(room: Int, changesLevel: Bool = false) {
-            self.room = room
-            self.changesLevel = changesLevel
-        }
     }
 
     /// One end of a link between levels: where a person can leave its level, and where the link

@@ -7,10 +7,5 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// The 1-based line number in that file (0 when the problem concerns the whole file).
     public var line: Int
 
-    public init(file: String, line: Int) {
-        self.file = file
-        self.line = line
-    }
-
     public var description: String { line > 0 ? "\(file):\(line)" : file }
 }

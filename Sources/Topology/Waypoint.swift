@@ -3,10 +3,4 @@ public struct Waypoint: Sendable, Hashable {
     public var id: String
     public var position: VenuePoint
     public var source: SourceLocation
-
-    public init(id: String, position: VenuePoint, source: SourceLocation) {
-        self.id = id
-        self.position = position
-        self.source = source
-    }
 }

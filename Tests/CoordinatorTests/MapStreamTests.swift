@@ -1,4 +1,4 @@
-import Coordinator
+@testable import Coordinator
 import Foundation
 import Topology
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import Planner
+@testable import Planner
 import Simulator
 import Testing
 import Topology

@@ -34,16 +34,6 @@ public struct DecodedAdvertisement: Sendable, Hashable {
     /// The first problem in the data, if any.
     public var dataError: AdvertisingDataError?
 
-    public init(
-        timestampMicroseconds: Int64?, report: AdvertisingReport, data: [UInt8], beacon: Beacon?, dataError: AdvertisingDataError? = nil
-    ) {
-        self.timestampMicroseconds = timestampMicroseconds
-        self.report = report
-        self.data = data
-        self.beacon = beacon
-        self.dataError = dataError
-    }
-
     /// The advertising data decoded into names, UUIDs, service and manufacturer data.
     public func parsedData() -> ParsedAdvertisingData {
         data.withUnsafeBytes { AdvertisingData(bytes: $0).parse() }

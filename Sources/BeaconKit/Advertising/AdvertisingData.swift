@@ -78,9 +78,4 @@ public struct BeaconDecoding: Sendable, Hashable {
     public var beacon: Beacon?
     /// The first malformed structure or beacon payload, if any. A beacon found before it stands.
     public var error: AdvertisingDataError?
-
-    public init(beacon: Beacon?, error: AdvertisingDataError?) {
-        self.beacon = beacon
-        self.error = error
-    }
 }

@@ -15,20 +15,7 @@ public struct ClientMarker: Sendable, Equatable {
     /// The last published `regions` version (0: none yet).
     public var version: UInt64
     /// Whether iOS can wake the phone (``ClientSnapshot/wakeable``); the map marks the ones it cannot.
-    public var wakeable: Wakeability
-
-    /// A marker; `wakeable` is unknown unless given.
-    public init(
-        id: String, kind: String, position: Position?, present: Bool, lastSeen: Int64, version: UInt64, wakeable: Wakeability = .unknown
-    ) {
-        self.id = id
-        self.kind = kind
-        self.position = position
-        self.present = present
-        self.lastSeen = lastSeen
-        self.version = version
-        self.wakeable = wakeable
-    }
+    public var wakeable: Wakeability = .unknown
 }
 
 /// A marker in the map's stream: `{"confidence", "id", "kind", "lastSeen", "level", "present",
@@ -59,9 +46,4 @@ extension ClientMarker: Encodable {
 public struct GatewayMarker: Encodable, Sendable, Equatable {
     public var id: String
     public var online: Bool
-
-    public init(id: String, online: Bool) {
-        self.id = id
-        self.online = online
-    }
 }

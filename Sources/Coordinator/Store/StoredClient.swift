@@ -13,17 +13,4 @@ public struct StoredClient: Sendable, Equatable {
     /// The identity it advertises (`UUID.major.minor`), when known.
     public var beacon: String?
     public var budget: Int
-
-    public init(
-        id: String, version: UInt64, regions: [String], position: Position?, lastSeen: Int64, isPhone: Bool, beacon: String?, budget: Int
-    ) {
-        self.id = id
-        self.version = version
-        self.regions = regions
-        self.position = position
-        self.lastSeen = lastSeen
-        self.isPhone = isPhone
-        self.beacon = beacon
-        self.budget = budget
-    }
 }

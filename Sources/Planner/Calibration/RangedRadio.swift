@@ -37,15 +37,6 @@ public struct RangedRadio: Sendable {
         public var samples: Double
         /// Whether the planner plans with ``power`` (enough reports, a small enough error).
         public var usable: Bool
-
-        public init(id: String, declared: Double, power: Double, error: Double, samples: Double, usable: Bool) {
-            self.id = id
-            self.declared = declared
-            self.power = power
-            self.error = error
-            self.samples = samples
-            self.usable = usable
-        }
     }
 
     /// The learner's tuning.

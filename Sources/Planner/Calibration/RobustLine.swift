@@ -14,13 +14,6 @@ public struct RobustLine: Sendable, Hashable, Codable {
     /// Whether the slope had to be clamped to its bounds.
     public var clamped: Bool
 
-    public init(intercept: Double, slope: Double, spread: Double, clamped: Bool = false) {
-        self.intercept = intercept
-        self.slope = slope
-        self.spread = spread
-        self.clamped = clamped
-    }
-
     /// Fits `points` (x, y, weight). Needs at least one point; with fewer than two distinct x
     /// values (or `fixedSlope`) only the intercept is fitted, at `fallbackSlope` unless fixed.
     /// - Parameters:

@@ -9,13 +9,6 @@ public struct IMDFError: Error, Sendable, CustomStringConvertible {
         public var field: String?
         public var message: String
 
-        public init(file: String, featureID: String? = nil, field: String? = nil, message: String) {
-            self.file = file
-            self.featureID = featureID
-            self.field = field
-            self.message = message
-        }
-
         public var description: String {
             var text = file + ": "
             if let featureID { text += "feature '\(featureID)': " }
