@@ -86,4 +86,14 @@ import WireProtocol
             try PhoneSimulation(topology: topology, configuration: .init(clients: 1, latency: -1))
         }
     }
+
+    /// The per-phone table prints a wake window as it was set: whole seconds as before, a
+    /// fractional bound (IOS.md's window starts at 0) with its tenths; a wake of 0 is refused.
+    @Test func aPhonesWakeWindowIsPrintedAsSet() throws {
+        #expect(PhoneFamily.ios.draw(seed: 1, client: 0).summary.contains("wake 5–30 s"))
+        var family = PhoneFamily.ios
+        try family.setting("wake=0.5...30")
+        #expect(family.draw(seed: 1, client: 0).summary.contains("wake 0.5–30 s"))
+        #expect(throws: SimulationError.self) { try family.setting("wake=0...30") }
+    }
 }

@@ -173,9 +173,11 @@ public struct PhoneCondition: Sendable, Hashable, Codable {
             exponent.map { "n \(format($0, 2))" }, shadowing.map { "σ \(format($0, 1)) dB" },
             fadingTime > 0 ? "fades \(format(fadingTime, 1)) s" : nil, receiverOffset != 0 ? "rx \(format(receiverOffset, 1)) dB" : nil,
         ].compactMap { $0 }
+        // Whole seconds, a fractional bound with its tenths (`wake=0.5...30` is not 1–30 s).
+        func seconds(_ value: Double) -> String { format(value, value.rounded() == value ? 0 : 1) }
         let wake =
             wakeWindow.lowerBound == wakeWindow.upperBound
-            ? "\(format(wakeWindow.lowerBound, 0)) s" : "\(format(wakeWindow.lowerBound, 0))–\(format(wakeWindow.upperBound, 0)) s"
+            ? "\(seconds(wakeWindow.lowerBound)) s" : "\(seconds(wakeWindow.lowerBound))–\(seconds(wakeWindow.upperBound)) s"
         let timing = [
             "scan \(format(scanInterval, 1)) s", "exit \(format(exitDelay, 0)) s", "wake \(wake)", "in-range \(format(inRangeWindow, 0)) s",
             "\(budget) slots",
