@@ -22,6 +22,8 @@ actor PhoneConnections {
     let base: MQTTConfiguration
     /// Whether each report also goes out at QoS 0, on a connection of its own (RegionSync's `Options.reportCopy`).
     let reportCopy: Bool
+    /// How long a copy waits for its connection before it is dropped, as RegionSync's is.
+    let copyConnectionWait: Duration
     let logger: Logger
     /// One wake's connections: the reports' and, with ``reportCopy``, the copies'.
     private struct Wake {
@@ -41,9 +43,10 @@ actor PhoneConnections {
     /// Each phone's copies, one after another (a copy waits for its connection).
     private var sending: [String: Task<Void, Never>] = [:]
 
-    init(base: MQTTConfiguration, reportCopy: Bool = false) {
+    init(base: MQTTConfiguration, reportCopy: Bool = false, copyConnectionWait: Duration = .seconds(2)) {
         self.base = base
         self.reportCopy = reportCopy
+        self.copyConnectionWait = copyConnectionWait
         var logger = Logger(label: "beaconfleet.simulate.phone")
         logger.logLevel = .warning  // a connection per wake: say only what goes wrong
         self.logger = logger
@@ -68,12 +71,16 @@ actor PhoneConnections {
         // Queued while the connection is being made; a full queue drops the report, as a phone whose wake ran out would.
         try? wake.client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce)
         guard let copies = wake.copies else { return }
-        // QoS 0 goes out only on a connection: as RegionSync does, wait for it (at most 2 s); a
-        // phone's copies in the order it made them.
+        // QoS 0 goes out only on a connection: as RegionSync does, wait for it (at most
+        // `copyConnectionWait`); a phone's copies in the order it made them.
         let previous = sending[phone]
+        let wait = copyConnectionWait
         sending[phone] = Task {
             await previous?.value
-            for _ in 0..<100 where !copies.connectionState.isConnected { try? await Task.sleep(for: .milliseconds(20)) }
+            let deadline = ContinuousClock.now + wait
+            while !copies.connectionState.isConnected, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
             if copies.connectionState.isConnected { try? copies.enqueue(topic: topic, payload: payload, qos: .atMostOnce) }
         }
     }
