@@ -95,7 +95,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("phones"),
         help:
-            "--offline, --broker phones: change one parameter of the family, NAME=VALUE or NAME=LOW...HIGH (repeatable): power, exponent, shadowing (each also =declared), fading, receiver, scan, exit, wake, budget, in-range; e.g. --phones scan=0 --phones power=declared."
+            "--offline, --broker phones: change one parameter of the family, NAME=VALUE or NAME=LOW...HIGH (repeatable): power, exponent, shadowing (each also =declared), fading, receiver, scan, exit, wake, budget, in-range, lost (the share of enters and exits iOS never delivers); e.g. --phones scan=0 --phones power=declared."
     )
     var phoneSettings: [String] = []
 

@@ -96,4 +96,45 @@ import WireProtocol
         #expect(family.draw(seed: 1, client: 0).summary.contains("wake 0.5–30 s"))
         #expect(throws: SimulationError.self) { try family.setting("wake=0...30") }
     }
+
+    /// IOS.md: some enters and exits are never delivered. A lost one neither wakes the app nor
+    /// reaches a report; iOS's own state still follows the radio. `--phones lost=SHARE` sets the share.
+    @Test func anEventIOSLosesNeitherWakesTheAppNorReachesItsReport() async throws {
+        let condition = PhoneCondition(wakeWindow: 10...10, budget: 18, lostEvents: 0.5)
+        var phone = await SimulatedPhone(mode: .suspended, slots: 20, condition: condition, seed: 1, client: 0)
+        let uuid = "F7826DA6-4FA2-4E98-8024-BC5B71E0893E"
+        let refs = (1...12).map { RegionRef(id: "r\($0)", uuid: uuid, major: 1, minor: UInt16($0)) }
+        let beacons = try (1...12).map { try #require(BeaconIdentity(uuid: uuid, major: 1, minor: UInt16($0))) }
+        _ = try #require(await phone.report(at: 0, ranged: []))
+        phone.deliver(RegionsMessage(version: 1, budget: 18, regions: refs, add: refs, remove: [], position: nil, reason: "initial"), at: 0)
+        #expect(await phone.applyDue(at: 0)?.completed == true)
+        await phone.detect([], at: 15)  // the states the new regions start in; asleep from 10 s
+        // One more beacon in range every 20 s (the earlier ones stay, so no exit fires): each
+        // enter either wakes the app and is reported, or is lost.
+        var reported: [String] = []
+        var lost: [String] = []
+        for index in refs.indices {
+            let time = 20 + 20 * Double(index)
+            let events = await phone.detect(Array(beacons[...index]), at: time)
+            if events.isEmpty {
+                lost.append(refs[index].id)
+                #expect(!phone.isAwake(at: time))
+            } else {
+                #expect(events == [.enter(identifier: "beaconfleet:\(refs[index].id)")])
+                let report = try #require(await phone.report(at: time, ranged: []))
+                reported += report.events.map(\.region)
+            }
+            #expect(await phone.monitor.state(of: "beaconfleet:\(refs[index].id)") == .inside, "iOS's state follows the radio")
+        }
+        #expect(!lost.isEmpty && !reported.isEmpty, "lost \(lost), reported \(reported)")
+        #expect(Set(reported).isDisjoint(with: lost) && reported.count + lost.count == refs.count)
+        #expect(phone.wakes == reported.count)
+
+        var family = PhoneFamily.ios
+        #expect(family.draw(seed: 1, client: 0).lostEvents == 0, "the ios family loses none unless told")
+        try family.setting("lost=0.05")
+        #expect(family.draw(seed: 1, client: 0).summary.hasSuffix("5 % lost"))
+        #expect(throws: SimulationError.self) { try family.setting("lost=1") }
+        #expect(throws: SimulationError.self) { try family.setting("lost=-0.1...0.2") }
+    }
 }

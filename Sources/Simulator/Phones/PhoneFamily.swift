@@ -30,11 +30,14 @@ public struct PhoneFamily: Sendable, Hashable, Codable {
     /// A region added within this many seconds of its beacon's last detection starts *inside*
     /// (no enter; iOS does not document it).
     public var inRangeWindow: ClosedRange<Double>
+    /// The share of enters and exits iOS never delivers (IOS.md: "some never"): the app neither
+    /// wakes for them nor logs them, though iOS's own state follows the radio.
+    public var lostEvents: ClosedRange<Double>
 
     public init(
         power: ClosedRange<Double>?, exponent: ClosedRange<Double>?, shadowing: ClosedRange<Double>?, fadingTime: ClosedRange<Double>,
         receiverSpread: Double, scanInterval: ClosedRange<Double>, exitDelay: ClosedRange<Double>, wakeWindow: ClosedRange<Double>,
-        budget: ClosedRange<Int>, inRangeWindow: ClosedRange<Double>
+        budget: ClosedRange<Int>, inRangeWindow: ClosedRange<Double>, lostEvents: ClosedRange<Double> = 0...0
     ) {
         self.power = power
         self.exponent = exponent
@@ -46,6 +49,7 @@ public struct PhoneFamily: Sendable, Hashable, Codable {
         self.wakeWindow = wakeWindow
         self.budget = budget
         self.inRangeWindow = inRangeWindow
+        self.lostEvents = lostEvents
     }
 
     /// IOS.md's phones: beacons at −80…−59 dBm whatever the venue files say, path-loss exponent
@@ -68,7 +72,7 @@ public struct PhoneFamily: Sendable, Hashable, Codable {
 
     /// The parameters ``setting(_:)`` can change, for the command line.
     public static let settings = [
-        "power", "exponent", "shadowing", "fading", "receiver", "scan", "exit", "wake", "budget", "in-range",
+        "power", "exponent", "shadowing", "fading", "receiver", "scan", "exit", "wake", "budget", "in-range", "lost",
     ]
 
     /// Changes one parameter from a `NAME=VALUE` or `NAME=LOW...HIGH` setting (`power`, `exponent`
@@ -107,6 +111,12 @@ public struct PhoneFamily: Sendable, Hashable, Codable {
                 slots.upperBound == slots.upperBound.rounded()
             else { throw .invalidParameter(name: "phones", reason: "budget: whole slots from 1 to 20, got '\(value)'") }
             budget = Int(slots.lowerBound)...Int(slots.upperBound)
+        case "lost":
+            let share = try range()
+            guard share.lowerBound >= 0, share.upperBound < 1 else {
+                throw .invalidParameter(name: "phones", reason: "lost: a share of events from 0 to below 1, got '\(value)'")
+            }
+            lostEvents = share
         default: inRangeWindow = try range()
         }
     }
@@ -122,7 +132,7 @@ public struct PhoneFamily: Sendable, Hashable, Codable {
             exponent: exponent.map { pick($0, 1) }, shadowing: shadowing.map { pick($0, 2) }, fadingTime: pick(fadingTime, 3),
             receiverOffset: receiverSpread * noise.normal(UInt64(client), 0xFA17, 4), scanInterval: pick(scanInterval, 5),
             exitDelay: pick(exitDelay, 6), wakeWindow: wakeWindow, budget: Swift.min(slots, budget.upperBound),
-            inRangeWindow: pick(inRangeWindow, 7))
+            inRangeWindow: pick(inRangeWindow, 7), lostEvents: pick(lostEvents, 8))
     }
 
     /// The true measured power of region `region`'s beacon in a run with `seed` (`nil`: as declared).
@@ -151,10 +161,13 @@ public struct PhoneCondition: Sendable, Hashable, Codable {
     public var budget: Int
     /// A region added within this many seconds of its beacon's last detection starts inside.
     public var inRangeWindow: Double
+    /// The share of its enters and exits iOS never delivers to the app.
+    public var lostEvents: Double
 
     public init(
         exponent: Double? = nil, shadowing: Double? = nil, fadingTime: Double = 0, receiverOffset: Double = 0, scanInterval: Double = 0,
-        exitDelay: Double = 30, wakeWindow: ClosedRange<Double> = 10...10, budget: Int = 18, inRangeWindow: Double = 1
+        exitDelay: Double = 30, wakeWindow: ClosedRange<Double> = 10...10, budget: Int = 18, inRangeWindow: Double = 1,
+        lostEvents: Double = 0
     ) {
         self.exponent = exponent
         self.shadowing = shadowing
@@ -165,6 +178,7 @@ public struct PhoneCondition: Sendable, Hashable, Codable {
         self.wakeWindow = wakeWindow
         self.budget = budget
         self.inRangeWindow = inRangeWindow
+        self.lostEvents = lostEvents
     }
 
     /// One line: the values that matter, for the per-phone table.
@@ -180,8 +194,8 @@ public struct PhoneCondition: Sendable, Hashable, Codable {
             ? "\(seconds(wakeWindow.lowerBound)) s" : "\(seconds(wakeWindow.lowerBound))–\(seconds(wakeWindow.upperBound)) s"
         let timing = [
             "scan \(format(scanInterval, 1)) s", "exit \(format(exitDelay, 0)) s", "wake \(wake)", "in-range \(format(inRangeWindow, 0)) s",
-            "\(budget) slots",
-        ]
+            "\(budget) slots", lostEvents > 0 ? "\(format(lostEvents * 100, 0)) % lost" : nil,
+        ].compactMap { $0 }
         return (radio + timing).joined(separator: ", ")
     }
 

@@ -118,7 +118,8 @@ public struct SimulatedPhone: Sendable {
     /// Whether the app runs at `time`.
     public func isAwake(at time: Double) -> Bool { time < awakeUntil }
 
-    /// The radio delivered `beacons` at `time`: iOS's enters and exits fire, each waking the app.
+    /// The radio delivered `beacons` at `time`: iOS's enters and exits fire, each waking the app
+    /// (but the share ``PhoneCondition/lostEvents`` iOS never delivers).
     /// A suspended phone hears them only at its background scans (every
     /// ``PhoneCondition/scanInterval`` seconds); a running one at every step. Returns the events
     /// iOS delivered.
@@ -136,10 +137,11 @@ public struct SimulatedPhone: Sendable {
         await monitor.detect(scanned, at: clock.now)
         let delivered = await monitor.delivered
         guard delivered.count > eventsRead else { return [] }
-        let events = Array(delivered[eventsRead...])
-        eventsRead = delivered.count
+        var events: [RegionMonitorEvent] = []
         var woke = false
-        for event in events {
+        for (index, event) in delivered.enumerated().dropFirst(eventsRead) {
+            if isLost(event, index: index) { continue }
+            events.append(event)
             await log.record(event, at: date(time))
             // A crossing runs the app; a state is one only from `CLMonitor` (the classic API's
             // states answer the app's own `requestState`, while it runs).
@@ -157,7 +159,18 @@ public struct SimulatedPhone: Sendable {
             }
             awakeUntil = max(awakeUntil, time + wakeWindow(wakes))
         }
+        eventsRead = delivered.count
         return events
+    }
+
+    /// Whether iOS never delivers the `index`-th event (a share ``PhoneCondition/lostEvents`` of
+    /// enters and exits, drawn per event): the app neither wakes for it nor logs it.
+    private func isLost(_ event: RegionMonitorEvent, index: Int) -> Bool {
+        guard condition.lostEvents > 0 else { return false }
+        switch event {
+        case .enter, .exit: return noise.uniform(UInt64(client), UInt64(index), 0x1057) < condition.lostEvents
+        case .state, .failure: return false
+        }
     }
 
     /// A `regions` message reaches the phone at `time` (it is retained: the newest one waits for
