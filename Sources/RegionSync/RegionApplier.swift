@@ -54,6 +54,18 @@ public actor RegionApplier<C: Clock> where C.Duration == Duration {
         try? store.save(state)
     }
 
+    /// Asks iOS for the state of every BeaconFleet region it holds (the app's own are left alone);
+    /// the answers come as `.state` events, which ``RegionEventLog`` reports only where they differ
+    /// from what it last knew. IOS.md: some enters and exits are never delivered, and a region the
+    /// coordinator still believes inside after a lost exit is no exit wire at all; asking at every
+    /// wake puts the report right. Returns the region ids asked about.
+    @discardableResult
+    public func requestStates() async -> [String] {
+        let ours = ownRegions(await monitor.monitoredRegions()).filter { $0.value != nil }.keys.sorted()
+        for id in ours { await monitor.requestState(identifier: configuration.identifier(forRegion: id)) }
+        return ours
+    }
+
     /// Applies `message`. Stops before a step that would pass `deadline` (the outcome is then not
     /// ``RegionApplyOutcome/completed`` and the version is not recorded, so the next delivery of
     /// the same message is applied again).

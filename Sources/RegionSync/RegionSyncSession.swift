@@ -1,7 +1,8 @@
 import Foundation
 public import WireProtocol
 
-/// Everything one wake needs, within iOS's ~10 s: connect, report what happened, read the
+/// Everything one wake needs, within iOS's ~10 s: ask iOS the state of the regions it holds,
+/// connect, report what happened (a state that differs from what the app last knew included), read the
 /// retained `regions` message, apply it, wait briefly for a newer version (the coordinator's
 /// answer to the report), apply that, wait for the states of the regions added, report what iOS
 /// really holds, disconnect.
@@ -29,16 +30,20 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         /// longer than a wake, while QoS 0 took core NATS at once (docs/mqtt.md). On mosquitto it
         /// only doubles the reports.
         public var reportCopy: Bool
+        /// How long, from the wake's start, the first report waits for the states of the regions
+        /// iOS holds (asked for at every wake: ``RegionApplier/requestStates()``).
+        public var stateWait: Duration
 
         public init(
             wakeBudget: Duration = .seconds(9), reportReserve: Duration = .seconds(1), regionsWait: Duration = .seconds(3),
-            linger: Duration = .seconds(2), reportCopy: Bool = false
+            linger: Duration = .seconds(2), reportCopy: Bool = false, stateWait: Duration = .milliseconds(500)
         ) {
             self.wakeBudget = wakeBudget
             self.reportReserve = reportReserve
             self.regionsWait = regionsWait
             self.linger = linger
             self.reportCopy = reportCopy
+            self.stateWait = stateWait
         }
     }
 
@@ -75,6 +80,10 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         let work = deadline.advanced(by: .zero - options.reportReserve)
         var outcome = RegionSyncWakeOutcome()
 
+        // What iOS holds now, asked before connecting (it answers within milliseconds, the
+        // connect takes longer): an enter or exit iOS never delivered is in the first report.
+        let asked = await applier.requestStates()
+        let askedMark = await events.mark
         let transport = self.transport
         do throws(RegionSyncError) {
             try await within(work, "connect") { () throws(RegionSyncError) in try await transport.connect() }
@@ -100,6 +109,11 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
             outcome.errors.append(error)
         }
 
+        // The states asked for at the start, waited for at most `stateWait` from the start.
+        let stateDeadline = min(start.advanced(by: options.stateWait), work)
+        while clock.now < stateDeadline, await !events.answered(asked, since: askedMark) {
+            try? await clock.sleep(until: min(clock.now.advanced(by: .milliseconds(10)), stateDeadline), tolerance: nil)
+        }
         // Not waited for before reading: on a NATS cluster a QoS 1 publish can stall for seconds
         // while the coordinator already answered its QoS 0 copy.
         let first = await sendReport(ranged: ranged, advertising: advertising, until: work, into: &outcome)

@@ -122,7 +122,7 @@ public struct SimulatedPhone: Sendable {
     /// (but the share ``PhoneCondition/lostEvents`` iOS never delivers).
     /// A suspended phone hears them only at its background scans (every
     /// ``PhoneCondition/scanInterval`` seconds); a running one at every step. Returns the events
-    /// iOS delivered.
+    /// iOS delivered (not the states the app then asks for at a wake's start, which it logs).
     @discardableResult
     public mutating func detect(_ beacons: [BeaconIdentity], at time: Double) async -> [RegionMonitorEvent] {
         clock.advance(to: instant(time))
@@ -151,16 +151,28 @@ public struct SimulatedPhone: Sendable {
             case .state, .failure: break
             }
         }
+        let started = woke && mode == .suspended && !isAwake(at: time)
         if woke, mode == .suspended {
             wakes += 1
-            if !isAwake(at: time) {
+            if started {
                 nextReport = time
                 awakeSince = time
             }
             awakeUntil = max(awakeUntil, time + wakeWindow(wakes))
         }
         eventsRead = delivered.count
+        if started { await askStates(at: time) }
         return events
+    }
+
+    /// A wake's start, as `RegionSyncSession` does it: the app asks iOS the state of every region
+    /// it holds and logs the answers (only a state that differs from what it last knew becomes an
+    /// event of its next report: the enter or exit iOS never delivered).
+    private mutating func askStates(at time: Double) async {
+        await applier.requestStates()
+        let delivered = await monitor.delivered
+        for event in delivered.dropFirst(eventsRead) { await log.record(event, at: date(time)) }
+        eventsRead = delivered.count
     }
 
     /// Whether iOS never delivers the `index`-th event (a share ``PhoneCondition/lostEvents`` of
