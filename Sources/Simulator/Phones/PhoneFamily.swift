@@ -32,25 +32,7 @@ public struct PhoneFamily: Sendable, Hashable, Codable {
     public var inRangeWindow: ClosedRange<Double>
     /// The share of enters and exits iOS never delivers (IOS.md: "some never"): the app neither
     /// wakes for them nor logs them, though iOS's own state follows the radio.
-    public var lostEvents: ClosedRange<Double>
-
-    public init(
-        power: ClosedRange<Double>?, exponent: ClosedRange<Double>?, shadowing: ClosedRange<Double>?, fadingTime: ClosedRange<Double>,
-        receiverSpread: Double, scanInterval: ClosedRange<Double>, exitDelay: ClosedRange<Double>, wakeWindow: ClosedRange<Double>,
-        budget: ClosedRange<Int>, inRangeWindow: ClosedRange<Double>, lostEvents: ClosedRange<Double> = 0...0
-    ) {
-        self.power = power
-        self.exponent = exponent
-        self.shadowing = shadowing
-        self.fadingTime = fadingTime
-        self.receiverSpread = receiverSpread
-        self.scanInterval = scanInterval
-        self.exitDelay = exitDelay
-        self.wakeWindow = wakeWindow
-        self.budget = budget
-        self.inRangeWindow = inRangeWindow
-        self.lostEvents = lostEvents
-    }
+    public var lostEvents: ClosedRange<Double> = 0...0
 
     /// IOS.md's phones: beacons at −80…−59 dBm whatever the venue files say, path-loss exponent
     /// 2.0–3.0, shadowing 3–8 dB lasting 1–10 s, receivers ±2 dB, background enters up to 0–15 s
