@@ -110,10 +110,7 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         }
 
         // The states asked for at the start, waited for at most `stateWait` from the start.
-        let stateDeadline = min(start.advanced(by: options.stateWait), work)
-        while clock.now < stateDeadline, await !events.answered(asked, since: askedMark) {
-            try? await clock.sleep(until: min(clock.now.advanced(by: .milliseconds(10)), stateDeadline), tolerance: nil)
-        }
+        await waitForStates(of: asked, since: askedMark, until: min(start.advanced(by: options.stateWait), work))
         // Not waited for before reading: on a NATS cluster a QoS 1 publish can stall for seconds
         // while the coordinator already answered its QoS 0 copy.
         let first = await sendReport(ranged: ranged, advertising: advertising, until: work, into: &outcome)
@@ -141,9 +138,7 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         // them the phone is already inside. A region refused silently is not held, nor waited for.
         if let last = outcome.applied.last(where: { $0.path != .ignored }) {
             let added = Set(outcome.applied.flatMap(\.started)).intersection(last.held)
-            while clock.now < work, await !events.answered(added, since: mark) {
-                try? await clock.sleep(until: min(clock.now.advanced(by: .milliseconds(10)), work), tolerance: nil)
-            }
+            await waitForStates(of: added, since: mark, until: work)
         }
 
         if let first { await settle(first, into: &outcome) }
@@ -221,6 +216,15 @@ public struct RegionSyncSession<C: Clock>: Sendable where C.Duration == Duration
         } else {
             outcome.reportsPublished += 1
             outcome.lastReport = pending.report
+        }
+    }
+
+    /// Waits until iOS has said something about each of `regions` since the log's `mark` (the
+    /// answers to `requestState`, through the app's event pump), or until `deadline`.
+    func waitForStates(of regions: some Sequence<String> & Sendable, since mark: UInt64, until deadline: C.Instant) async {
+        let clock = applier.clock
+        while clock.now < deadline, await !events.answered(regions, since: mark) {
+            try? await clock.sleep(until: min(clock.now.advanced(by: .milliseconds(10)), deadline), tolerance: nil)
         }
     }
 
