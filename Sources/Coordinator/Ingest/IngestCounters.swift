@@ -27,8 +27,6 @@ public struct IngestCounters: Sendable, Equatable {
     public var unwakeablePhones = 0
     /// Report entries naming a region or beacon the topology does not know (skipped one by one).
     public var unknownReferences: UInt64 = 0
-    /// Sightings shed because the ingest queue was full.
-    public var shedSightingsBatches: UInt64 = 0
     /// What was published.
     public var regionsPublished: UInt64 = 0
     public var eventsPublished: UInt64 = 0
