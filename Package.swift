@@ -56,6 +56,9 @@ let package = Package(
         .library(name: "MosquittoTesting", targets: ["MosquittoTesting"]),
         .library(name: "Agent", targets: ["Agent"]),
         .library(name: "Coordinator", targets: ["Coordinator"]),
+        .library(name: "HomeAssistant", targets: ["HomeAssistant"]),
+        .library(name: "LiveMap", targets: ["LiveMap"]),
+        .library(name: "Credentials", targets: ["Credentials"]),
         // RegionSync: the phone-side library (issue 14), its fake iOS, Core Location and MQTT adapters.
         .library(name: "RegionSync", targets: ["RegionSync"]),
         .library(name: "RegionSyncTesting", targets: ["RegionSyncTesting"]),
@@ -133,10 +136,27 @@ let package = Package(
                 serverProduct("NIOHTTP1", "swift-nio"),
             ]
         ),
+        // Home Assistant's MQTT discovery and client states, from any source of client snapshots
+        // (the coordinator's core); see docs/home-assistant.md.
+        .target(
+            name: "HomeAssistant",
+            dependencies: ["BeaconKit", "Topology", "WireProtocol", "MQTT", logging, serviceLifecycle]
+        ),
+        // The live map's markers, their bounded per-browser streams and its page: a real HTML file
+        // compiled into the binary (MapPage), so the installed coordinator is one file, as
+        // docs/coordinator.md installs it, with no resource bundle beside it.
+        .target(
+            name: "LiveMap",
+            dependencies: ["WireProtocol"],
+            resources: [.embedInCode("map.html")]
+        ),
+        // Per-phone broker credentials: mosquitto dynamic-security commands for a venue's topics
+        // (`beaconfleet credentials`, docs/credentials.md).
+        .target(name: "Credentials", dependencies: ["WireProtocol"]),
         .target(
             name: "Coordinator",
             dependencies: [
-                "BeaconKit", "Planner", "WireProtocol", "MQTT", "Etcd",
+                "BeaconKit", "Planner", "WireProtocol", "MQTT", "Etcd", "HomeAssistant", "LiveMap",
                 logging,
                 serviceLifecycle,
                 serverProduct("UnixSignals", "swift-service-lifecycle"),
@@ -144,10 +164,7 @@ let package = Package(
                 serverProduct("Hummingbird", "hummingbird"),
                 serverProduct("Metrics", "swift-metrics"),
                 serverProduct("Prometheus", "swift-prometheus"),
-            ],
-            // The live map's page, a real HTML file compiled into the binary (MapPage): the installed
-            // coordinator is one file, as docs/coordinator.md installs it, with no resource bundle beside it.
-            resources: [.embedInCode("LiveMap/map.html")]
+            ]
         ),
 
         // Walking clients for demos, load and quality measurement: offline, or live over MQTT.
@@ -172,7 +189,7 @@ let package = Package(
             dependencies: [
                 "BeaconKit", "WireProtocol", "Topology", "Planner", "Simulator", "MQTT", "Etcd", "MosquittoTesting", "Agent",
                 "AgentCommandLine",
-                "Coordinator",
+                "Coordinator", "Credentials", "HomeAssistant",
                 argumentParser,
                 logging,
                 serviceLifecycle,
@@ -217,7 +234,7 @@ let package = Package(
             name: "RegionSyncTests",
             dependencies: [
                 "RegionSync", "RegionSyncTesting", "RegionSyncMQTT", "WireProtocol", "Topology", "MQTT", "MosquittoTesting", "TestSupport",
-                "Coordinator", logging, serviceLifecycle,
+                "Coordinator", "Credentials", logging, serviceLifecycle,
             ]
         ),
 
@@ -243,7 +260,8 @@ let package = Package(
             name: "AgentTests",
             dependencies: ["Agent", "BeaconKit", "Coordinator", "Topology", "WireProtocol", "MQTT", "MosquittoTesting", "TestSupport"]),
         .testTarget(
-            name: "CoordinatorTests", dependencies: ["BeaconKit", "Coordinator", "Etcd", "Simulator", "MosquittoTesting", "TestSupport"]),
+            name: "CoordinatorTests",
+            dependencies: ["BeaconKit", "Coordinator", "HomeAssistant", "LiveMap", "Etcd", "Simulator", "MosquittoTesting", "TestSupport"]),
         // The subcommands through the built `beaconfleet` (scripts/test builds it first).
         .testTarget(name: "CommandLineTests", dependencies: ["MQTT", "MosquittoTesting", "WireProtocol", "TestSupport"]),
     ]

@@ -72,7 +72,7 @@ let package = Package(
             name: "CoordinatorBenchmark",
             dependencies: [
                 "BenchmarkSupport", "BenchmarkCases", beaconFleet("Coordinator"), beaconFleet("MQTT"), beaconFleet("MosquittoTesting"),
-                beaconFleet("WireProtocol"),
+                beaconFleet("WireProtocol"), beaconFleet("HomeAssistant"),
             ]
         ),
     ]

@@ -24,23 +24,26 @@ public import WireProtocol
 ///   bridge reconnects;
 /// - an expired (or merged) client's config and state cleared with empty retained payloads.
 ///
-/// It watches the ``CoordinatorCore`` for changed clients (``CoordinatorCore/watchClientChanges()``)
-/// and reads their snapshots a batch at a time, at its own pace, off the path from a report to its
+/// It watches its ``HomeAssistantClientSource`` (the coordinator's core) for changed clients and
+/// reads their snapshots a batch at a time, at its own pace, off the path from a report to its
 /// `regions`; it publishes over its own connection (``connection(for:)``), so its messages never
 /// queue before the phones'. Run it after that client in the coordinator's `ServiceGroup`.
 public final class HomeAssistantBridge: Service, Sendable {
     public let configuration: HomeAssistantConfiguration
     public let topics: HomeAssistantTopics
-    public let core: CoordinatorCore
+    public let clients: any HomeAssistantClientSource
     public let client: MQTTClient
     private let logger: Logger
     /// Set when Home Assistant announced itself (or the connection came back): everything again.
     private let republish = Atomic<Bool>(false)
 
-    public init(configuration: HomeAssistantConfiguration, topics: Topics, core: CoordinatorCore, client: MQTTClient, logger: Logger) {
+    public init(
+        configuration: HomeAssistantConfiguration, topics: Topics, clients: any HomeAssistantClientSource, client: MQTTClient,
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.topics = HomeAssistantTopics(prefix: configuration.prefix, topics: topics)
-        self.core = core
+        self.clients = clients
         self.client = client
         self.logger = logger
     }
@@ -62,7 +65,7 @@ public final class HomeAssistantBridge: Service, Sendable {
     static let snapshotBatch = 64
 
     public func run() async throws {
-        await core.watchClientChanges()
+        await clients.watchClientChanges()
         let statusTopic = topics.status
         let registration = client.handleMessages { [self] message in
             if message.topic == statusTopic, message.payloadString == "online" { republish.store(true, ordering: .relaxed) }
@@ -106,7 +109,7 @@ public final class HomeAssistantBridge: Service, Sendable {
     /// that are due, within the message budget.
     func step(_ state: inout PublishedState) async {
         let origin = HomeAssistantDiscovery.Origin(url: configuration.originURL)
-        let topology = await core.topology
+        let topology = await clients.topology
         let again = republish.exchange(false, ordering: .relaxed)
         if state.places?.topology.revision != topology.revision || again {
             let places = HomeAssistantPlaces(topology: topology)
@@ -119,7 +122,7 @@ public final class HomeAssistantBridge: Service, Sendable {
             if again { state.clients = state.clients.mapValues { _ in PublishedClient() } }
         }
         guard let places = state.places else { return }
-        state.pacer.add(await core.takeChangedClients())
+        state.pacer.add(await clients.takeChangedClients())
         // Messages per round; a client costs at most four (its config, the legacy state cleared,
         // location and attributes) but mostly two, so a batch is taken only while that many remain.
         let budget = max(4, Int(Double(configuration.messagesPerSecond) * (HomeAssistantBridge.tick / .seconds(1))))
@@ -127,7 +130,7 @@ public final class HomeAssistantBridge: Service, Sendable {
         while sent + 4 <= budget {
             let batch = state.pacer.take(upTo: min(HomeAssistantBridge.snapshotBatch, (budget - sent) / 4), now: .now)
             if batch.isEmpty { break }
-            let snapshots = await core.placements(batch)
+            let snapshots = await clients.placements(batch)
             for (id, snapshot) in zip(batch, snapshots) {
                 if let snapshot {
                     sent += publish(snapshot, places: places, origin: origin, into: &state)

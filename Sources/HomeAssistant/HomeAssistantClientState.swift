@@ -1,5 +1,6 @@
 import Foundation
 import Topology
+import WireProtocol
 
 /// What a client's Home Assistant entities show: its place, published as it is on the tracker's
 /// state topic, and its attributes, one JSON object on the attributes topic.

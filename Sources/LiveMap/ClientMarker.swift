@@ -15,7 +15,19 @@ public struct ClientMarker: Sendable, Equatable {
     /// The last published `regions` version (0: none yet).
     public var version: UInt64
     /// Whether iOS can wake the phone (``ClientSnapshot/wakeable``); the map marks the ones it cannot.
-    public var wakeable: Wakeability = .unknown
+    public var wakeable: Wakeability
+
+    public init(
+        id: String, kind: String, position: Position?, present: Bool, lastSeen: Int64, version: UInt64, wakeable: Wakeability = .unknown
+    ) {
+        self.id = id
+        self.kind = kind
+        self.position = position
+        self.present = present
+        self.lastSeen = lastSeen
+        self.version = version
+        self.wakeable = wakeable
+    }
 }
 
 /// A marker in the map's stream: `{"confidence", "id", "kind", "lastSeen", "level", "present",
@@ -46,4 +58,26 @@ extension ClientMarker: Encodable {
 public struct GatewayMarker: Encodable, Sendable, Equatable {
     public var id: String
     public var online: Bool
+
+    public init(id: String, online: Bool) {
+        self.id = id
+        self.online = online
+    }
+}
+
+/// Everything the map draws at once: every client, every gateway, the venue's name and revision.
+/// Its encoding is the data of the live map stream's `snapshot` event (``MapStreamEvent``).
+public struct MapSnapshot: Sendable, Encodable {
+    public var clients: [ClientMarker]
+    public var gateways: [GatewayMarker]
+    public var topology: CoordinatorStatus.TopologyInfo
+    /// Milliseconds since 1970.
+    public var time: Int64
+
+    public init(clients: [ClientMarker], gateways: [GatewayMarker], topology: CoordinatorStatus.TopologyInfo, time: Int64) {
+        self.clients = clients
+        self.gateways = gateways
+        self.topology = topology
+        self.time = time
+    }
 }

@@ -15,7 +15,7 @@
 /// `data-y`; the side list has `data-list-client-id` (unplaced clients appear only there); every
 /// region has `data-region-id`, and `data-monitored="true"` / `data-inside="true"` for the selected
 /// client; `body` has `data-stream` (`connecting`, `open`, `error`) and `data-updates`.
-enum MapPage {
+public enum MapPage {
     /// The page's bytes, as `map.html` has them.
-    static let html: [UInt8] = PackageResources.map_html
+    public static let html: [UInt8] = PackageResources.map_html
 }

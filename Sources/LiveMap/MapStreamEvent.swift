@@ -12,7 +12,7 @@ import WireProtocol
 ///
 /// A marker is ``ClientMarker``'s encoding; `time` is the coordinator's clock in milliseconds
 /// since 1970 (the page compares `lastSeen` with it, not with the browser's clock).
-enum MapStreamEvent {
+public enum MapStreamEvent {
     /// The `update` event's data; the optional members are left out when absent.
     struct Update: Encodable {
         var time: Int64
@@ -24,12 +24,12 @@ enum MapStreamEvent {
     }
 
     /// The `snapshot` event.
-    static func snapshot(_ snapshot: CoordinatorCore.MapSnapshot) throws -> [UInt8] {
+    public static func snapshot(_ snapshot: MapSnapshot) throws -> [UInt8] {
         try event("retry: 2000\nevent: snapshot", snapshot)
     }
 
     /// The `update` event for `batch`.
-    static func update(_ batch: MapSubscription.Batch, time: Int64) throws -> [UInt8] {
+    public static func update(_ batch: MapSubscription.Batch, time: Int64) throws -> [UInt8] {
         let data = Update(
             time: time, clients: batch.clients, removed: batch.removed, gateways: batch.gateways,
             topology: batch.topologyChanged ? true : nil, dropped: batch.dropped > 0 ? batch.dropped : nil)
@@ -37,7 +37,7 @@ enum MapStreamEvent {
     }
 
     /// A comment line: keeps proxies from closing an idle stream and notices a browser gone.
-    static let keepAlive = Array(": keep-alive\n\n".utf8)
+    public static let keepAlive = Array(": keep-alive\n\n".utf8)
 
     /// `fields`, then `data` as one `data:` line, then the blank line that ends an event.
     private static func event(_ fields: String, _ data: some Encodable) throws -> [UInt8] {

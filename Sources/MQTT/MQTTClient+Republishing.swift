@@ -1,5 +1,4 @@
-import Logging
-import MQTT
+public import Logging
 import ServiceLifecycle
 
 extension MQTTClient {
@@ -13,7 +12,7 @@ extension MQTTClient {
     /// warning ending in `consequence` if that fails; and `round` runs every `tick`, while every
     /// reconnection after the first calls `reconnected` (the broker may have restarted and lost
     /// what was retained: everything again).
-    func runRepublishing(
+    public func runRepublishing(
         subscribingTo topic: String, logger: Logger, unsubscribed consequence: String,
         reconnected: @escaping @Sendable () -> Void, every tick: Duration, round: () async -> Void
     ) async {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Coordinator
 import Foundation
+import HomeAssistant
 import Logging
 import MQTT
 import WireProtocol

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Coordinator
+import Credentials
 import Foundation
 import MQTT
 import WireProtocol

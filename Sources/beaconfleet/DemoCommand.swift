@@ -2,6 +2,7 @@ import Agent
 import ArgumentParser
 import Coordinator
 import Foundation
+import HomeAssistant
 import Logging
 import MQTT
 import MosquittoTesting

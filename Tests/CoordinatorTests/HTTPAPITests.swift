@@ -46,7 +46,7 @@ struct HTTPAPITests {
 
         let (pageCode, page) = try await CoordinatorHarness.get(port: port, "/")
         #expect(pageCode == 200)
-        let file = SharedData.packageRoot.appendingPathComponent("Sources/Coordinator/LiveMap/map.html")
+        let file = SharedData.packageRoot.appendingPathComponent("Sources/LiveMap/map.html")
         #expect(page == (try Data(contentsOf: file)), "the page served is map.html byte for byte")
     }
 }

@@ -1,5 +1,6 @@
 import Coordinator
 import Foundation
+import HomeAssistant
 import MQTT
 import MosquittoTesting
 import TestSupport

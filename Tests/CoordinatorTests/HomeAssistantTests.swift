@@ -5,6 +5,7 @@ import Topology
 import WireProtocol
 
 @testable import Coordinator
+@testable import HomeAssistant
 
 /// Home Assistant discovery without a broker: ids, payloads, places and pacing.
 @Suite("Home Assistant discovery")

@@ -1,4 +1,5 @@
 @testable import Coordinator
+@testable import LiveMap
 import Foundation
 import Topology
 import Testing

@@ -11,6 +11,7 @@ import BenchmarkCases
 import BenchmarkSupport
 import Coordinator
 import Foundation
+import HomeAssistant
 import Logging
 import MQTT
 import MosquittoTesting

@@ -1,7 +1,7 @@
 import BeaconKit
 import Planner
 import Topology
-import WireProtocol
+public import WireProtocol
 
 /// The coordinator's logic without any I/O: messages in, decisions out.
 ///

@@ -1,9 +1,10 @@
 import Foundation
 import Hummingbird
+import LiveMap
 import Logging
 import MQTT
 import ServiceLifecycle
-import WireProtocol
+public import WireProtocol
 
 /// The coordinator's HTTP side: `/healthz`, `/metrics` (Prometheus text), the live map (`/`) with
 /// its stream (`/api/stream`), `/api/clients` (list), `/api/clients/{id}`, `/api/gateways` (each

@@ -1,20 +1,11 @@
 import Foundation
+public import LiveMap
 import Topology
 public import WireProtocol
 
 /// The live map's view of the core: a snapshot with a subscription, the changes after each
 /// batch, the client list and the topology export.
 extension CoordinatorCore {
-    /// Everything the map draws at once: every client, every gateway, the venue's name and revision.
-    /// Its encoding is the data of the live map stream's `snapshot` event (`GET /api/stream`).
-    public struct MapSnapshot: Sendable, Encodable {
-        public var clients: [ClientMarker]
-        public var gateways: [GatewayMarker]
-        public var topology: CoordinatorStatus.TopologyInfo
-        /// Milliseconds since 1970.
-        public var time: Int64
-    }
-
     /// Subscribes to the map's changes and returns the state they apply to: taken together on
     /// the core's actor, so no change falls between the snapshot and the first update.
     public func subscribeMap() -> (MapSubscription, MapSnapshot) {

@@ -1,6 +1,7 @@
 import Foundation
+public import LiveMap
 import Topology
-import WireProtocol
+public import WireProtocol
 
 /// What the live map reads from the engine: every client as a marker, the ones changed since the
 /// last call, the gateways' state, and the client list with filter and paging.

@@ -1,4 +1,5 @@
 public import Foundation
+public import HomeAssistant
 public import MQTT
 public import WireProtocol
 

@@ -1,4 +1,5 @@
 public import Foundation
+public import LiveMap
 public import Logging
 import Planner
 import Topology

@@ -1,10 +1,7 @@
-import BeaconKit
 public import Foundation
-import Planner
-import Topology
-public import WireProtocol
 
-/// A client as `/api/clients/{id}` shows it.
+/// A client as the coordinator's `/api/clients/{id}` shows it (docs/http.md), and as its readers
+/// (the Home Assistant bridge) take it.
 public struct ClientSnapshot: Codable, Sendable, Equatable {
     public var id: String
     public var version: UInt64
@@ -18,7 +15,24 @@ public struct ClientSnapshot: Codable, Sendable, Equatable {
     public var advertising: String?
     /// Whether iOS can wake the phone for region events, by its last report's `phone`: `yes`,
     /// `no` (located only while its app is open), `unknown` (never said; tags).
-    public var wakeable: Wakeability = .unknown
+    public var wakeable: Wakeability
     /// What the phone last said about itself (back end, OS, authorization, …); absent until it says.
     public var phone: PhoneStatus?
+
+    public init(
+        id: String, version: UInt64, regions: [String], inside: [String], position: Position?, lastSeen: Date, kind: String,
+        present: Bool, advertising: String?, wakeable: Wakeability = .unknown, phone: PhoneStatus? = nil
+    ) {
+        self.id = id
+        self.version = version
+        self.regions = regions
+        self.inside = inside
+        self.position = position
+        self.lastSeen = lastSeen
+        self.kind = kind
+        self.present = present
+        self.advertising = advertising
+        self.wakeable = wakeable
+        self.phone = phone
+    }
 }

@@ -1,4 +1,5 @@
 import Coordinator
+import Credentials
 import Foundation
 import MQTT
 import MosquittoTesting
