@@ -31,19 +31,20 @@ public import WireProtocol
 public final class HomeAssistantBridge: Service, Sendable {
     public let configuration: HomeAssistantConfiguration
     public let topics: HomeAssistantTopics
-    public let clients: any HomeAssistantClientSource
+    /// Where the clients are read (the coordinator's core).
+    public let source: any HomeAssistantClientSource
     public let client: MQTTClient
     private let logger: Logger
     /// Set when Home Assistant announced itself (or the connection came back): everything again.
     private let republish = Atomic<Bool>(false)
 
     public init(
-        configuration: HomeAssistantConfiguration, topics: Topics, clients: any HomeAssistantClientSource, client: MQTTClient,
+        configuration: HomeAssistantConfiguration, topics: Topics, source: any HomeAssistantClientSource, client: MQTTClient,
         logger: Logger
     ) {
         self.configuration = configuration
         self.topics = HomeAssistantTopics(prefix: configuration.prefix, topics: topics)
-        self.clients = clients
+        self.source = source
         self.client = client
         self.logger = logger
     }
@@ -65,7 +66,7 @@ public final class HomeAssistantBridge: Service, Sendable {
     static let snapshotBatch = 64
 
     public func run() async throws {
-        await clients.watchClientChanges()
+        await source.watchClientChanges()
         let statusTopic = topics.status
         let registration = client.handleMessages { [self] message in
             if message.topic == statusTopic, message.payloadString == "online" { republish.store(true, ordering: .relaxed) }
@@ -109,7 +110,7 @@ public final class HomeAssistantBridge: Service, Sendable {
     /// that are due, within the message budget.
     func step(_ state: inout PublishedState) async {
         let origin = HomeAssistantDiscovery.Origin(url: configuration.originURL)
-        let topology = await clients.topology
+        let topology = await source.topology
         let again = republish.exchange(false, ordering: .relaxed)
         if state.places?.topology.revision != topology.revision || again {
             let places = HomeAssistantPlaces(topology: topology)
@@ -122,7 +123,7 @@ public final class HomeAssistantBridge: Service, Sendable {
             if again { state.clients = state.clients.mapValues { _ in PublishedClient() } }
         }
         guard let places = state.places else { return }
-        state.pacer.add(await clients.takeChangedClients())
+        state.pacer.add(await source.takeChangedClients())
         // Messages per round; a client costs at most four (its config, the legacy state cleared,
         // location and attributes) but mostly two, so a batch is taken only while that many remain.
         let budget = max(4, Int(Double(configuration.messagesPerSecond) * (HomeAssistantBridge.tick / .seconds(1))))
@@ -130,7 +131,7 @@ public final class HomeAssistantBridge: Service, Sendable {
         while sent + 4 <= budget {
             let batch = state.pacer.take(upTo: min(HomeAssistantBridge.snapshotBatch, (budget - sent) / 4), now: .now)
             if batch.isEmpty { break }
-            let snapshots = await clients.placements(batch)
+            let snapshots = await source.placements(batch)
             for (id, snapshot) in zip(batch, snapshots) {
                 if let snapshot {
                     sent += publish(snapshot, places: places, origin: origin, into: &state)

@@ -17,6 +17,7 @@ public struct ClientMarker: Sendable, Equatable {
     /// Whether iOS can wake the phone (``ClientSnapshot/wakeable``); the map marks the ones it cannot.
     public var wakeable: Wakeability
 
+    /// A marker with every field given.
     public init(
         id: String, kind: String, position: Position?, present: Bool, lastSeen: Int64, version: UInt64, wakeable: Wakeability = .unknown
     ) {
@@ -59,6 +60,7 @@ public struct GatewayMarker: Encodable, Sendable, Equatable {
     public var id: String
     public var online: Bool
 
+    /// A gateway's marker.
     public init(id: String, online: Bool) {
         self.id = id
         self.online = online
@@ -74,6 +76,7 @@ public struct MapSnapshot: Sendable, Encodable {
     /// Milliseconds since 1970.
     public var time: Int64
 
+    /// A snapshot with every field given.
     public init(clients: [ClientMarker], gateways: [GatewayMarker], topology: CoordinatorStatus.TopologyInfo, time: Int64) {
         self.clients = clients
         self.gateways = gateways

@@ -52,7 +52,7 @@ public final class CoordinatorApplication: Service, Sendable {
             service = try CoordinatorService(configuration: configuration, client: client, logger: logger)
             homeAssistant = try configuration.homeAssistant.map { homeAssistant in
                 HomeAssistantBridge(
-                    configuration: homeAssistant, topics: configuration.topics, clients: service.core,
+                    configuration: homeAssistant, topics: configuration.topics, source: service.core,
                     client: try MQTTClient(configuration: HomeAssistantBridge.connection(for: configuration.mqtt), logger: logger),
                     logger: logger)
             }

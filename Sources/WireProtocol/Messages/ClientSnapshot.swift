@@ -19,6 +19,7 @@ public struct ClientSnapshot: Codable, Sendable, Equatable {
     /// What the phone last said about itself (back end, OS, authorization, …); absent until it says.
     public var phone: PhoneStatus?
 
+    /// A snapshot with every field given.
     public init(
         id: String, version: UInt64, regions: [String], inside: [String], position: Position?, lastSeen: Date, kind: String,
         present: Bool, advertising: String?, wakeable: Wakeability = .unknown, phone: PhoneStatus? = nil
