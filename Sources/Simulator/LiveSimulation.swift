@@ -139,6 +139,9 @@ public struct LiveSimulation: Sendable {
             }
             await phones.suspend(except: await world.awakePhones())
         }
+        // The gateways this simulation plays say they are up, as agents do, so that Home Assistant,
+        // the live map and `/api/gateways` show them as they would real ones.
+        Self.send(await world.gatewayStatuses(.online), through: client, retain: true)
         let clock = ContinuousClock()
         let start = clock.now
         var simulated = 0.0
@@ -155,11 +158,15 @@ public struct LiveSimulation: Sendable {
             }
         }
         // Let the last reports go out and the last decisions arrive (bounded: the broker may be gone).
-        for _ in 0..<40 where client.outstandingMessageCount > 0 { try? await Task.sleep(for: .milliseconds(50)) }
+        func drain() async { for _ in 0..<40 where client.outstandingMessageCount > 0 { try? await Task.sleep(for: .milliseconds(50)) } }
+        await drain()
         for _ in 0..<40 where await phones?.outstanding ?? 0 > 0 { try? await Task.sleep(for: .milliseconds(50)) }
         try? await Task.sleep(for: .milliseconds(300))
         let report = await world.report(at: simulated)
         progress(report)
+        // Its gateways stop, as agents that stop say (after the report: what they cause is not the walk's).
+        Self.send(await world.gatewayStatuses(.offline), through: client, retain: true)
+        await drain()
         receiver.cancel()
         await phones?.closeAll()
         await client.disconnect()
@@ -187,10 +194,10 @@ public struct LiveSimulation: Sendable {
         }
     }
 
-    static func send(_ outgoing: [(String, [UInt8])], through client: MQTTClient) {
+    static func send(_ outgoing: [(String, [UInt8])], through client: MQTTClient, retain: Bool = false) {
         for (topic, payload) in outgoing {
             do {
-                try client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce)
+                try client.enqueue(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain)
             } catch {
                 // The queue is bounded: a dropped report is what a phone out of coverage does too.
             }

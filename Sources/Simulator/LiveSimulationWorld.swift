@@ -201,6 +201,18 @@ actor LiveWorld {
         return out
     }
 
+    /// The retained status of every gateway this world plays (none when it plays none), as an
+    /// agent publishes it: `online` when it starts, `offline` when it stops.
+    func gatewayStatuses(_ state: GatewayStatus.State) -> [(String, [UInt8])] {
+        guard hearsClients else { return [] }
+        let status = GatewayStatus(
+            state: state, version: BeaconFleetVersion.current, adapter: "simulated", started: epoch, time: time(clock))
+        guard let payload = try? WireCoding.encode(status) else { return [] }
+        return topology.gateways.compactMap { gateway in
+            Identifier(validating: gateway.id).map { (configuration.topics.gatewayStatus($0), payload) }
+        }
+    }
+
     /// One window of every gateway: the tags it hears.
     private func windows() -> [(String, [UInt8])] {
         nextWindow = clock + configuration.window
