@@ -272,4 +272,33 @@ struct CoordinatorBrokerTests {
             #expect(await coordinator.service.core.clientCount == 1, "no bad message created a client")
         }
     }
+
+    @Test("the gateways a tag walk plays are online in /api/gateways while it walks, as agents say, and offline once it ends")
+    func simulatedGatewaysSayTheyAreUp() async throws {
+        let topology = try museum()
+        let ids = Set(topology.gateways.map(\.id))
+        try await withMosquittoBroker { broker in
+            let coordinator = try await CoordinatorHarness.start(broker: broker)
+            func states() -> [String: String] {
+                Dictionary(uniqueKeysWithValues: coordinator.application.gateways.gateways().map { ($0.id, $0.state) })
+            }
+            func wait(until done: () -> Bool) async {
+                for _ in 0..<100 where !done() { try? await Task.sleep(for: .milliseconds(100)) }
+            }
+            var configuration = LiveSimulation.Configuration(
+                broker: broker.url, topology: topology, topics: topics, clients: 1, mode: .tags)
+            configuration.duration = 6
+            configuration.speedup = 2
+            let walk = Task { try await LiveSimulation(configuration: configuration).run() }
+            await wait { ids.allSatisfy { states()[$0] == "online" } }
+            let walking = coordinator.application.gateways.gateways().filter { ids.contains($0.id) }
+            #expect(walking.count == ids.count && walking.allSatisfy { $0.state == "online" }, "\(walking)")
+            #expect(walking.allSatisfy { $0.adapter == "simulated" && $0.version == BeaconFleetVersion.current })
+            let report = try await walk.value
+            #expect(report.sightingsSent > 0)
+            await wait { ids.allSatisfy { states()[$0] == "offline" } }
+            #expect(ids.allSatisfy { states()[$0] == "offline" }, "\(states())")
+            await coordinator.stop()
+        }
+    }
 }

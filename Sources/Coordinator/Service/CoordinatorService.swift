@@ -127,11 +127,16 @@ public final class CoordinatorService: Service, Sendable {
                 return
             }
             let message = received.message()
-            if message.topic.hasSuffix("/report"), self.repeatedReports.isRepeat(topic: message.topic, payload: message.payload) {
+            let isReport = message.topic.hasSuffix("/report")
+            if isReport, self.repeatedReports.isRepeat(topic: message.topic, payload: message.payload) {
                 self.metrics.repeatedReports.increment()
                 return
             }
-            queue.push(QueuedMessage(topic: message.topic, bytes: received.takePayload()), isSightings: false)
+            // Sightings and reports are this service's alone, so taken without a copy. Statuses are
+            // read by other handlers on this client too (the GatewayDirectory's), in no set order:
+            // copied, so that none of them finds the payload taken.
+            let bytes = isReport ? received.takePayload() : MQTTPayload(copying: received.payload)
+            queue.push(QueuedMessage(topic: message.topic, bytes: bytes), isSightings: false)
         }
         // The MQTT client shuts down after this service: stop listening when this service ends.
         defer { receiving.cancel() }
