@@ -250,7 +250,9 @@ public final class MQTTClient: Sendable {
     /// ``handleMessages(_:)`` without the copy: `handler` gets each message with its payload still
     /// where libmosquitto put it (``ReceivedMessage``), and copies it (``ReceivedMessage/message()``)
     /// or takes it over (``ReceivedMessage/takePayload()``) only if it keeps it. The same rules: on
-    /// the network thread, in order, quick, never calling this client.
+    /// the network thread, in order, quick, never calling this client. Several handlers of one
+    /// client get each message one after another in no set order, and a payload taken is empty for
+    /// those after: take only a message no other handler of the client reads.
     public func handleReceived(_ handler: @escaping @Sendable (inout ReceivedMessage) -> Void) -> MessageHandlerRegistration {
         let core = self.core
         let id = core.state.withLock { $0.addMessageObserver(.handler(handler)) }

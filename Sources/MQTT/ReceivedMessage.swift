@@ -50,7 +50,8 @@ public struct ReceivedMessage: ~Copyable {
     /// The payload, taken over from libmosquitto without a copy: libmosquitto allocated it for this
     /// message and frees it after the handlers unless it was taken, so taking it leaves it a null
     /// payload to free. (A message the client already held as an ``MQTTMessage`` is copied.) After
-    /// this ``payload`` is empty, for this handler and any after it.
+    /// this ``payload`` is empty, for this handler and any after it (the client's handlers run in
+    /// no set order, so take only what no other handler reads).
     public mutating func takePayload() -> MQTTPayload {
         defer { payload = UnsafeRawBufferPointer(start: nil, count: 0) }
         guard let source, let start = source.pointee.payload else { return MQTTPayload(copying: payload) }
