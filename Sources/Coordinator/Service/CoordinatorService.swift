@@ -126,17 +126,19 @@ public final class CoordinatorService: Service, Sendable {
                 queue.push(QueuedMessage(topic: received.topic, bytes: received.takePayload()), isSightings: true)
                 return
             }
-            let message = received.message()
-            let isReport = message.topic.hasSuffix("/report")
-            if isReport, self.repeatedReports.isRepeat(topic: message.topic, payload: message.payload) {
-                self.metrics.repeatedReports.increment()
-                return
-            }
+            let topic = received.topic
             // Sightings and reports are this service's alone, so taken without a copy. Statuses are
             // read by other handlers on this client too (the GatewayDirectory's), in no set order:
             // copied, so that none of them finds the payload taken.
-            let bytes = isReport ? received.takePayload() : MQTTPayload(copying: received.payload)
-            queue.push(QueuedMessage(topic: message.topic, bytes: bytes), isSightings: false)
+            guard topic.hasSuffix("/report") else {
+                queue.push(QueuedMessage(topic: topic, bytes: MQTTPayload(copying: received.payload)), isSightings: false)
+                return
+            }
+            if self.repeatedReports.isRepeat(topic: topic, payload: Array(received.payload)) {
+                self.metrics.repeatedReports.increment()
+                return
+            }
+            queue.push(QueuedMessage(topic: topic, bytes: received.takePayload()), isSightings: false)
         }
         // The MQTT client shuts down after this service: stop listening when this service ends.
         defer { receiving.cancel() }
